@@ -1,0 +1,35 @@
+import { Prisma, type Database, type Organization } from '@docgen/db';
+import { CliError } from '../errors';
+import { positiveInteger, required, type Options } from '../options';
+import { findOrganization } from './find-organization';
+
+const present = (organization: Organization) => ({
+  id: organization.id,
+  name: organization.name,
+  rate_limit_per_minute: organization.rateLimitPerMinute,
+});
+
+export async function createOrganization(db: Database, options: Options) {
+  const name = required(options, 'name').trim();
+  const rateLimit = options['rate-limit'] === undefined ? undefined : positiveInteger(options['rate-limit'], 'rate-limit');
+  try {
+    const organization = await db.organization.create({ data: { name, ...(rateLimit ? { rateLimitPerMinute: rateLimit } : {}) } });
+    return present(organization);
+  } catch (error) {
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
+      throw new CliError(`An organisation named "${name}" already exists`);
+    }
+    throw error;
+  }
+}
+
+export async function listOrganizations(db: Database) {
+  const organizations = await db.organization.findMany({ orderBy: { createdAt: 'asc' } });
+  return { items: organizations.map(present) };
+}
+
+export async function setRateLimit(db: Database, options: Options) {
+  const organization = await findOrganization(db, required(options, 'org'));
+  const perMinute = positiveInteger(required(options, 'per-minute'), 'per-minute');
+  return present(await db.organization.update({ where: { id: organization.id }, data: { rateLimitPerMinute: perMinute } }));
+}

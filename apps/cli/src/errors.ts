@@ -1,0 +1,22 @@
+/** A failure the operator can fix; printed as one line on stderr. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
+
+export const usageError = (message: string) => new CliError(`${message}\n\n${USAGE}`, 2);
+
+export const USAGE = `Usage: npm run -s docgen -- <command>
+
+  orgs create --name <name> [--rate-limit <per-minute>]
+  orgs list
+  orgs set-rate-limit --org <id|name> --per-minute <n>
+  keys create --org <id|name> --name <label> [--expires <ISO 8601 date or date-time>]
+  keys list --org <id|name>
+  keys revoke <key-id>
+
+Prints one JSON object on stdout; messages go to stderr. DATABASE_URL selects the database.`;

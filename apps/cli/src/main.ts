@@ -1,0 +1,86 @@
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { commonEnv, ConfigError, loadConfig } from '@docgen/config';
+import { createPrismaClient, isDatabaseUnavailable, type Database } from '@docgen/db';
+import { createKey, listKeys, revokeKey } from './commands/keys';
+import { createOrganization, listOrganizations, setRateLimit } from './commands/orgs';
+import { CliError, USAGE, usageError } from './errors';
+import type { Options } from './options';
+
+const warn = (message: string) => process.stderr.write(`${message}\n`);
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        name: { type: 'string' },
+        org: { type: 'string' },
+        'rate-limit': { type: 'string' },
+        'per-minute': { type: 'string' },
+        expires: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw usageError((error as Error).message);
+  }
+}
+
+async function run(db: Database, command: string, positionals: string[], options: Options): Promise<unknown> {
+  switch (command) {
+    case 'orgs create':
+      return createOrganization(db, options);
+    case 'orgs list':
+      return listOrganizations(db);
+    case 'orgs set-rate-limit':
+      return setRateLimit(db, options);
+    case 'keys create':
+      return createKey(db, options, warn);
+    case 'keys list':
+      return listKeys(db, options);
+    case 'keys revoke':
+      return revokeKey(db, positionals[0]);
+    default:
+      throw usageError(command ? `Unknown command "${command}"` : 'No command given');
+  }
+}
+
+async function main(): Promise<number> {
+  const { values, positionals } = parse(process.argv.slice(2));
+  if (values.help) {
+    warn(USAGE);
+    return 0;
+  }
+  const [group = '', action = '', ...rest] = positionals;
+  const { DATABASE_URL } = loadConfig(z.object({ DATABASE_URL: commonEnv.DATABASE_URL }));
+  const db = createPrismaClient(DATABASE_URL, { poolSize: 1 });
+  try {
+    const { help: _help, ...options } = values;
+    const result = await run(db, `${group} ${action}`.trim(), rest, options);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return 0;
+  } finally {
+    await db.$disconnect();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    if (error instanceof CliError || error instanceof ConfigError) {
+      warn(`docgen: ${error.message}`);
+      process.exit(error instanceof CliError ? error.exitCode : 1);
+    }
+    if (isDatabaseUnavailable(error)) {
+      warn('docgen: PostgreSQL is unreachable at DATABASE_URL; is it running?');
+    } else if ((error as { code?: string }).code === '42P01' || /does not exist/.test(String((error as Error).message))) {
+      warn('docgen: the database is not migrated; run `npm run -s migrate` first.');
+    } else {
+      warn(`docgen: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    process.exit(1);
+  },
+);

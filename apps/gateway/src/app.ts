@@ -1,0 +1,55 @@
+import express from 'express';
+import type { Redis } from 'ioredis';
+import type { Database } from '@docgen/db';
+import type { Logger, Registry } from '@docgen/observability';
+import type { GatewayConfig } from './config';
+import { authenticate } from './middleware/authenticate';
+import { errorHandler, notFound } from './middleware/error-handler';
+import { httpMetrics } from './middleware/http-metrics';
+import { rateLimit } from './middleware/rate-limit';
+import { requestContext } from './middleware/request-context';
+import { SlidingWindowRateLimiter } from './rate-limiter';
+import { docsRoutes } from './routes/docs';
+import { healthRoutes } from './routes/health';
+import { meRoutes } from './routes/me';
+
+export interface GatewayDeps {
+  config: GatewayConfig;
+  db: Database;
+  redis: Redis;
+  logger: Logger;
+  registry: Registry;
+}
+
+export function createApp({ config, db, redis, logger, registry }: GatewayDeps): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+
+  const metrics = httpMetrics(registry);
+  const limiter = new SlidingWindowRateLimiter(redis, config.REDIS_KEY_PREFIX, config.RATE_LIMIT_WINDOW_MS);
+
+  app.use(requestContext(logger));
+  app.use(metrics.middleware);
+  app.use(
+    healthRoutes(
+      [
+        { name: 'postgresql', check: () => db.$queryRaw`SELECT 1` },
+        { name: 'redis', check: () => redis.ping() },
+      ],
+      registry,
+    ),
+  );
+  app.use(docsRoutes());
+
+  const api = express.Router();
+  api.use(authenticate(db), rateLimit(limiter, metrics.rateLimited));
+  api.use(express.json({ limit: config.MAX_JSON_BODY_BYTES }));
+  api.use(meRoutes());
+  api.use(notFound);
+  app.use('/api/v1', api);
+
+  app.use(notFound);
+  app.use(errorHandler);
+  return app;
+}

@@ -1,0 +1,16 @@
+import { z } from 'zod';
+import { commonEnv, envVar } from '@docgen/config';
+
+const MiB = 1024 * 1024;
+
+export const gatewayEnv = z.object({
+  ...commonEnv,
+  PORT: envVar.integer(8080, 0, 65_535),
+  HOST: envVar.text('0.0.0.0'),
+  MAX_JSON_BODY_BYTES: envVar.integer(1 * MiB, 1),
+  MAX_UPLOAD_BYTES: envVar.integer(20 * MiB, 1),
+  RATE_LIMIT_WINDOW_MS: envVar.integer(60_000, 100),
+});
+
+export type GatewayConfig = z.output<typeof gatewayEnv>;
+

@@ -1,0 +1,25 @@
+import type { AddressInfo } from 'node:net';
+import { createPrismaClient } from '@docgen/db';
+import { createRedisConnection } from '@docgen/queue';
+import { runService } from '@docgen/runtime';
+import { createApp } from './app';
+import { gatewayEnv } from './config';
+
+runService('gateway', gatewayEnv, async ({ config, logger, registry, shutdown }) => {
+  const db = createPrismaClient(config.DATABASE_URL);
+  const redis = createRedisConnection(config.REDIS_URL, 'request', logger);
+  shutdown.register('redis', () => redis.quit());
+  shutdown.register('postgresql', () => db.$disconnect());
+
+  const server = createApp({ config, db, redis, logger, registry }).listen(config.PORT, config.HOST);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  shutdown.register('http server', () => {
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    return closed;
+  });
+  logger.info({ port: (server.address() as AddressInfo).port }, 'listening');
+});

@@ -1,0 +1,58 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { ZodError } from 'zod';
+import { isDatabaseUnavailable } from '@docgen/db';
+import { HttpError, dependencyDown } from '../errors';
+
+interface BodyParserError {
+  type?: string;
+  status?: number;
+}
+
+/** Body parser failures carry a `type`; map them to the contract's statuses. */
+function fromBodyParser(error: BodyParserError): HttpError | undefined {
+  switch (error.type) {
+    case 'entity.too.large':
+      return new HttpError(413, 'Request body too large');
+    case 'entity.parse.failed':
+      return new HttpError(400, 'Request body is not valid JSON');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new HttpError(415, 'Unsupported body encoding; send UTF-8 JSON');
+    case 'request.aborted':
+      return new HttpError(400, 'Request aborted by the client');
+    default:
+      return undefined;
+  }
+}
+
+function toHttpError(error: unknown): HttpError | undefined {
+  if (error instanceof HttpError) return error;
+  if (error instanceof ZodError) {
+    return new HttpError(422, 'Request validation failed', {
+      errors: error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message })),
+    });
+  }
+  if (isDatabaseUnavailable(error)) return dependencyDown('postgresql');
+  if (error && typeof error === 'object') return fromBodyParser(error as BodyParserError);
+  return undefined;
+}
+
+/** The one place that writes error responses: `{"detail": ...}`, never a stack trace. */
+export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
+  const httpError = toHttpError(error);
+  if (!httpError) {
+    req.log.error({ err: error }, 'unhandled error');
+    res.status(500).json({ detail: 'Internal server error' });
+    return;
+  }
+  if (httpError.status >= 500) req.log.warn({ status: httpError.status, detail: httpError.detail }, 'request failed');
+  for (const [name, value] of Object.entries(httpError.extra.headers ?? {})) res.setHeader(name, value);
+  res.status(httpError.status).json({
+    detail: httpError.detail,
+    ...(httpError.extra.errors ? { errors: httpError.extra.errors } : {}),
+  });
+};
+
+export const notFound: RequestHandler = () => {
+  throw new HttpError(404, 'Not found');
+};

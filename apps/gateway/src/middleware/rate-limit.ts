@@ -1,0 +1,27 @@
+import type { RequestHandler } from 'express';
+import type { Counter } from 'prom-client';
+import { HttpError, RATE_LIMITED_DETAIL, dependencyDown } from '../errors';
+import type { SlidingWindowRateLimiter } from '../rate-limiter';
+import { requireCaller } from './authenticate';
+
+/** Counts every authenticated request against its organisation's window. */
+export function rateLimit(limiter: SlidingWindowRateLimiter, rateLimited: Counter<'organization'>): RequestHandler {
+  return async (req, res, next) => {
+    const { organization } = requireCaller(req);
+    let decision;
+    try {
+      decision = await limiter.consume(organization.id, organization.rateLimitPerMinute, String(req.id));
+    } catch (error) {
+      req.log.warn({ err: error }, 'rate limiter unavailable');
+      throw dependencyDown('redis');
+    }
+    res.setHeader('RateLimit-Limit', String(decision.limit));
+    res.setHeader('RateLimit-Remaining', String(decision.remaining));
+    res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
+    if (!decision.admitted) {
+      rateLimited.inc({ organization: organization.id });
+      throw new HttpError(429, RATE_LIMITED_DETAIL, { headers: { 'Retry-After': String(decision.resetSeconds) } });
+    }
+    next();
+  };
+}

@@ -1,0 +1,64 @@
+import request from 'supertest';
+import { seedOrganization, type SeededOrganization } from '@docgen/testing';
+import { startGatewayHarness, type GatewayHarness } from './harness';
+
+describe('error responses', () => {
+  let harness: GatewayHarness;
+  let org: SeededOrganization;
+
+  beforeAll(async () => {
+    harness = await startGatewayHarness({ MAX_JSON_BODY_BYTES: '1024' });
+    org = await seedOrganization(harness.database.db, { rateLimitPerMinute: 1000 });
+  });
+  afterAll(() => harness.close());
+
+  const expectDetailOnly = (body: unknown) => {
+    expect(Object.keys(body as object)).toEqual(['detail']);
+    expect(JSON.stringify(body)).not.toMatch(/at \w+ \(|node_modules|\.ts:\d+/);
+  };
+
+  it('answers an unknown route with 404 JSON, inside and outside /api/v1', async () => {
+    const outside = await request(harness.app).get('/no/such/page').expect(404).expect('Content-Type', /json/);
+    expect(outside.body).toEqual({ detail: 'Not found' });
+    const inside = await request(harness.app).get('/api/v1/no-such-thing').set('X-API-Key', org.apiKey).expect(404);
+    expect(inside.body).toEqual({ detail: 'Not found' });
+    expect(inside.headers['ratelimit-limit']).toBe('1000');
+  });
+
+  it('asks for the key before saying whether an API route exists', async () => {
+    const res = await request(harness.app).get('/api/v1/no-such-thing').expect(401);
+    expect(res.body).toEqual({ detail: 'Invalid or missing API key' });
+  });
+
+  it('answers malformed JSON with 400', async () => {
+    const res = await request(harness.app)
+      .post('/api/v1/me')
+      .set('X-API-Key', org.apiKey)
+      .set('Content-Type', 'application/json')
+      .send('{"template_id": ')
+      .expect(400);
+    expect(res.body).toEqual({ detail: 'Request body is not valid JSON' });
+    expectDetailOnly(res.body);
+  });
+
+  it('answers an oversized body with 413', async () => {
+    const res = await request(harness.app)
+      .post('/api/v1/me')
+      .set('X-API-Key', org.apiKey)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify({ padding: 'x'.repeat(2048) }))
+      .expect(413);
+    expect(res.body).toEqual({ detail: 'Request body too large' });
+  });
+
+  it('matches paths with or without a trailing slash', async () => {
+    await request(harness.app).get('/api/v1/me/').set('X-API-Key', org.apiKey).expect(200);
+  });
+
+  it('echoes a sane X-Request-Id and replaces an unsafe one', async () => {
+    const kept = await request(harness.app).get('/healthz').set('X-Request-Id', 'trace-abc.123').expect(200);
+    expect(kept.headers['x-request-id']).toBe('trace-abc.123');
+    const replaced = await request(harness.app).get('/healthz').set('X-Request-Id', 'bad id\twith spaces').expect(200);
+    expect(replaced.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});

@@ -1,0 +1,54 @@
+import request from 'supertest';
+import { MeResponse, buildOpenApiDocument } from '@docgen/contracts';
+import { seedOrganization, startService } from '@docgen/testing';
+import { startGatewayHarness, type GatewayHarness } from './harness';
+
+describe('metrics, documentation and lifecycle', () => {
+  let harness: GatewayHarness;
+
+  beforeAll(async () => {
+    harness = await startGatewayHarness();
+  });
+  afterAll(() => harness.close());
+
+  it('exports requests by route and status, latency and rate-limited counts', async () => {
+    const org = await seedOrganization(harness.database.db, { rateLimitPerMinute: 1 });
+    await request(harness.app).get('/api/v1/me').set('X-API-Key', org.apiKey).expect(200);
+    await request(harness.app).get('/api/v1/me').set('X-API-Key', org.apiKey).expect(429);
+    const res = await request(harness.app).get('/metrics').expect(200);
+    expect(res.headers['content-type']).toMatch(/text\/plain/);
+    expect(res.text).toMatch(/http_requests_total\{method="GET",route="\/api\/v1\/me",status="200"[^}]*\} 1/);
+    expect(res.text).toMatch(/http_requests_total\{method="GET",route="\/api\/v1\/me",status="429"[^}]*\} 1/);
+    expect(res.text).toMatch(/http_request_duration_seconds_count\{[^}]*route="\/api\/v1\/me"[^}]*\} 2/);
+    expect(res.text).toMatch(new RegExp(`rate_limited_requests_total\\{organization="${org.organizationId}"[^}]*\\} 1`));
+  });
+
+  it('serves the OpenAPI document generated from the contracts, and /docs renders it', async () => {
+    const res = await request(harness.app).get('/api/v1/openapi.json').expect(200);
+    expect(res.body).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument())));
+    const docs = await request(harness.app).get('/docs/').expect(200);
+    expect(docs.text).toContain('swagger-ui');
+  });
+
+  it('sends responses that validate against the contract', async () => {
+    const org = await seedOrganization(harness.database.db);
+    const res = await request(harness.app).get('/api/v1/me').set('X-API-Key', org.apiKey).expect(200);
+    expect(() => MeResponse.parse(res.body)).not.toThrow();
+  });
+
+  it('writes the request id into every log line of a request and exits 0 on SIGTERM', async () => {
+    const gateway = await startService('gateway', harness.env);
+    await fetch(`${gateway.url}/healthz`, { headers: { 'X-Request-Id': 'log-check-1' } });
+    const exitCode = await gateway.stop('SIGTERM');
+    expect(exitCode).toBe(0);
+    const lines = gateway.logs.filter((line) => line.request_id === 'log-check-1');
+    expect(lines.length).toBeGreaterThan(0);
+    expect(gateway.logs.some((line) => line.msg === 'shutdown complete')).toBe(true);
+  });
+
+  it('refuses to start with a bad variable, naming it on one line', async () => {
+    await expect(startService('gateway', { ...harness.env, PORT: 'eighty' })).rejects.toThrow(
+      /gateway exited with 1 before listening: gateway: Invalid configuration: PORT: must be an integer \(got "eighty"\)\n$/,
+    );
+  });
+});

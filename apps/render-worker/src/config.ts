@@ -1,0 +1,14 @@
+import { availableParallelism } from 'node:os';
+import { z } from 'zod';
+import { commonEnv, envVar } from '@docgen/config';
+
+export const renderWorkerEnv = z.object({
+  ...commonEnv,
+  METRICS_PORT: envVar.integer(9101, 0, 65_535),
+  HOST: envVar.text('0.0.0.0'),
+  STORAGE_DIR: envVar.text('./data/files'),
+  RENDER_TIMEOUT_MS: envVar.integer(60_000, 1_000),
+  CONVERTER_POOL_SIZE: envVar.integer(availableParallelism(), 1, 64),
+});
+
+export type RenderWorkerConfig = z.output<typeof renderWorkerEnv>;

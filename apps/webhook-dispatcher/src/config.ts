@@ -1,0 +1,12 @@
+import { z } from 'zod';
+import { commonEnv, envVar } from '@docgen/config';
+
+export const webhookDispatcherEnv = z.object({
+  ...commonEnv,
+  METRICS_PORT: envVar.integer(9102, 0, 65_535),
+  HOST: envVar.text('0.0.0.0'),
+  WEBHOOK_RETRY_BASE_MS: envVar.integer(10_000, 1),
+  OUTBOUND_ALLOW_PRIVATE: envVar.boolean(false),
+});
+
+export type WebhookDispatcherConfig = z.output<typeof webhookDispatcherEnv>;

@@ -1,0 +1,20 @@
+// Shared jest configuration: every workspace runs its TypeScript tests through SWC and
+// resolves sibling workspace packages to their sources, so tests never see a stale build.
+const path = require('node:path');
+
+module.exports = function jestConfig(dir) {
+  return {
+    rootDir: dir,
+    displayName: path.basename(dir),
+    testEnvironment: 'node',
+    testMatch: ['<rootDir>/src/**/*.test.ts', '<rootDir>/test/**/*.test.ts'],
+    transform: {
+      '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }],
+    },
+    moduleNameMapper: {
+      '^@docgen/([a-z-]+)$': path.join(__dirname, 'packages/$1/src'),
+    },
+    testTimeout: 60_000,
+    reporters: ['default', path.join(__dirname, 'scripts/jest-count-reporter.cjs')],
+  };
+};

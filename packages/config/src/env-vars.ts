@@ -1,0 +1,57 @@
+import { z } from 'zod';
+
+/** An unset or empty variable takes the default; `export X=` should not mean "zero". */
+const unsetIfEmpty = (value: unknown) => (value === '' ? undefined : value);
+
+function integer(defaultValue: number, min: number, max = Number.MAX_SAFE_INTEGER) {
+  return z.preprocess(
+    unsetIfEmpty,
+    z.coerce
+      .number({ error: 'must be an integer' })
+      .int({ error: 'must be an integer' })
+      .min(min, { error: `must be at least ${min}` })
+      .max(max, { error: `must be at most ${max}` })
+      .default(defaultValue),
+  );
+}
+
+function url(defaultValue: string, protocols: string[]) {
+  return z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .default(defaultValue)
+      .refine((value) => URL.canParse(value) && protocols.includes(new URL(value).protocol), {
+        error: `must be a URL starting with ${protocols.map((p) => `${p}//`).join(' or ')}`,
+      }),
+  );
+}
+
+function boolean(defaultValue: boolean) {
+  return z.preprocess(
+    unsetIfEmpty,
+    z
+      .enum(['true', 'false', '1', '0'], { error: 'must be true or false' })
+      .default(defaultValue ? 'true' : 'false')
+      .transform((value) => value === 'true' || value === '1'),
+  );
+}
+
+function text(defaultValue: string) {
+  return z.preprocess(unsetIfEmpty, z.string().default(defaultValue));
+}
+
+function choice<const T extends readonly [string, ...string[]]>(values: T, defaultValue: T[number]) {
+  return z.preprocess(unsetIfEmpty, z.enum(values, { error: `must be one of ${values.join(', ')}` }).default(defaultValue));
+}
+
+export const envVar = { integer, url, boolean, text, choice };
+
+/** Variables every service reads (API.md §7 and docs/configuration.md). */
+export const commonEnv = {
+  DATABASE_URL: url('postgresql://postgres@127.0.0.1:5432/docgen', ['postgresql:', 'postgres:']),
+  REDIS_URL: url('redis://127.0.0.1:6379', ['redis:', 'rediss:']),
+  REDIS_KEY_PREFIX: text('docgen:'),
+  LOG_LEVEL: choice(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
+  SHUTDOWN_TIMEOUT_MS: integer(25_000, 0),
+};

@@ -1,0 +1,36 @@
+import { z } from 'zod';
+import { apiSchemas } from './registry';
+
+export const ErrorBody = z
+  .object({ detail: z.string().describe('One human sentence saying what went wrong.') })
+  .register(apiSchemas, { id: 'Error' });
+
+export const ValidationErrorBody = z
+  .object({
+    detail: z.string(),
+    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  })
+  .register(apiSchemas, { id: 'ValidationError' });
+
+export const ERROR_DESCRIPTIONS = {
+  400: 'Malformed request (e.g. body is not valid JSON)',
+  401: 'X-API-Key missing, not svc_-prefixed, unknown, revoked or expired',
+  404: 'Unknown id, or a resource of another organisation or environment',
+  409: 'The resource is not in a state that allows this',
+  413: 'Request body too large',
+  415: 'Unsupported content type',
+  422: 'Validation failed; `errors` lists each problem',
+  429: 'Organisation over its rate limit (see Retry-After)',
+  503: 'A dependency (PostgreSQL or Redis) is unreachable',
+} as const;
+
+export type ErrorStatus = keyof typeof ERROR_DESCRIPTIONS;
+
+export function errorResponses(...statuses: ErrorStatus[]) {
+  return Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      { description: ERROR_DESCRIPTIONS[status], schema: status === 422 ? ValidationErrorBody : ErrorBody },
+    ]),
+  );
+}

@@ -1,0 +1,23 @@
+import { buildOpenApiDocument } from './openapi';
+
+describe('buildOpenApiDocument', () => {
+  const doc = buildOpenApiDocument();
+
+  it('is OpenAPI 3.1 with the API key scheme', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.components.securitySchemes.apiKey).toEqual({ type: 'apiKey', in: 'header', name: 'X-API-Key' });
+  });
+
+  it('documents success and error responses by reference to named schemas', () => {
+    const me = doc.paths['/api/v1/me']!.get as { responses: Record<string, { content?: Record<string, { schema: unknown }> }> };
+    expect(me.responses['200']!.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/Me' });
+    expect(me.responses['401']!.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/Error' });
+    expect(Object.keys(me.responses)).toEqual(expect.arrayContaining(['200', '401', '429', '503']));
+  });
+
+  it('emits every registered schema as a component without JSON Schema dialect noise', () => {
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['Error', 'ValidationError', 'Me']));
+    expect(doc.components.schemas.Error).toMatchObject({ type: 'object', required: ['detail'] });
+    expect(JSON.stringify(doc)).not.toContain('$schema');
+  });
+});

@@ -1,0 +1,102 @@
+import { z } from 'zod';
+import { apiSchemas } from './registry';
+import { operations as allOperations, type Operation } from './operations';
+
+const ref = (id: string) => `#/components/schemas/${id}`;
+type JsonSchema = Record<string, unknown>;
+
+/**
+ * A named schema becomes a $ref to its component; an anonymous one is inlined, with the
+ * named schemas inside it pointing at their components.
+ */
+function toSchema(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const id = apiSchemas.get(schema)?.id;
+  if (id && io === 'output') return { $ref: ref(id) };
+  const json = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any', metadata: apiSchemas }) as JsonSchema;
+  delete json.$schema;
+  delete json.$defs;
+  delete json.id;
+  return JSON.parse(JSON.stringify(json).replaceAll('"#/$defs/', '"#/components/schemas/')) as JsonSchema;
+}
+
+function queryParameters(query: z.ZodObject) {
+  const json = toSchema(query, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
+  return Object.entries(json.properties ?? {}).map(([name, schema]) => ({
+    name,
+    in: 'query',
+    required: json.required?.includes(name) ?? false,
+    schema,
+  }));
+}
+
+function pathParameters(path: string) {
+  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: { type: 'string', format: 'uuid' },
+  }));
+}
+
+const rateLimitHeaders = {
+  'RateLimit-Limit': { schema: { type: 'integer' }, description: 'Requests allowed per window' },
+  'RateLimit-Remaining': { schema: { type: 'integer' }, description: 'Requests left in the current window' },
+  'RateLimit-Reset': { schema: { type: 'integer' }, description: 'Seconds until a request slot frees up' },
+};
+
+function operationObject(op: Operation) {
+  const responses = Object.fromEntries(
+    Object.entries(op.responses).map(([status, spec]) => {
+      const headers: Record<string, unknown> = op.authenticated && status !== '401' ? { ...rateLimitHeaders } : {};
+      if (status === '429') headers['Retry-After'] = { schema: { type: 'integer' }, description: 'Seconds to wait' };
+      const content = spec.schema
+        ? { [spec.contentType ?? 'application/json']: { schema: toSchema(spec.schema, 'output') } }
+        : spec.contentType
+          ? { [spec.contentType]: { schema: { type: 'string', contentMediaType: spec.contentType } } }
+          : undefined;
+      return [status, { description: spec.description, ...(Object.keys(headers).length ? { headers } : {}), ...(content ? { content } : {}) }];
+    }),
+  );
+  return {
+    operationId: op.operationId,
+    summary: op.summary,
+    tags: [op.tag],
+    ...(op.authenticated ? {} : { security: [] }),
+    parameters: [...pathParameters(op.path), ...(op.query ? queryParameters(op.query) : [])],
+    ...(op.body
+      ? { requestBody: { required: true, content: { [op.body.contentType]: { schema: toSchema(op.body.schema, 'input') } } } }
+      : {}),
+    responses,
+  };
+}
+
+/** The OpenAPI 3.1 document, generated from the same zod schemas the gateway validates with. */
+export function buildOpenApiDocument(operations: Operation[] = allOperations, version = '0.1.0') {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of operations) {
+    paths[op.path] ??= {};
+    paths[op.path]![op.method] = operationObject(op);
+  }
+  const components = z.toJSONSchema(apiSchemas, { target: 'draft-2020-12', io: 'output', uri: ref, unrepresentable: 'any' });
+  const schemas = Object.fromEntries(
+    Object.entries(components.schemas).map(([id, schema]) => {
+      const { $schema: _drop, id: _id, ...rest } = schema as JsonSchema;
+      return [id, rest];
+    }),
+  );
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'docgen',
+      version,
+      description: 'Document generation: DOCX/HTML templates filled with JSON, rendered to PDF and DOCX.',
+    },
+    servers: [{ url: '/' }],
+    security: [{ apiKey: [] }],
+    paths,
+    components: {
+      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+      schemas,
+    },
+  };
+}

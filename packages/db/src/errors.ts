@@ -1,0 +1,21 @@
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', '57P01', '57P03']);
+const CONNECTION_MESSAGES = /connection terminated|timeout exceeded when trying to connect|can't reach database server|connection refused|database system is (starting up|shutting down)/i;
+
+/**
+ * True when an error means "PostgreSQL could not be reached" rather than "the query was
+ * wrong". Prisma wraps driver errors a few layers deep, so walk the cause chain.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const seen = new Set<unknown>();
+  let current: unknown = error;
+  while (current && typeof current === 'object' && !seen.has(current)) {
+    seen.add(current);
+    const candidate = current as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+    if (typeof candidate.code === 'string' && CONNECTION_CODES.has(candidate.code)) return true;
+    if (candidate.code === 'P1001' || candidate.code === 'P1017') return true;
+    if (typeof candidate.message === 'string' && CONNECTION_MESSAGES.test(candidate.message)) return true;
+    if (Array.isArray(candidate.errors) && candidate.errors.some((inner) => isDatabaseUnavailable(inner))) return true;
+    current = candidate.cause;
+  }
+  return false;
+}

@@ -1,0 +1,58 @@
+import type { Logger } from './logger';
+
+interface Step {
+  name: string;
+  close: () => Promise<unknown> | unknown;
+}
+
+/**
+ * One place where every resource registers how it closes. On SIGTERM/SIGINT the steps run
+ * in reverse registration order, like stacked `defer`s: what started last (the listener
+ * taking work) stops first, connections it used close after. One deadline covers all;
+ * past it the process exits anyway so an orchestrator never waits forever.
+ */
+export class ShutdownManager {
+  private readonly steps: Step[] = [];
+  private running: Promise<void> | undefined;
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly timeoutMs: number,
+  ) {}
+
+  register(name: string, close: Step['close']): void {
+    this.steps.push({ name, close });
+  }
+
+  listen(): void {
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      process.once(signal, () => {
+        this.logger.info({ signal }, 'shutting down');
+        void this.shutdown().then(() => process.exit(0));
+      });
+    }
+  }
+
+  shutdown(): Promise<void> {
+    this.running ??= this.runSteps();
+    return this.running;
+  }
+
+  private async runSteps(): Promise<void> {
+    const deadline = setTimeout(() => {
+      this.logger.error({ timeoutMs: this.timeoutMs }, 'shutdown deadline passed; exiting');
+      process.exit(1);
+    }, this.timeoutMs);
+    deadline.unref();
+    for (const step of [...this.steps].reverse()) {
+      try {
+        await step.close();
+        this.logger.debug({ step: step.name }, 'closed');
+      } catch (error) {
+        this.logger.error({ step: step.name, err: error }, 'close failed');
+      }
+    }
+    clearTimeout(deadline);
+    this.logger.info('shutdown complete');
+  }
+}

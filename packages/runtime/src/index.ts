@@ -1,0 +1,2 @@
+export { runService, type ServiceContext } from './run-service';
+export { serveOps } from './serve-ops';

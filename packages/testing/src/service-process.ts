@@ -1,0 +1,69 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { repoRoot } from './paths';
+
+export type ServiceName = 'gateway' | 'render-worker' | 'webhook-dispatcher';
+
+export interface RunningService {
+  url: string;
+  port: number;
+  process: ChildProcess;
+  /** Every JSON log line the process wrote so far. */
+  logs: Record<string, unknown>[];
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+}
+
+const START_TIMEOUT_MS = 20_000;
+
+/**
+ * Runs a service from its build output as a real process (as `npm run start:<name>` does)
+ * and resolves once it logs that it is listening, with the port it bound.
+ */
+export async function startService(name: ServiceName, env: Record<string, string>): Promise<RunningService> {
+  const portVariable = name === 'gateway' ? 'PORT' : 'METRICS_PORT';
+  const child = spawn(process.execPath, [path.join(repoRoot, 'apps', name, 'dist', 'main.js')], {
+    env: { PATH: process.env.PATH, LOG_LEVEL: 'info', [portVariable]: '0', HOST: '127.0.0.1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: Record<string, unknown>[] = [];
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not start within ${START_TIMEOUT_MS} ms: ${stderr}`)), START_TIMEOUT_MS);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited with ${code} before listening: ${stderr}`));
+    });
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      let entry: Record<string, unknown>;
+      try {
+        entry = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        return;
+      }
+      logs.push(entry);
+      if (entry.msg === 'listening' && typeof entry.port === 'number') {
+        clearTimeout(timer);
+        resolve(entry.port);
+      }
+    });
+  });
+  child.removeAllListeners('exit');
+
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    process: child,
+    logs,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      const exited = once(child, 'exit') as Promise<[number | null]>;
+      child.kill(signal);
+      const [code] = await exited;
+      return code;
+    },
+  };
+}
