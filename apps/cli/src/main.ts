@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { commonEnv, ConfigError, loadConfig } from '@docgen/config';
 import { createPrismaClient, isDatabaseUnavailable, type Database } from '@docgen/db';
+import { seedDemo } from './commands/demo';
 import { createKey, listKeys, revokeKey } from './commands/keys';
 import { createOrganization, listOrganizations, setRateLimit } from './commands/orgs';
 import { CliError, USAGE, usageError } from './errors';
@@ -21,6 +22,7 @@ function parse(argv: string[]) {
         'rate-limit': { type: 'string' },
         'per-minute': { type: 'string' },
         expires: { type: 'string' },
+        'key-file': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -43,6 +45,8 @@ async function run(db: Database, command: string, positionals: string[], options
       return listKeys(db, options);
     case 'keys revoke':
       return revokeKey(db, positionals[0]);
+    case 'demo seed':
+      return seedDemo(db, options);
     default:
       throw usageError(command ? `Unknown command "${command}"` : 'No command given');
   }

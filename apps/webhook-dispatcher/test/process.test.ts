@@ -1,0 +1,33 @@
+import { createTestDatabase, startService, type TestDatabase } from '@docgen/testing';
+
+describe('webhook-dispatcher process', () => {
+  let database: TestDatabase;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database.drop());
+
+  it('serves health, readiness and metrics, and exits 0 on SIGTERM', async () => {
+    const dispatcher = await startService('webhook-dispatcher', { DATABASE_URL: database.url });
+    expect((await fetch(`${dispatcher.url}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${dispatcher.url}/readyz`);
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { postgresql: 'ok', redis: 'ok' } });
+    expect(await (await fetch(`${dispatcher.url}/metrics`)).text()).toContain('service="webhook-dispatcher"');
+    expect(dispatcher.logs.some((line) => line.level === 'warn')).toBe(false);
+    expect(await dispatcher.stop('SIGTERM')).toBe(0);
+  });
+
+  it('warns loudly at start when private addresses are allowed', async () => {
+    const dispatcher = await startService('webhook-dispatcher', { DATABASE_URL: database.url, OUTBOUND_ALLOW_PRIVATE: 'true' });
+    await dispatcher.stop();
+    const warning = dispatcher.logs.find((line) => line.level === 'warn');
+    expect(String(warning?.msg)).toContain('OUTBOUND_ALLOW_PRIVATE=true');
+  });
+
+  it('refuses to start with a bad variable, naming it on one line', async () => {
+    await expect(startService('webhook-dispatcher', { OUTBOUND_ALLOW_PRIVATE: 'maybe' })).rejects.toThrow(
+      /Invalid configuration: OUTBOUND_ALLOW_PRIVATE: must be true or false \(got "maybe"\)\n$/,
+    );
+  });
+});

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# `npm test`: install what is missing, build, lint, typecheck, run every workspace's tests
+# against the real PostgreSQL, Redis and LibreOffice, and end with "N passed, N failed".
+set -uo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/bootstrap.sh"
+# Tests that take Redis away run a private redis-server of their own.
+if ! command -v redis-server >/dev/null; then
+  is_root && apt_install redis-server || die "The tests need redis-server: sudo apt-get install redis-server"
+fi
+set +e
+
+rm -rf .test-results && mkdir -p .test-results
+say "lint and typecheck"
+if pnpm exec turbo run lint typecheck --output-logs=errors-only >&2; then
+  echo '{"passed":1,"failed":0,"skipped":0}' > .test-results/_lint-and-typecheck.json
+else
+  echo '{"passed":0,"failed":1,"skipped":0}' > .test-results/_lint-and-typecheck.json
+fi
+
+say "tests"
+pnpm exec turbo run test --concurrency=1 --continue --output-logs=full
+node scripts/summarize-tests.cjs
