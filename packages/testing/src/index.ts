@@ -3,3 +3,4 @@ export { seedOrganization, type SeededOrganization } from './seed';
 export { startRedisServer, type RedisServer } from './redis-server';
 export { startService, type RunningService, type ServiceName } from './service-process';
 export { uniqueId, repoRoot } from './paths';
+export { buildDocx, paragraph, run, table, textBox } from './docx-builder';

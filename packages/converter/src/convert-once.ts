@@ -1,0 +1,85 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+export class ConversionError extends Error {
+  override name = 'ConversionError';
+}
+
+export interface ConvertOptions {
+  /** Extension of the input, e.g. "html" or "docx". */
+  from: string;
+  /** LibreOffice's --convert-to argument, e.g. "pdf" or 'docx:"MS Word 2007 XML"'. */
+  to: string;
+  /** LibreOffice import filter, e.g. "HTML (StarWriter)" to open HTML as a text document. */
+  inputFilter?: string;
+  timeoutMs?: number;
+  sofficePath?: string;
+}
+
+// One profile per process, used by one conversion at a time: a shared profile serialises
+// or breaks parallel conversions, and a fresh one per call costs seconds of first-run setup.
+let profileDir: Promise<string> | undefined;
+let queue: Promise<unknown> = Promise.resolve();
+
+/**
+ * Converts one file with a cold `soffice --convert-to` (the per-call driver). The process
+ * gets its own process group so a timeout kills soffice and every helper it started.
+ */
+export function convertOnce(input: Buffer, options: ConvertOptions): Promise<Buffer> {
+  const run = queue.then(() => convert(input, options));
+  queue = run.catch(() => undefined);
+  return run;
+}
+
+async function convert(input: Buffer, { from, to, inputFilter, timeoutMs = 60_000, sofficePath = 'soffice' }: ConvertOptions): Promise<Buffer> {
+  profileDir ??= mkdtemp(path.join(tmpdir(), 'docgen-soffice-profile-'));
+  const profile = await profileDir;
+  const work = await mkdtemp(path.join(tmpdir(), 'docgen-convert-'));
+  try {
+    const source = path.join(work, `input.${from}`);
+    await writeFile(source, input);
+    const args = [
+      '--headless', '--norestore', '--nologo', '--nodefault', '--nolockcheck', '--invisible',
+      `-env:UserInstallation=${pathToFileURL(profile).href}`,
+      ...(inputFilter ? [`--infilter=${inputFilter}`] : []),
+      '--convert-to', to, '--outdir', work, source,
+    ];
+    await runSoffice(sofficePath, args, timeoutMs);
+    const outputExtension = to.split(':')[0]!;
+    try {
+      return await readFile(path.join(work, `input.${outputExtension}`));
+    } catch {
+      throw new ConversionError(`LibreOffice produced no ${outputExtension} file`);
+    }
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+function runSoffice(command: string, args: string[], timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2_000)));
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid!, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+      reject(new ConversionError(`LibreOffice took longer than ${Math.round(timeoutMs / 1000)} s`));
+    }, timeoutMs);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(new ConversionError(`LibreOffice could not be started (${error.message}); is it installed?`));
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      if (code === 0) resolve();
+      else reject(new ConversionError(`LibreOffice exited with code ${code}: ${stderr.trim().slice(-300)}`));
+    });
+  });
+}

@@ -1,0 +1,1 @@
+export { convertOnce, ConversionError, type ConvertOptions } from './convert-once';

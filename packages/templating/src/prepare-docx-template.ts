@@ -1,0 +1,70 @@
+import Docxtemplater from 'docxtemplater';
+import InspectModule from 'docxtemplater/js/inspect-module.js';
+import { XMLSerializer } from '@xmldom/xmldom';
+import { checkLoopPlacement } from './check-loop-placement';
+import { correctTokenNames, type CorrectedToken } from './correct-token-names';
+import { issuesFromDocxtemplater } from './docxtemplater-errors';
+import { DEFAULT_PACKAGE_LIMITS, openDocxPackage, partLabel, readPart, templatedParts, type PackageLimits } from './docx-package';
+import { ImageTagModule } from './image-module';
+import { scanPart } from './tag-scanner';
+import { TemplateError, type TemplateIssue } from './template-error';
+import { detectVariables, type InspectedPart, type TemplateVariable } from './variables';
+
+export interface PreparedTemplate {
+  /** The DOCX to store: token names corrected, otherwise byte-for-byte the upload's parts. */
+  file: Buffer;
+  variables: TemplateVariable[];
+  correctedTokens: CorrectedToken[];
+}
+
+/** The options every docxtemplater instance of ours uses, for inspection and rendering alike. */
+export const DOCXTEMPLATER_OPTIONS = { paragraphLoop: true, linebreaks: true, errorLogging: false } as const;
+
+/**
+ * Turns an uploaded DOCX into a stored template: rewrites token names with spaces, finds
+ * every syntax problem (all of them, not just the first), and lists the variables.
+ * Throws TemplateError('syntax', ..., issues) when the template cannot be rendered.
+ */
+export function prepareDocxTemplate(upload: Buffer, limits: PackageLimits = DEFAULT_PACKAGE_LIMITS): PreparedTemplate {
+  const zip = openDocxPackage(upload, limits);
+  const correctedTokens: CorrectedToken[] = [];
+  const issues: TemplateIssue[] = [];
+  let changed = false;
+
+  for (const name of templatedParts(zip)) {
+    const part = scanPart(readPart(zip, name, limits));
+    if (part.tags.some((tag) => tag.prefix === '@')) {
+      issues.push(...part.tags.filter((t) => t.prefix === '@').map((t) => ({ tag: t.raw, part: partLabel(name), message: 'Raw XML tags ({@name}) are not supported; use {name}' })));
+    }
+    issues.push(...checkLoopPlacement(part.tags, partLabel(name)));
+    const corrections = correctTokenNames(part);
+    if (corrections.length > 0) {
+      zip.file(name, new XMLSerializer().serializeToString(part.document));
+      changed = true;
+      for (const correction of corrections) {
+        if (!correctedTokens.some((c) => c.from === correction.from)) correctedTokens.push(correction);
+      }
+    }
+  }
+
+  const inspector = new InspectModule();
+  try {
+    new Docxtemplater(zip, { ...DOCXTEMPLATER_OPTIONS, modules: [inspector, new ImageTagModule()] });
+  } catch (error) {
+    const fromDocxtemplater = issuesFromDocxtemplater(error);
+    if (!fromDocxtemplater) throw error;
+    issues.push(...fromDocxtemplater);
+  }
+  if (issues.length > 0) throw syntaxError(issues);
+
+  const { variables, issues: typeIssues } = detectVariables(inspector.getAllStructuredTags() as InspectedPart[]);
+  if (typeIssues.length > 0) throw syntaxError(typeIssues);
+
+  const file = changed ? zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' }) : upload;
+  return { file, variables, correctedTokens };
+}
+
+function syntaxError(issues: TemplateIssue[]): TemplateError {
+  const count = issues.length === 1 ? '1 error' : `${issues.length} errors`;
+  return new TemplateError('syntax', `The template has ${count}; fix ${issues.length === 1 ? 'it' : 'them'} and upload again`, issues);
+}
