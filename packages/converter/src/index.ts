@@ -1,1 +1,3 @@
-export { convertOnce, ConversionError, type ConvertOptions } from './convert-once';
+export { convertOnce, type ConvertOptions } from './convert-once';
+export { WarmConverterPool, type WarmPoolOptions, type PoolEvent, type OutputFormat } from './warm-pool';
+export { ConversionFailedError, ConversionTimeoutError, ConverterUnavailableError } from './errors';

@@ -1,0 +1,135 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { ConversionFailedError, ConversionTimeoutError, ConverterUnavailableError } from './errors';
+
+const BRIDGE = path.resolve(__dirname, '../uno/convert_server.py');
+const START_TIMEOUT_MS = 60_000;
+
+export interface InstanceOptions {
+  sofficePath: string;
+  pythonPath: string;
+  profileDir: string;
+  onExit: (instance: WarmInstance) => void;
+}
+
+interface Pending {
+  resolve: () => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * One LibreOffice kept warm behind the UNO bridge, converting one file at a time. It runs
+ * in its own process group, so a timeout or stop kills soffice and every helper with it.
+ */
+export class WarmInstance {
+  conversions = 0;
+  private child: ChildProcess | undefined;
+  private pending: Pending | undefined;
+  private exited = false;
+
+  constructor(private readonly options: InstanceOptions) {}
+
+  get alive(): boolean {
+    return !this.exited && this.child !== undefined;
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  async start(): Promise<void> {
+    const pipeName = `docgen_${process.pid}_${randomUUID().slice(0, 8)}`;
+    const child = spawn(this.options.pythonPath, [BRIDGE, this.options.sofficePath, this.options.profileDir, pipeName], {
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2_000)));
+    child.stdin!.on('error', () => undefined);
+    child.once('exit', () => {
+      this.exited = true;
+      this.failPending(new ConverterUnavailableError(`LibreOffice stopped unexpectedly ${stderr.trim().slice(-200)}`.trim()));
+      this.options.onExit(this);
+    });
+
+    const lines = createInterface({ input: child.stdout! });
+    const ready = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new ConverterUnavailableError('LibreOffice did not start in time')), START_TIMEOUT_MS);
+      child.once('exit', () => reject(new ConverterUnavailableError(`LibreOffice could not start: ${stderr.trim().slice(-300)}`)));
+      child.once('error', (error) => reject(new ConverterUnavailableError(`LibreOffice could not start: ${error.message}`)));
+      lines.once('line', (line) => {
+        clearTimeout(timer);
+        const message = JSON.parse(line) as { ready: boolean; error?: string };
+        if (message.ready) resolve();
+        else reject(new ConverterUnavailableError(`LibreOffice could not start: ${message.error}`));
+      });
+    });
+    lines.on('line', (line) => this.onReply(line));
+    try {
+      await ready;
+    } catch (error) {
+      this.kill();
+      throw error;
+    }
+  }
+
+  /** Converts input → output (absolute paths) with a LibreOffice export filter. */
+  convert(input: string, output: string, filter: string, timeoutMs: number): Promise<void> {
+    if (!this.alive) return Promise.reject(new ConverterUnavailableError('LibreOffice instance is not running'));
+    if (this.pending) return Promise.reject(new Error('WarmInstance converts one file at a time'));
+    this.conversions += 1;
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.failPending(new ConversionTimeoutError(timeoutMs));
+        this.kill();
+      }, timeoutMs);
+      this.pending = { resolve, reject, timer };
+      this.child!.stdin!.write(`${JSON.stringify({ id: String(this.conversions), input, output, filter })}\n`);
+    });
+  }
+
+  private onReply(line: string): void {
+    const pending = this.pending;
+    if (!pending) return;
+    const message = JSON.parse(line) as { ok?: boolean; error?: string };
+    this.pending = undefined;
+    clearTimeout(pending.timer);
+    if (message.ok) pending.resolve();
+    else pending.reject(new ConversionFailedError(`LibreOffice could not convert the document: ${message.error}`));
+  }
+
+  private failPending(error: Error): void {
+    const pending = this.pending;
+    if (!pending) return;
+    this.pending = undefined;
+    clearTimeout(pending.timer);
+    pending.reject(error);
+  }
+
+  /** Kills the whole process group (bridge, soffice and its helpers), even after the bridge exited. */
+  kill(): void {
+    if (!this.child?.pid) return;
+    try {
+      process.kill(-this.child.pid, 'SIGKILL');
+    } catch {
+      // the group is already gone
+    }
+  }
+
+  /** Asks LibreOffice to quit (closing stdin ends the bridge's loop); kills it if it lingers. */
+  async stop(graceMs = 5_000): Promise<void> {
+    if (!this.child || this.exited) return;
+    const exited = once(this.child, 'exit');
+    this.child.stdin!.end();
+    const timer = setTimeout(() => this.kill(), graceMs);
+    await exited;
+    clearTimeout(timer);
+    // soffice may outlive the bridge for a moment; the group kill makes sure it does not.
+    this.kill();
+  }
+}

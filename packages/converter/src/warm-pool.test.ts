@@ -1,0 +1,95 @@
+import { execFileSync } from 'node:child_process';
+import { buildDocx, paragraph } from '@docgen/testing';
+import { ConversionTimeoutError, ConverterUnavailableError } from './errors';
+import { WarmConverterPool, type PoolEvent } from './warm-pool';
+
+const pdfText = (pdf: Buffer) => execFileSync('pdftotext', ['-', '-'], { input: pdf }).toString();
+const isRunning = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+/** soffice processes whose command line names this pool's profiles. */
+const sofficeProcessesUsing = (workMarker: string) =>
+  execFileSync('ps', ['-eo', 'pid,args']).toString().split('\n').filter((line) => line.includes('soffice') && line.includes(workMarker));
+
+function nextEvent(events: PoolEvent[], listeners: ((e: PoolEvent) => void)[], match: (e: PoolEvent) => boolean): Promise<PoolEvent> {
+  return new Promise((resolve) => {
+    const listener = (event: PoolEvent) => {
+      if (!match(event)) return;
+      listeners.splice(listeners.indexOf(listener), 1);
+      resolve(event);
+    };
+    listeners.push(listener);
+  });
+}
+
+describe('WarmConverterPool (real LibreOffice)', () => {
+  const events: PoolEvent[] = [];
+  const listeners: ((e: PoolEvent) => void)[] = [];
+  let pool: WarmConverterPool;
+
+  beforeAll(async () => {
+    pool = new WarmConverterPool({
+      size: 2,
+      timeoutMs: 30_000,
+      recycleAfter: 6,
+      onEvent: (event) => {
+        events.push(event);
+        for (const listener of [...listeners]) listener(event);
+      },
+    });
+    await pool.start();
+  }, 120_000);
+  afterAll(() => pool.close());
+
+  it('converts DOCX to PDF and to DOCX, several at once', async () => {
+    const docs = ['Alpha', 'Beta', 'Gamma', 'Delta'].map((word) => buildDocx({ body: paragraph(`Hello ${word} Привет 你好`) }));
+    const pdfs = await Promise.all(docs.map((doc) => pool.convert(doc, 'docx', 'pdf')));
+    pdfs.forEach((pdf, i) => {
+      expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+      expect(pdfText(pdf)).toContain(`Hello ${['Alpha', 'Beta', 'Gamma', 'Delta'][i]} Привет 你好`);
+    });
+    const docx = await pool.convert(docs[0]!, 'docx', 'docx');
+    expect(docx.subarray(0, 2).toString()).toBe('PK');
+  });
+
+  it('retires an instance killed mid-conversion with a retryable error and returns to full size', async () => {
+    const restarted = nextEvent(events, listeners, (e) => e.type === 'started');
+    const conversion = pool.convert(buildDocx({ body: paragraph('doomed') }), 'docx', 'pdf');
+    const busy = pool.pids;
+    for (const pid of busy) process.kill(-pid, 'SIGKILL');
+    await expect(conversion).rejects.toBeInstanceOf(ConverterUnavailableError);
+    await restarted;
+    while (pool.liveCount < 2) await nextEvent(events, listeners, (e) => e.type === 'started');
+    expect(pool.liveCount).toBe(2);
+    expect(pdfText(await pool.convert(buildDocx({ body: paragraph('after the crash') }), 'docx', 'pdf'))).toContain('after the crash');
+  }, 120_000);
+
+  it('recycles an instance after its quota of conversions', async () => {
+    const recycled = nextEvent(events, listeners, (e) => e.type === 'recycled');
+    for (let i = 0; i < 14; i++) await pool.convert(buildDocx({ body: paragraph(`n${i}`) }), 'docx', 'pdf');
+    expect(await recycled).toMatchObject({ type: 'recycled', conversions: 6 });
+  }, 120_000);
+});
+
+describe('WarmConverterPool timeouts and shutdown', () => {
+  it('kills and replaces an instance that exceeds the timeout, and leaves no soffice behind on close', async () => {
+    const started: PoolEvent[] = [];
+    const pool = new WarmConverterPool({ size: 1, timeoutMs: 1, onEvent: (e) => e.type === 'started' && started.push(e) });
+    await pool.start();
+    const [firstPid] = pool.pids;
+    await expect(pool.convert(buildDocx({ body: paragraph('slow') }), 'docx', 'pdf')).rejects.toBeInstanceOf(ConversionTimeoutError);
+    while (started.length < 2) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(pool.pids).not.toContain(firstPid);
+    const pids = pool.pids;
+    const marker = (pool as unknown as { workDir: string }).workDir;
+    expect(sofficeProcessesUsing(marker).length).toBeGreaterThan(0);
+    await pool.close();
+    expect(pids.every((pid) => !isRunning(pid))).toBe(true);
+    expect(sofficeProcessesUsing(marker)).toEqual([]);
+  }, 120_000);
+});

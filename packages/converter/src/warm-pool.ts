@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ConverterUnavailableError } from './errors';
+import { WarmInstance } from './warm-instance';
+
+export type OutputFormat = 'pdf' | 'docx';
+
+const EXPORT_FILTERS: Record<OutputFormat, string> = {
+  pdf: 'writer_pdf_Export',
+  docx: 'MS Word 2007 XML',
+};
+
+export interface WarmPoolOptions {
+  size: number;
+  timeoutMs: number;
+  /** Restart an instance after this many conversions, so slow leaks never accumulate. */
+  recycleAfter?: number;
+  sofficePath?: string;
+  pythonPath?: string;
+  onEvent?: (event: PoolEvent) => void;
+}
+
+export type PoolEvent =
+  | { type: 'started'; slot: number; pid?: number }
+  | { type: 'exited'; slot: number; pid?: number; expected: boolean }
+  | { type: 'recycled'; slot: number; conversions: number }
+  | { type: 'restart_failed'; slot: number; error: string };
+
+interface Waiter {
+  resolve: (slot: number) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * N warm LibreOffice instances, each with its own profile, each converting one document
+ * at a time. An instance that times out or crashes is replaced; one that has converted
+ * `recycleAfter` documents is replaced between conversions.
+ */
+export class WarmConverterPool {
+  private readonly instances: (WarmInstance | undefined)[];
+  private readonly idle: number[] = [];
+  private readonly waiters: Waiter[] = [];
+  private readonly replacing = new Set<number>();
+  private workDir = '';
+  private closed = false;
+
+  constructor(private readonly options: WarmPoolOptions) {
+    this.instances = new Array<WarmInstance | undefined>(options.size).fill(undefined);
+  }
+
+  async start(): Promise<void> {
+    this.workDir = await mkdtemp(path.join(tmpdir(), 'docgen-pool-'));
+    await Promise.all(this.instances.map((_, slot) => this.launch(slot)));
+  }
+
+  /** Live instances; the pool is "full" when this equals its size. */
+  get liveCount(): number {
+    return this.instances.filter((instance) => instance?.alive).length;
+  }
+
+  get pids(): number[] {
+    return this.instances.flatMap((instance) => (instance?.alive && instance.pid ? [instance.pid] : []));
+  }
+
+  async convert(input: Buffer, from: string, to: OutputFormat): Promise<Buffer> {
+    const slot = await this.acquire();
+    const instance = this.instances[slot]!;
+    const id = randomUUID();
+    const source = path.join(this.workDir, `${id}.${from}`);
+    const target = path.join(this.workDir, `${id}.out.${to}`);
+    try {
+      await writeFile(source, input);
+      await instance.convert(source, target, EXPORT_FILTERS[to], this.options.timeoutMs);
+      return await readFile(target);
+    } finally {
+      await Promise.all([rm(source, { force: true }), rm(target, { force: true })]);
+      this.release(slot, instance);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const waiter of this.waiters.splice(0)) waiter.reject(new ConverterUnavailableError('The converter is shutting down'));
+    await Promise.all(this.instances.map((instance) => instance?.stop()));
+    if (this.workDir) await rm(this.workDir, { recursive: true, force: true });
+  }
+
+  private async launch(slot: number): Promise<void> {
+    const profileDir = path.join(this.workDir, `profile-${slot}`);
+    await mkdir(profileDir, { recursive: true });
+    const instance = new WarmInstance({
+      sofficePath: this.options.sofficePath ?? 'soffice',
+      pythonPath: this.options.pythonPath ?? '/usr/bin/python3',
+      profileDir,
+      onExit: (exited) => this.onInstanceExit(slot, exited),
+    });
+    this.instances[slot] = instance;
+    await instance.start();
+    this.options.onEvent?.({ type: 'started', slot, pid: instance.pid });
+    this.release(slot, instance);
+  }
+
+  private acquire(): Promise<number> {
+    if (this.closed) return Promise.reject(new ConverterUnavailableError('The converter is shutting down'));
+    const slot = this.idle.shift();
+    if (slot !== undefined) return Promise.resolve(slot);
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  private release(slot: number, instance: WarmInstance): void {
+    if (this.closed || this.instances[slot] !== instance || !instance.alive) return;
+    if (this.options.recycleAfter && instance.conversions >= this.options.recycleAfter) {
+      this.options.onEvent?.({ type: 'recycled', slot, conversions: instance.conversions });
+      this.instances[slot] = undefined;
+      void instance.stop().then(() => this.replace(slot));
+      return;
+    }
+    const waiter = this.waiters.shift();
+    if (waiter) waiter.resolve(slot);
+    else this.idle.push(slot);
+  }
+
+  private onInstanceExit(slot: number, instance: WarmInstance): void {
+    const expected = this.closed || this.instances[slot] !== instance;
+    this.options.onEvent?.({ type: 'exited', slot, pid: instance.pid, expected });
+    if (expected) return;
+    const idleIndex = this.idle.indexOf(slot);
+    if (idleIndex >= 0) this.idle.splice(idleIndex, 1);
+    instance.kill();
+    this.instances[slot] = undefined;
+    void this.replace(slot);
+  }
+
+  /** Starts a fresh instance in the slot, retrying with backoff while LibreOffice will not start. */
+  private async replace(slot: number, attempt = 0): Promise<void> {
+    if (this.closed || this.replacing.has(slot)) return;
+    this.replacing.add(slot);
+    try {
+      await this.launch(slot);
+    } catch (error) {
+      this.options.onEvent?.({ type: 'restart_failed', slot, error: (error as Error).message });
+      this.replacing.delete(slot);
+      setTimeout(() => void this.replace(slot, attempt + 1), Math.min(30_000, 500 * 2 ** attempt)).unref();
+      return;
+    }
+    this.replacing.delete(slot);
+  }
+}

@@ -1,0 +1,110 @@
+"""One warm LibreOffice, driven over UNO.
+
+Started by the Node converter pool as its own process group. It starts soffice with a
+profile of its own, connects to it over a named pipe, then converts one file at a time:
+a JSON request per line on stdin, a JSON reply per line on stdout.
+
+  request: {"id": "...", "input": "/abs/in.docx", "output": "/abs/out.pdf", "filter": "writer_pdf_Export"}
+  reply:   {"id": "...", "ok": true}  or  {"id": "...", "ok": false, "error": "..."}
+
+The first line written is {"ready": true} once LibreOffice answers. Must run under Debian's
+/usr/bin/python3, the one python3-uno is built for.
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+import uno
+from com.sun.star.beans import PropertyValue
+from com.sun.star.connection import NoConnectException
+
+# com.sun.star.document.UpdateDocMode.NO_UPDATE / MacroExecMode.NEVER_EXECUTE:
+# never refresh linked content or run macros while loading.
+NO_UPDATE = 0
+NEVER_EXECUTE = 0
+
+
+def prop(name, value):
+    p = PropertyValue()
+    p.Name = name
+    p.Value = value
+    return p
+
+
+def reply(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def start_office(soffice, profile_dir, pipe_name):
+    args = [
+        soffice, "--headless", "--invisible", "--nologo", "--norestore", "--nodefault",
+        "--nolockcheck", "--nofirststartwizard",
+        "-env:UserInstallation=" + uno.systemPathToFileUrl(profile_dir),
+        "--accept=pipe,name=%s;urp;StarOffice.ComponentContext" % pipe_name,
+    ]
+    return subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=sys.stderr)
+
+
+def connect(pipe_name, office, timeout_s):
+    local = uno.getComponentContext()
+    resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
+    deadline = time.time() + timeout_s
+    while True:
+        if office.poll() is not None:
+            raise RuntimeError("soffice exited with code %s while starting" % office.returncode)
+        try:
+            ctx = resolver.resolve("uno:pipe,name=%s;urp;StarOffice.ComponentContext" % pipe_name)
+            return ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
+        except NoConnectException:
+            if time.time() > deadline:
+                raise RuntimeError("LibreOffice did not answer within %ss" % timeout_s)
+            time.sleep(0.05)
+
+
+def convert(desktop, request):
+    load = (
+        prop("Hidden", True),
+        prop("ReadOnly", True),
+        prop("UpdateDocMode", NO_UPDATE),
+        prop("MacroExecutionMode", NEVER_EXECUTE),
+    )
+    document = desktop.loadComponentFromURL(uno.systemPathToFileUrl(request["input"]), "_blank", 0, load)
+    if document is None:
+        raise RuntimeError("LibreOffice could not open the document")
+    try:
+        document.storeToURL(uno.systemPathToFileUrl(request["output"]), (prop("FilterName", request["filter"]),))
+    finally:
+        document.close(True)
+
+
+def main():
+    soffice, profile_dir, pipe_name = sys.argv[1], sys.argv[2], sys.argv[3]
+    office = start_office(soffice, profile_dir, pipe_name)
+    try:
+        desktop = connect(pipe_name, office, 60)
+    except Exception as error:  # noqa: BLE001 - reported to the pool, which restarts us
+        reply({"ready": False, "error": str(error)})
+        office.kill()
+        sys.exit(1)
+    reply({"ready": True, "pid": office.pid})
+    for line in sys.stdin:
+        request = json.loads(line)
+        try:
+            convert(desktop, request)
+            reply({"id": request["id"], "ok": True})
+        except Exception as error:  # noqa: BLE001 - any failure belongs to this request
+            reply({"id": request["id"], "ok": False, "error": str(error)[:500]})
+            if office.poll() is not None:
+                sys.exit(1)
+    try:
+        desktop.terminate()
+    except Exception:  # noqa: BLE001 - soffice may already be gone
+        pass
+    office.wait(timeout=10)
+
+
+if __name__ == "__main__":
+    main()
