@@ -2,6 +2,7 @@ import express from 'express';
 import type { Redis } from 'ioredis';
 import type { Database } from '@docgen/db';
 import type { Logger, Registry } from '@docgen/observability';
+import type { FileStorage } from '@docgen/storage';
 import type { GatewayConfig } from './config';
 import { authenticate } from './middleware/authenticate';
 import { errorHandler, notFound } from './middleware/error-handler';
@@ -12,16 +13,18 @@ import { SlidingWindowRateLimiter } from './rate-limiter';
 import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
 import { meRoutes } from './routes/me';
+import { templateRoutes } from './routes/templates';
 
 export interface GatewayDeps {
   config: GatewayConfig;
   db: Database;
   redis: Redis;
+  storage: FileStorage;
   logger: Logger;
   registry: Registry;
 }
 
-export function createApp({ config, db, redis, logger, registry }: GatewayDeps): express.Express {
+export function createApp({ config, db, redis, storage, logger, registry }: GatewayDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
@@ -46,6 +49,15 @@ export function createApp({ config, db, redis, logger, registry }: GatewayDeps):
   api.use(authenticate(db), rateLimit(limiter, metrics.rateLimited));
   api.use(express.json({ limit: config.MAX_JSON_BODY_BYTES }));
   api.use(meRoutes());
+  api.use(
+    templateRoutes({
+      db,
+      storage,
+      maxUploadBytes: config.MAX_UPLOAD_BYTES,
+      limits: { maxExpandedBytes: config.MAX_TEMPLATE_EXPANDED_BYTES, maxEntries: 5_000 },
+      conversionTimeoutMs: config.RENDER_TIMEOUT_MS,
+    }),
+  );
   api.use(notFound);
   app.use('/api/v1', api);
 

@@ -10,6 +10,9 @@ export const gatewayEnv = z.object({
   MAX_JSON_BODY_BYTES: envVar.integer(1 * MiB, 1),
   MAX_UPLOAD_BYTES: envVar.integer(20 * MiB, 1),
   RATE_LIMIT_WINDOW_MS: envVar.integer(60_000, 100),
+  STORAGE_DIR: envVar.text('./data/files'),
+  RENDER_TIMEOUT_MS: envVar.integer(60_000, 1_000),
+  MAX_TEMPLATE_EXPANDED_BYTES: envVar.integer(100 * MiB, 1),
 });
 
 export type GatewayConfig = z.output<typeof gatewayEnv>;

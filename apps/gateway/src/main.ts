@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { createPrismaClient } from '@docgen/db';
-import { createRedisConnection } from '@docgen/queue';
+import { createRedisConnection, waitForRedis } from '@docgen/queue';
 import { runService } from '@docgen/runtime';
+import { LocalFileStorage } from '@docgen/storage';
 import { createApp } from './app';
 import { gatewayEnv } from './config';
 
@@ -10,8 +11,9 @@ runService('gateway', gatewayEnv, async ({ config, logger, registry, shutdown })
   const redis = createRedisConnection(config.REDIS_URL, 'request', logger);
   shutdown.register('redis', () => redis.quit());
   shutdown.register('postgresql', () => db.$disconnect());
+  if (!(await waitForRedis(redis, 5_000))) logger.warn('redis is not reachable yet; answering 503 until it is');
 
-  const server = createApp({ config, db, redis, logger, registry }).listen(config.PORT, config.HOST);
+  const server = createApp({ config, db, redis, storage: new LocalFileStorage(config.STORAGE_DIR), logger, registry }).listen(config.PORT, config.HOST);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

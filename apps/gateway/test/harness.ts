@@ -2,7 +2,11 @@ import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { loadConfig } from '@docgen/config';
 import { createLogger, createMetricsRegistry } from '@docgen/observability';
-import { createRedisConnection } from '@docgen/queue';
+import { createRedisConnection, waitForRedis } from '@docgen/queue';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { LocalFileStorage } from '@docgen/storage';
 import { createTestDatabase, uniqueId, type TestDatabase } from '@docgen/testing';
 import { createApp } from '../src/app';
 import { gatewayEnv, type GatewayConfig } from '../src/config';
@@ -12,6 +16,7 @@ export interface GatewayHarness {
   database: TestDatabase;
   redis: Redis;
   config: GatewayConfig;
+  storageDir: string;
   /** Environment for gateway processes sharing this harness's database and Redis keys. */
   env: Record<string, string>;
   close: () => Promise<void>;
@@ -23,7 +28,9 @@ export interface GatewayHarness {
  */
 export async function startGatewayHarness(overrides: Record<string, string> = {}): Promise<GatewayHarness> {
   const database = await createTestDatabase();
+  const storageDir = await mkdtemp(path.join(tmpdir(), 'docgen-storage-'));
   const env = {
+    STORAGE_DIR: storageDir,
     DATABASE_URL: database.url,
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     REDIS_KEY_PREFIX: `test:${uniqueId()}:`,
@@ -31,11 +38,12 @@ export async function startGatewayHarness(overrides: Record<string, string> = {}
   };
   const config = loadConfig(gatewayEnv, env);
   const redis = createRedisConnection(config.REDIS_URL, 'request');
-  await redis.ping().catch(() => undefined);
+  await waitForRedis(redis, 5_000);
   const app = createApp({
     config,
     db: database.db,
     redis,
+    storage: new LocalFileStorage(storageDir),
     logger: createLogger('gateway-test', 'silent'),
     registry: createMetricsRegistry('gateway-test'),
   });
@@ -44,12 +52,14 @@ export async function startGatewayHarness(overrides: Record<string, string> = {}
     database,
     redis,
     config,
+    storageDir,
     env,
     close: async () => {
       const keys = await redis.keys(`${config.REDIS_KEY_PREFIX}*`);
       if (keys.length) await redis.del(...keys);
       redis.disconnect();
       await database.drop();
+      await rm(storageDir, { recursive: true, force: true });
     },
   };
 }

@@ -8,7 +8,16 @@ export const ErrorBody = z
 export const ValidationErrorBody = z
   .object({
     detail: z.string(),
-    errors: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+    errors: z
+      .array(
+        z.object({
+          path: z.string().describe('Where the problem is, e.g. "input_json.items" or "file".'),
+          message: z.string(),
+          tag: z.string().optional().describe('Template syntax errors: the tag as written, e.g. "{#items}".'),
+          part: z.string().optional().describe('Template syntax errors: body, header, footer, footnotes or endnotes.'),
+        }),
+      )
+      .optional(),
   })
   .register(apiSchemas, { id: 'ValidationError' });
 

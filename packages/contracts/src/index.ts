@@ -3,3 +3,16 @@ export { ErrorBody, ValidationErrorBody, errorResponses, ERROR_DESCRIPTIONS, typ
 export { MeResponse } from './me';
 export { operations, type Operation } from './operations';
 export { buildOpenApiDocument } from './openapi';
+export { IsUatParam, LimitParam, CursorParam, ListQuery, EnvironmentQuery, page } from './common';
+export {
+  Template,
+  TemplatePage,
+  TemplateUpload,
+  TemplateVariable,
+  VariablesPatch,
+  VariableType,
+  DATE_FORMAT_PATTERN,
+  DEFAULT_DATE_FORMAT,
+  type TemplateBody,
+  type TemplateVariableBody,
+} from './templates';

@@ -1,6 +1,8 @@
 import type { z } from 'zod';
 import { errorResponses } from './errors';
+import { EnvironmentQuery, ListQuery } from './common';
 import { MeResponse } from './me';
+import { Template, TemplatePage, TemplateUpload, VariablesPatch } from './templates';
 
 export interface ResponseSpec {
   description: string;
@@ -32,5 +34,70 @@ export const operations: Operation[] = [
     tag: 'Account',
     authenticated: true,
     responses: { 200: { description: 'The caller', schema: MeResponse }, ...errorResponses(401, 429, 503) },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/templates',
+    operationId: 'createTemplate',
+    summary: 'Upload a template (.docx or .html)',
+    tag: 'Templates',
+    authenticated: true,
+    query: EnvironmentQuery,
+    body: { contentType: 'multipart/form-data', schema: TemplateUpload },
+    responses: { 201: { description: 'The stored template', schema: Template }, ...errorResponses(401, 413, 415, 422, 429, 503) },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/templates',
+    operationId: 'listTemplates',
+    summary: "The organisation's templates in one environment, newest first",
+    tag: 'Templates',
+    authenticated: true,
+    query: ListQuery,
+    responses: { 200: { description: 'A page of templates', schema: TemplatePage }, ...errorResponses(401, 422, 429, 503) },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/templates/{id}',
+    operationId: 'getTemplate',
+    summary: 'One template',
+    tag: 'Templates',
+    authenticated: true,
+    query: EnvironmentQuery,
+    responses: { 200: { description: 'The template', schema: Template }, ...errorResponses(401, 404, 422, 429, 503) },
+  },
+  {
+    method: 'patch',
+    path: '/api/v1/templates/{id}/variables',
+    operationId: 'updateTemplateVariables',
+    summary: 'Change variable types (text ↔ date, with format) and whether they are required',
+    tag: 'Templates',
+    authenticated: true,
+    query: EnvironmentQuery,
+    body: { contentType: 'application/json', schema: VariablesPatch },
+    responses: { 200: { description: 'The updated template', schema: Template }, ...errorResponses(400, 401, 404, 413, 415, 422, 429, 503) },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/templates/{id}/file',
+    operationId: 'downloadTemplateFile',
+    summary: 'The stored template file (DOCX; HTML uploads as converted)',
+    tag: 'Templates',
+    authenticated: true,
+    query: EnvironmentQuery,
+    responses: {
+      200: { description: 'The DOCX', contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' },
+      ...errorResponses(401, 404, 422, 429, 503),
+    },
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/templates/{id}',
+    operationId: 'deleteTemplate',
+    summary: 'Delete a template; its documents stay readable',
+    tag: 'Templates',
+    authenticated: true,
+    query: EnvironmentQuery,
+    responses: { 204: { description: 'Deleted' }, ...errorResponses(401, 404, 422, 429, 503) },
   },
 ];

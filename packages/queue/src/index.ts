@@ -1,1 +1,1 @@
-export { createRedisConnection, type RedisRole } from './redis-connection';
+export { createRedisConnection, waitForRedis, type RedisRole } from './redis-connection';

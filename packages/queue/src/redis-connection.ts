@@ -35,3 +35,23 @@ export function createRedisConnection(url: string, role: RedisRole, logger?: Log
   });
   return redis;
 }
+
+/**
+ * Resolves once the connection is ready, or after `timeoutMs` regardless: a service
+ * starts serving (and answering 503) even when Redis is down at start, but does not
+ * refuse its first requests merely because the connection was still being made.
+ */
+export async function waitForRedis(redis: Redis, timeoutMs: number): Promise<boolean> {
+  if (redis.status === 'ready') return true;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      redis.off('ready', onReady);
+      resolve(false);
+    }, timeoutMs);
+    const onReady = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    redis.once('ready', onReady);
+  });
+}

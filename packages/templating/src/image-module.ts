@@ -7,7 +7,7 @@ export const IMAGE_MODULE_NAME = 'docgen/image';
 export class ImageTagModule {
   readonly name = 'DocgenImageModule';
 
-  matchers(): [string, string][] {
-    return [['%', IMAGE_MODULE_NAME]];
+  matchers(): [string, string, Record<string, unknown>][] {
+    return [['%', IMAGE_MODULE_NAME, {}]];
   }
 }

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ZodError } from 'zod';
 import { isDatabaseUnavailable } from '@docgen/db';
+import { FileNotFoundError } from '@docgen/storage';
 import { HttpError, dependencyDown } from '../errors';
 
 interface BodyParserError {
@@ -28,17 +29,25 @@ function fromBodyParser(error: BodyParserError): HttpError | undefined {
 function toHttpError(error: unknown): HttpError | undefined {
   if (error instanceof HttpError) return error;
   if (error instanceof ZodError) {
-    return new HttpError(422, 'Request validation failed', {
-      errors: error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message })),
-    });
+    const errors = error.issues.map((issue) => ({ path: issue.path.map(String).join('.') || 'body', message: issue.message }));
+    const first = errors[0]!;
+    const more = errors.length > 1 ? ` (and ${errors.length - 1} more problem${errors.length > 2 ? 's' : ''})` : '';
+    return new HttpError(422, `Invalid ${first.path}: ${first.message}${more}`, { errors });
   }
   if (isDatabaseUnavailable(error)) return dependencyDown('postgresql');
+  if (error instanceof FileNotFoundError) return new HttpError(503, 'A stored file is missing from storage; check that STORAGE_DIR is the shared volume');
   if (error && typeof error === 'object') return fromBodyParser(error as BodyParserError);
   return undefined;
 }
 
 /** The one place that writes error responses: `{"detail": ...}`, never a stack trace. */
 export const errorHandler: ErrorRequestHandler = (error, req, res, _next) => {
+  if (res.headersSent) {
+    // A stream failed mid-response: the only honest signal left is to cut the connection.
+    req.log.error({ err: error }, 'response failed after headers were sent');
+    res.destroy();
+    return;
+  }
   const httpError = toHttpError(error);
   if (!httpError) {
     req.log.error({ err: error }, 'unhandled error');

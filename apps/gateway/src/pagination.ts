@@ -1,0 +1,42 @@
+import { HttpError } from './errors';
+
+export interface Cursor {
+  createdAt: Date;
+  id: string;
+}
+
+const invalidCursor = () =>
+  new HttpError(422, 'Invalid cursor; pass the next_cursor of the previous page', {
+    errors: [{ path: 'cursor', message: 'is not a cursor returned by this endpoint' }],
+  });
+
+/** Opaque to callers: the (created_at, id) of the last item, newest-first keyset pagination. */
+export const encodeCursor = ({ createdAt, id }: Cursor): string =>
+  Buffer.from(JSON.stringify([createdAt.toISOString(), id])).toString('base64url');
+
+export function decodeCursor(cursor: string | undefined): Cursor | undefined {
+  if (cursor === undefined) return undefined;
+  try {
+    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
+    const date = new Date(createdAt);
+    if (Number.isNaN(date.getTime()) || !/^[0-9a-f-]{36}$/.test(id)) throw invalidCursor();
+    return { createdAt: date, id };
+  } catch {
+    throw invalidCursor();
+  }
+}
+
+/** Rows strictly after the cursor in (created_at DESC, id DESC) order. */
+export function afterCursor(cursor: Cursor | undefined) {
+  if (!cursor) return {};
+  return { OR: [{ createdAt: { lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { lt: cursor.id } }] };
+}
+
+export const newestFirst = [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
+
+/** Call with limit + 1 rows: the extra one only says whether there is a next page. */
+export function toPage<Row extends Cursor, Item>(rows: Row[], limit: number, present: (row: Row) => Item) {
+  const items = rows.slice(0, limit);
+  const last = items[items.length - 1];
+  return { items: items.map(present), next_cursor: rows.length > limit && last ? encodeCursor(last) : null };
+}

@@ -1,0 +1,101 @@
+import { pipeline } from 'node:stream/promises';
+import { Router } from 'express';
+import { EnvironmentQuery, ListQuery, TemplatePage, TemplateUpload, VariablesPatch, type TemplateVariableBody } from '@docgen/contracts';
+import type { Database } from '@docgen/db';
+import type { FileStorage } from '@docgen/storage';
+import type { PackageLimits } from '@docgen/templating';
+import { HttpError } from '../errors';
+import { requireCaller } from '../middleware/authenticate';
+import { singleFileUpload } from '../middleware/single-file-upload';
+import { afterCursor, decodeCursor, newestFirst, toPage } from '../pagination';
+import { createTemplate } from '../templates/create-template';
+import { findTemplate } from '../templates/find-template';
+import { presentTemplate } from '../templates/present-template';
+import { updateVariables } from '../templates/update-variables';
+
+const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+
+export interface TemplateRouteDeps {
+  db: Database;
+  storage: FileStorage;
+  maxUploadBytes: number;
+  limits: PackageLimits;
+  conversionTimeoutMs: number;
+}
+
+/** Quotes a file name for Content-Disposition: ASCII fallback plus RFC 5987 UTF-8 form. */
+export function attachment(filename: string): string {
+  const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
+  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+}
+
+export function templateRoutes(deps: TemplateRouteDeps): Router {
+  const { db, storage } = deps;
+  const router = Router();
+
+  router.post('/templates', singleFileUpload(deps.maxUploadBytes), async (req, res) => {
+    const caller = requireCaller(req);
+    const form = TemplateUpload.omit({ file: true }).parse(req.body ?? {});
+    const { is_uat: queryUat } = EnvironmentQuery.parse(req.query);
+    if (!req.file) {
+      throw new HttpError(422, 'No template file; send it in the multipart field "file"', { errors: [{ path: 'file', message: 'Required' }] });
+    }
+    if (req.file.size === 0) {
+      throw new HttpError(422, 'The uploaded file is empty', { errors: [{ path: 'file', message: 'is empty' }] });
+    }
+    const template = await createTemplate(deps, caller, {
+      file: req.file.buffer,
+      filename: Buffer.from(req.file.originalname, 'latin1').toString('utf8'),
+      name: form.name,
+      isUat: form.is_uat || queryUat,
+    });
+    req.log.info({ templateId: template.id, format: template.format, bytes: template.fileSize }, 'template stored');
+    res.status(201).json(presentTemplate(template));
+  });
+
+  router.get('/templates', async (req, res) => {
+    const caller = requireCaller(req);
+    const query = ListQuery.parse(req.query);
+    const rows = await db.template.findMany({
+      where: { organizationId: caller.organization.id, isUat: query.is_uat, deletedAt: null, ...afterCursor(decodeCursor(query.cursor)) },
+      orderBy: newestFirst,
+      take: query.limit + 1,
+    });
+    res.json(TemplatePage.parse(toPage(rows, query.limit, presentTemplate)));
+  });
+
+  router.get('/templates/:id', async (req, res) => {
+    const { is_uat } = EnvironmentQuery.parse(req.query);
+    res.json(presentTemplate(await findTemplate(db, requireCaller(req), req.params.id, is_uat)));
+  });
+
+  router.get('/templates/:id/file', async (req, res) => {
+    const { is_uat } = EnvironmentQuery.parse(req.query);
+    const template = await findTemplate(db, requireCaller(req), req.params.id, is_uat);
+    const { stream, size } = await storage.open(template.fileKey);
+    res.setHeader('Content-Type', DOCX_TYPE);
+    res.setHeader('Content-Length', String(size));
+    res.setHeader('Content-Disposition', attachment(`${template.name}.docx`));
+    await pipeline(stream, res);
+  });
+
+  router.patch('/templates/:id/variables', async (req, res) => {
+    const caller = requireCaller(req);
+    const { is_uat } = EnvironmentQuery.parse(req.query);
+    if (!req.is('application/json')) throw new HttpError(415, 'Send the variables as application/json');
+    const patch = VariablesPatch.parse(req.body);
+    const template = await findTemplate(db, caller, req.params.id, is_uat);
+    const variables = updateVariables(template.variables as TemplateVariableBody[], patch.variables);
+    const updated = await db.template.update({ where: { id: template.id }, data: { variables } });
+    res.json(presentTemplate(updated));
+  });
+
+  router.delete('/templates/:id', async (req, res) => {
+    const { is_uat } = EnvironmentQuery.parse(req.query);
+    const template = await findTemplate(db, requireCaller(req), req.params.id, is_uat);
+    await db.template.update({ where: { id: template.id }, data: { deletedAt: new Date() } });
+    res.status(204).end();
+  });
+
+  return router;
+}

@@ -1,0 +1,125 @@
+import PizZip from 'pizzip';
+import request from 'supertest';
+import { Template } from '@docgen/contracts';
+import { buildDocx, paragraph, seedOrganization, type SeededOrganization } from '@docgen/testing';
+import { startGatewayHarness, type GatewayHarness } from './harness';
+import { fixture } from './template-fixtures';
+
+describe('templates: upload, read, list, correct, change variables, delete', () => {
+  let harness: GatewayHarness;
+  let org: SeededOrganization;
+
+  beforeAll(async () => {
+    harness = await startGatewayHarness();
+    org = await seedOrganization(harness.database.db, { rateLimitPerMinute: 10_000 });
+  });
+  afterAll(() => harness.close());
+
+  const api = () => request(harness.app);
+  const upload = (file: Buffer, filename: string, fields: Record<string, string> = {}) => {
+    const req = api().post('/api/v1/templates/').set('X-API-Key', org.apiKey).attach('file', file, filename);
+    for (const [name, value] of Object.entries(fields)) req.field(name, value);
+    return req;
+  };
+
+  it('stores a DOCX and describes it', async () => {
+    const res = await upload(fixture('tag-example.docx'), 'tag-example.docx').expect(201);
+    expect(() => Template.parse(res.body)).not.toThrow();
+    expect(res.body).toMatchObject({ name: 'tag-example', format: 'docx', is_uat: false, corrected_tokens: [] });
+    expect(res.body.variables.map((v: { name: string }) => v.name).sort()).toEqual(['description', 'first_name', 'last_name', 'phone']);
+
+    const read = await api().get(`/api/v1/templates/${res.body.id}`).set('X-API-Key', org.apiKey).expect(200);
+    expect(read.body).toEqual(res.body);
+
+    const file = await api().get(`/api/v1/templates/${res.body.id}/file`).set('X-API-Key', org.apiKey).buffer(true).parse((r, done) => {
+      const chunks: Buffer[] = [];
+      r.on('data', (c: Buffer) => chunks.push(c)).on('end', () => done(null, Buffer.concat(chunks)));
+    }).expect(200);
+    expect(file.headers['content-type']).toBe('application/vnd.openxmlformats-officedocument.wordprocessingml.document');
+    expect(file.headers['content-disposition']).toContain('filename="tag-example.docx"');
+    expect((file.body as Buffer).equals(fixture('tag-example.docx'))).toBe(true);
+  });
+
+  it('rewrites token names with spaces in the stored file and reports the corrections', async () => {
+    const res = await upload(buildDocx({ body: paragraph('Dear {client name}, due {due date}') }), 'letter.docx', { name: 'Welcome letter' }).expect(201);
+    expect(res.body.name).toBe('Welcome letter');
+    expect(res.body.corrected_tokens).toEqual([
+      { from: 'client name', to: 'client_name' },
+      { from: 'due date', to: 'due_date' },
+    ]);
+    const file = await api().get(`/api/v1/templates/${res.body.id}/file`).set('X-API-Key', org.apiKey).responseType('blob').expect(200);
+    const text = new PizZip(file.body as Buffer).file('word/document.xml')!.asText().replace(/<[^>]+>/g, '');
+    expect(text).toBe('Dear {client_name}, due {due_date}');
+  });
+
+  it('keeps variable changes (text ↔ date with format, required) across reads', async () => {
+    const created = await upload(buildDocx({ body: paragraph('{client}{due}{#items}{x}{/items}') }), 'invoice.docx').expect(201);
+    const id = created.body.id as string;
+    const patched = await api()
+      .patch(`/api/v1/templates/${id}/variables`)
+      .set('X-API-Key', org.apiKey)
+      .send({ variables: [{ name: 'due', type: 'date', format: 'DD/MM/YYYY', required: false }] })
+      .expect(200);
+    const expected = [
+      { name: 'client', type: 'text', required: true },
+      { name: 'due', type: 'date', required: false, format: 'DD/MM/YYYY' },
+      { name: 'items', type: 'list', required: true, fields: ['x'] },
+    ];
+    expect(patched.body.variables).toEqual(expected);
+    expect(new Date(patched.body.updated_at).getTime()).toBeGreaterThanOrEqual(new Date(created.body.updated_at).getTime());
+    const read = await api().get(`/api/v1/templates/${id}`).set('X-API-Key', org.apiKey).expect(200);
+    expect(read.body.variables).toEqual(expected);
+
+    const dateDefault = await api().patch(`/api/v1/templates/${id}/variables`).set('X-API-Key', org.apiKey)
+      .send({ variables: [{ name: 'client', type: 'date' }, { name: 'due', type: 'text' }] }).expect(200);
+    expect(dateDefault.body.variables.slice(0, 2)).toEqual([
+      { name: 'client', type: 'date', required: true, format: 'YYYY-MM-DD' },
+      { name: 'due', type: 'text', required: false },
+    ]);
+  });
+
+  it('lists newest first with cursor pagination, per environment', async () => {
+    const other = await seedOrganization(harness.database.db, { rateLimitPerMinute: 10_000 });
+    const names = ['one', 'two', 'three'];
+    for (const name of names) {
+      await api().post('/api/v1/templates').set('X-API-Key', other.apiKey).attach('file', buildDocx({ body: paragraph('{x}') }), `${name}.docx`).expect(201);
+    }
+    await api().post('/api/v1/templates?is_uat=true').set('X-API-Key', other.apiKey).attach('file', buildDocx({ body: paragraph('{x}') }), 'uat.docx').expect(201);
+
+    const first = await api().get('/api/v1/templates?limit=2').set('X-API-Key', other.apiKey).expect(200);
+    expect(first.body.items.map((t: { name: string }) => t.name)).toEqual(['three', 'two']);
+    expect(first.body.next_cursor).toEqual(expect.any(String));
+    const second = await api().get(`/api/v1/templates?limit=2&cursor=${first.body.next_cursor}`).set('X-API-Key', other.apiKey).expect(200);
+    expect(second.body).toEqual({ items: [expect.objectContaining({ name: 'one' })], next_cursor: null });
+
+    const uat = await api().get('/api/v1/templates/?is_uat=true').set('X-API-Key', other.apiKey).expect(200);
+    expect(uat.body.items.map((t: { name: string; is_uat: boolean }) => [t.name, t.is_uat])).toEqual([['uat', true]]);
+  });
+
+  it('turns an HTML upload into a DOCX template', async () => {
+    const html = Buffer.from('<!doctype html><html><body><h1>Invoice for {client name}</h1><p>Total: {total}</p></body></html>');
+    const res = await upload(html, 'invoice.html').expect(201);
+    expect(res.body).toMatchObject({ name: 'invoice', format: 'html', corrected_tokens: [{ from: 'client name', to: 'client_name' }] });
+    expect(res.body.variables.map((v: { name: string }) => v.name)).toEqual(['client_name', 'total']);
+    const file = await api().get(`/api/v1/templates/${res.body.id}/file`).set('X-API-Key', org.apiKey).responseType('blob').expect(200);
+    expect(file.headers['content-disposition']).toContain('filename="invoice.docx"');
+    const text = new PizZip(file.body as Buffer).file('word/document.xml')!.asText().replace(/<[^>]+>/g, '');
+    expect(text).toContain('Invoice for {client_name}');
+  });
+
+  it('takes is_uat as a form field too', async () => {
+    const res = await upload(buildDocx({ body: paragraph('{x}') }), 'form-uat.docx', { is_uat: 'true' }).expect(201);
+    expect(res.body.is_uat).toBe(true);
+    await api().get(`/api/v1/templates/${res.body.id}?is_uat=true`).set('X-API-Key', org.apiKey).expect(200);
+  });
+
+  it('deletes a template: 204, then 404 and gone from the list', async () => {
+    const res = await upload(buildDocx({ body: paragraph('{x}') }), 'doomed.docx').expect(201);
+    await api().delete(`/api/v1/templates/${res.body.id}`).set('X-API-Key', org.apiKey).expect(204);
+    const gone = await api().get(`/api/v1/templates/${res.body.id}`).set('X-API-Key', org.apiKey).expect(404);
+    expect(gone.body).toEqual({ detail: 'Template not found' });
+    await api().delete(`/api/v1/templates/${res.body.id}`).set('X-API-Key', org.apiKey).expect(404);
+    const list = await api().get('/api/v1/templates?limit=100').set('X-API-Key', org.apiKey).expect(200);
+    expect(list.body.items.map((t: { id: string }) => t.id)).not.toContain(res.body.id);
+  });
+});

@@ -1,0 +1,2 @@
+export { type FileStorage, FileNotFoundError } from './file-storage';
+export { LocalFileStorage } from './local-file-storage';

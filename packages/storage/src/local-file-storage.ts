@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { FileNotFoundError, type FileStorage } from './file-storage';
+
+const SAFE_KEY = /^[A-Za-z0-9_-][A-Za-z0-9._-]*(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/;
+
+export class LocalFileStorage implements FileStorage {
+  private readonly root: string;
+
+  constructor(root: string) {
+    this.root = path.resolve(root);
+  }
+
+  private resolve(key: string): string {
+    if (!SAFE_KEY.test(key) || key.split('/').includes('..')) throw new Error(`Invalid storage key: ${key}`);
+    return path.join(this.root, key);
+  }
+
+  /** Write to a temporary name, flush, then rename: a crash never leaves a partial file under the key. */
+  async put(key: string, data: Buffer): Promise<void> {
+    const target = this.resolve(key);
+    await mkdir(path.dirname(target), { recursive: true });
+    const temporary = `${target}.${randomUUID()}.tmp`;
+    const handle = await open(temporary, 'w', 0o640);
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    try {
+      await rename(temporary, target);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+  }
+
+  async get(key: string): Promise<Buffer> {
+    try {
+      return await readFile(this.resolve(key));
+    } catch (error) {
+      throw notFoundOr(error, key);
+    }
+  }
+
+  async open(key: string) {
+    const file = this.resolve(key);
+    try {
+      const { size } = await stat(file);
+      return { stream: createReadStream(file), size };
+    } catch (error) {
+      throw notFoundOr(error, key);
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.resolve(key), { force: true });
+  }
+}
+
+function notFoundOr(error: unknown, key: string): unknown {
+  return (error as { code?: string }).code === 'ENOENT' ? new FileNotFoundError(key) : error;
+}

@@ -1,0 +1,28 @@
+import path from 'node:path';
+import { DEFAULT_PACKAGE_LIMITS, type PackageLimits } from './docx-package';
+import { htmlToDocx } from './html-template/html-to-docx';
+import { prepareDocxTemplate, type PreparedTemplate } from './prepare-docx-template';
+import { TemplateError } from './template-error';
+
+export type TemplateFormat = 'docx' | 'html';
+
+/** The template format from the uploaded file's name; anything else is refused (415). */
+export function templateFormatOf(filename: string): TemplateFormat {
+  const extension = path.extname(filename).toLowerCase();
+  if (extension === '.docx') return 'docx';
+  if (extension === '.html' || extension === '.htm') return 'html';
+  if (extension === '.doc') {
+    throw new TemplateError('unsupported', 'Legacy .doc files are not supported; open the file in Word and save it as .docx');
+  }
+  throw new TemplateError('unsupported', `Unsupported file type${extension ? ` "${extension}"` : ''}; upload a .docx or .html template`);
+}
+
+/** An upload of either format becomes a checked DOCX template: HTML is converted first. */
+export async function prepareUpload(
+  file: Buffer,
+  format: TemplateFormat,
+  options: { limits?: PackageLimits; conversionTimeoutMs?: number } = {},
+): Promise<PreparedTemplate> {
+  const docx = format === 'html' ? await htmlToDocx(file, { timeoutMs: options.conversionTimeoutMs }) : file;
+  return prepareDocxTemplate(docx, options.limits ?? DEFAULT_PACKAGE_LIMITS);
+}
