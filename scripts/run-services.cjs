@@ -38,10 +38,39 @@ process.on('SIGINT', () => stopAll(0));
 process.on('SIGTERM', () => stopAll(0));
 
 const { key } = JSON.parse(fs.readFileSync(path.join(root, 'data', 'demo-api-key.json'), 'utf8'));
-process.stderr.write(`
-[docgen] running: gateway http://127.0.0.1:${port}  (API docs: http://127.0.0.1:${port}/docs)
+const base = `http://127.0.0.1:${port}`;
+
+/** Waits for the gateway, then makes sure the demo organisation has the sample template. */
+async function seedSampleTemplate() {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    try {
+      if ((await fetch(`${base}/readyz`)).ok) break;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const headers = { 'X-API-Key': key };
+  const list = await (await fetch(`${base}/api/v1/templates?limit=100`, { headers })).json();
+  const existing = list.items?.find((template) => template.name === 'Sample invoice');
+  if (existing) return existing;
+  const form = new FormData();
+  form.append('file', new Blob([fs.readFileSync(path.join(root, 'examples', 'sample-invoice.html'))]), 'sample-invoice.html');
+  form.append('name', 'Sample invoice');
+  const res = await fetch(`${base}/api/v1/templates`, { method: 'POST', headers, body: form });
+  if (!res.ok) throw new Error(`upload answered ${res.status}: ${await res.text()}`);
+  return res.json();
+}
+
+seedSampleTemplate().then(
+  (template) =>
+    process.stderr.write(`
+[docgen] running: gateway ${base}  (API docs: ${base}/docs)
 [docgen] demo organisation API key: ${key}
-[docgen] try: curl -H "X-API-Key: ${key}" http://127.0.0.1:${port}/api/v1/me
+[docgen] sample template: ${template.id} ("${template.name}", variables: ${template.variables.map((v) => v.name).join(', ')})
+[docgen] try: curl -H "X-API-Key: ${key}" ${base}/api/v1/templates/${template.id}
 [docgen] Ctrl-C stops everything.
 
-`);
+`),
+  (error) => process.stderr.write(`[docgen] could not seed the sample template: ${error.message}\n`),
+);
