@@ -1,7 +1,9 @@
 import express from 'express';
+import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Database } from '@docgen/db';
 import type { Logger, Registry } from '@docgen/observability';
+import type { RenderJob } from '@docgen/queue';
 import type { FileStorage } from '@docgen/storage';
 import type { GatewayConfig } from './config';
 import { authenticate } from './middleware/authenticate';
@@ -12,6 +14,7 @@ import { requestContext } from './middleware/request-context';
 import { SlidingWindowRateLimiter } from './rate-limiter';
 import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
+import { documentRoutes } from './routes/documents';
 import { meRoutes } from './routes/me';
 import { templateRoutes } from './routes/templates';
 
@@ -20,11 +23,12 @@ export interface GatewayDeps {
   db: Database;
   redis: Redis;
   storage: FileStorage;
+  renderQueue: Queue<RenderJob>;
   logger: Logger;
   registry: Registry;
 }
 
-export function createApp({ config, db, redis, storage, logger, registry }: GatewayDeps): express.Express {
+export function createApp({ config, db, redis, storage, renderQueue, logger, registry }: GatewayDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
@@ -58,6 +62,7 @@ export function createApp({ config, db, redis, storage, logger, registry }: Gate
       conversionTimeoutMs: config.RENDER_TIMEOUT_MS,
     }),
   );
+  api.use(documentRoutes({ db, storage, renderQueue }));
   api.use(notFound);
   app.use('/api/v1', api);
 

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { createPrismaClient } from '@docgen/db';
-import { createRedisConnection, waitForRedis } from '@docgen/queue';
+import { createRedisConnection, createRenderQueue, waitForRedis } from '@docgen/queue';
 import { runService } from '@docgen/runtime';
 import { LocalFileStorage } from '@docgen/storage';
 import { createApp } from './app';
@@ -13,7 +13,10 @@ runService('gateway', gatewayEnv, async ({ config, logger, registry, shutdown })
   shutdown.register('postgresql', () => db.$disconnect());
   if (!(await waitForRedis(redis, 5_000))) logger.warn('redis is not reachable yet; answering 503 until it is');
 
-  const server = createApp({ config, db, redis, storage: new LocalFileStorage(config.STORAGE_DIR), logger, registry }).listen(config.PORT, config.HOST);
+  const renderQueue = createRenderQueue(redis, config.REDIS_KEY_PREFIX);
+  shutdown.register('render queue', () => renderQueue.close());
+  const storage = new LocalFileStorage(config.STORAGE_DIR);
+  const server = createApp({ config, db, redis, storage, renderQueue, logger, registry }).listen(config.PORT, config.HOST);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { loadConfig } from '@docgen/config';
 import { createLogger, createMetricsRegistry } from '@docgen/observability';
-import { createRedisConnection, waitForRedis } from '@docgen/queue';
+import { createRedisConnection, createRenderQueue, waitForRedis } from '@docgen/queue';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -39,7 +39,9 @@ export async function startGatewayHarness(overrides: Record<string, string> = {}
   const config = loadConfig(gatewayEnv, env);
   const redis = createRedisConnection(config.REDIS_URL, 'request');
   await waitForRedis(redis, 5_000);
+  const renderQueue = createRenderQueue(redis, config.REDIS_KEY_PREFIX);
   const app = createApp({
+    renderQueue,
     config,
     db: database.db,
     redis,
@@ -55,6 +57,7 @@ export async function startGatewayHarness(overrides: Record<string, string> = {}
     storageDir,
     env,
     close: async () => {
+      await renderQueue.close();
       const keys = await redis.keys(`${config.REDIS_KEY_PREFIX}*`);
       if (keys.length) await redis.del(...keys);
       redis.disconnect();

@@ -16,3 +16,16 @@ export {
   type TemplateBody,
   type TemplateVariableBody,
 } from './templates';
+export {
+  Document,
+  DocumentPage,
+  DocumentStatus,
+  CreateDocumentBody,
+  DocumentListQuery,
+  TemplateHistoryQuery,
+  DownloadQuery,
+  IdempotencyKeyHeader,
+  OutputFormat,
+  FileFormat,
+  type DocumentBody,
+} from './documents';

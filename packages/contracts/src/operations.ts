@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { errorResponses } from './errors';
 import { EnvironmentQuery, ListQuery } from './common';
+import { CreateDocumentBody, Document, DocumentListQuery, DocumentPage, DownloadQuery, TemplateHistoryQuery } from './documents';
 import { MeResponse } from './me';
 import { Template, TemplatePage, TemplateUpload, VariablesPatch } from './templates';
 
@@ -99,5 +100,63 @@ export const operations: Operation[] = [
     authenticated: true,
     query: EnvironmentQuery,
     responses: { 204: { description: 'Deleted' }, ...errorResponses(401, 404, 422, 429, 503) },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/documents',
+    operationId: 'createDocument',
+    summary: 'Request a document (asynchronous). Optional header X-Idempotency-Key (1–255 chars).',
+    tag: 'Documents',
+    authenticated: true,
+    query: EnvironmentQuery,
+    body: { contentType: 'application/json', schema: CreateDocumentBody },
+    responses: {
+      202: { description: 'Queued (or a failed document retried under its idempotency key)', schema: Document },
+      200: { description: 'Idempotent replay: the document created earlier with this key (header Idempotent-Replayed: true)', schema: Document },
+      ...errorResponses(400, 401, 404, 413, 415, 422, 429, 503),
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/documents',
+    operationId: 'listDocuments',
+    summary: 'Documents, newest first',
+    tag: 'Documents',
+    authenticated: true,
+    query: DocumentListQuery,
+    responses: { 200: { description: 'A page of documents', schema: DocumentPage }, ...errorResponses(401, 422, 429, 503) },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/documents/{id}',
+    operationId: 'getDocument',
+    summary: 'One document',
+    tag: 'Documents',
+    authenticated: true,
+    query: EnvironmentQuery,
+    responses: { 200: { description: 'The document', schema: Document }, ...errorResponses(401, 404, 422, 429, 503) },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/documents/{id}/download',
+    operationId: 'downloadDocument',
+    summary: 'The generated file; `format` may be omitted when only one exists',
+    tag: 'Documents',
+    authenticated: true,
+    query: DownloadQuery,
+    responses: {
+      200: { description: 'application/pdf or the DOCX type, as an attachment', contentType: 'application/pdf' },
+      ...errorResponses(401, 404, 409, 422, 429, 503),
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/templates/{id}/documents',
+    operationId: 'listTemplateDocuments',
+    summary: "The template's history: its documents, newest first",
+    tag: 'Templates',
+    authenticated: true,
+    query: TemplateHistoryQuery,
+    responses: { 200: { description: 'A page of documents', schema: DocumentPage }, ...errorResponses(401, 404, 422, 429, 503) },
   },
 ];

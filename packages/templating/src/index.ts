@@ -3,5 +3,8 @@ export { TemplateError, type TemplateIssue, type TemplateErrorKind } from './tem
 export { type TemplateVariable, type VariableType } from './variables';
 export { type CorrectedToken, correctedName } from './correct-token-names';
 export { DEFAULT_PACKAGE_LIMITS, type PackageLimits } from './docx-package';
-export { ImageTagModule, IMAGE_MODULE_NAME } from './image-module';
+export { ImageModule, IMAGE_MODULE_NAME, type ImageData } from './image-module';
+export { renderDocx } from './render/render-docx';
+export { RenderInputError } from './render/render-error';
+export { removeExternalReferences } from './external-references';
 export { prepareUpload, templateFormatOf, type TemplateFormat } from './prepare-upload';

@@ -5,7 +5,7 @@ import { checkLoopPlacement } from './check-loop-placement';
 import { correctTokenNames, type CorrectedToken } from './correct-token-names';
 import { issuesFromDocxtemplater } from './docxtemplater-errors';
 import { DEFAULT_PACKAGE_LIMITS, openDocxPackage, partLabel, readPart, templatedParts, type PackageLimits } from './docx-package';
-import { ImageTagModule } from './image-module';
+import { ImageModule } from './image-module';
 import { scanPart } from './tag-scanner';
 import { TemplateError, type TemplateIssue } from './template-error';
 import { detectVariables, type InspectedPart, type TemplateVariable } from './variables';
@@ -49,7 +49,7 @@ export function prepareDocxTemplate(upload: Buffer, limits: PackageLimits = DEFA
 
   const inspector = new InspectModule();
   try {
-    new Docxtemplater(zip, { ...DOCXTEMPLATER_OPTIONS, modules: [inspector, new ImageTagModule()] });
+    new Docxtemplater(zip, { ...DOCXTEMPLATER_OPTIONS, modules: [inspector, new ImageModule()] });
   } catch (error) {
     const fromDocxtemplater = issuesFromDocxtemplater(error);
     if (!fromDocxtemplater) throw error;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Database, Template } from '@docgen/db';
-import type { FileStorage } from '@docgen/storage';
+import { templateFileKey, type FileStorage } from '@docgen/storage';
 import { TemplateError, prepareUpload, templateFormatOf, type PackageLimits } from '@docgen/templating';
 import { HttpError } from '../errors';
 import type { Caller } from '../middleware/authenticate';
@@ -39,7 +39,7 @@ export async function createTemplate(
   }
 
   const id = randomUUID();
-  const fileKey = `templates/${caller.organization.id}/${id}.docx`;
+  const fileKey = templateFileKey(caller.organization.id, id);
   await deps.storage.put(fileKey, prepared.file);
   try {
     return await deps.db.template.create({

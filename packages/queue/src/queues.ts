@@ -1,0 +1,38 @@
+import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import { z } from 'zod';
+
+export const RENDER_QUEUE = 'render';
+export const EVENTS_QUEUE = 'events';
+
+/** A render job names a document and the generation it was queued for. */
+export const RenderJob = z.object({ documentId: z.uuid(), generation: z.int().positive() });
+export type RenderJob = z.output<typeof RenderJob>;
+
+/** An events job names an outbox row; the dispatcher reads the event from there. */
+export const EventJob = z.object({ eventId: z.uuid() });
+export type EventJob = z.output<typeof EventJob>;
+
+/** BullMQ keys live under the deployment's prefix, beside the rate-limit keys. */
+export const bullPrefix = (redisKeyPrefix: string) => `${redisKeyPrefix}bull`;
+
+export const RENDER_JOB_OPTIONS: JobsOptions = {
+  attempts: 3,
+  backoff: { type: 'exponential', delay: 1_000 },
+  removeOnComplete: { age: 24 * 3600, count: 10_000 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+};
+
+/** The job id makes enqueueing idempotent: one job per document generation. */
+export const renderJobId = (job: RenderJob) => `${job.documentId}.${job.generation}`;
+
+export function createRenderQueue(connection: ConnectionOptions | import('ioredis').Redis, redisKeyPrefix: string): Queue<RenderJob> {
+  return new Queue<RenderJob>(RENDER_QUEUE, { connection, prefix: bullPrefix(redisKeyPrefix), defaultJobOptions: RENDER_JOB_OPTIONS });
+}
+
+export function createEventsQueue(connection: ConnectionOptions | import('ioredis').Redis, redisKeyPrefix: string): Queue<EventJob> {
+  return new Queue<EventJob>(EVENTS_QUEUE, {
+    connection,
+    prefix: bullPrefix(redisKeyPrefix),
+    defaultJobOptions: { removeOnComplete: { age: 24 * 3600, count: 10_000 }, removeOnFail: { age: 7 * 24 * 3600 } },
+  });
+}

@@ -1,0 +1,103 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import PizZip from 'pizzip';
+import { buildDocx, paragraph, table } from '@docgen/testing';
+import { prepareDocxTemplate } from '../prepare-docx-template';
+import { makePng } from '../test-support/png';
+import { RenderInputError } from './render-error';
+import { renderDocx } from './render-docx';
+
+const FIXTURES = path.resolve(__dirname, '../../../../../shared/fixtures/docxtemplater');
+const textOf = (docx: Buffer, part = 'word/document.xml') => new PizZip(docx).file(part)!.asText().replace(/<[^>]+>/g, '');
+
+function render(upload: Buffer, input: Record<string, unknown>, images?: Parameters<typeof renderDocx>[3]) {
+  const { file, variables } = prepareDocxTemplate(upload);
+  return renderDocx(file, variables, input, images);
+}
+
+const failure = (run: () => unknown) => {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(RenderInputError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a RenderInputError');
+};
+
+describe('renderDocx', () => {
+  it('renders tag-example.docx in body, header and footer', () => {
+    const docx = render(readFileSync(path.join(FIXTURES, 'tag-example.docx')), { first_name: 'Hipp', last_name: 'Edgar', phone: '0652455478', description: 'New Website' });
+    expect(textOf(docx)).toContain('Edgar Hipp');
+    const zip = new PizZip(docx);
+    const headers = Object.keys(zip.files).filter((n) => /word\/header\d*\.xml/.test(n)).map((n) => textOf(docx, n)).join('');
+    const footers = Object.keys(zip.files).filter((n) => /word\/footer\d*\.xml/.test(n)).map((n) => textOf(docx, n)).join('');
+    expect(headers).toContain('Edgar Hipp0652455478New Website');
+    expect(footers).toContain('EdgarHipp0652455478');
+  });
+
+  it('repeats table rows in tag-intelligent-loop-table.docx', () => {
+    const clients = [
+      { first_name: 'John', last_name: 'Doe', phone: '+33647874513' },
+      { first_name: 'Jane', last_name: 'Doe', phone: '+33454540124' },
+      { first_name: 'Phil', last_name: 'Kiel', phone: '+44578451245' },
+      { first_name: 'Dave', last_name: 'Sto', phone: '+44548787984' },
+    ];
+    const docx = render(readFileSync(path.join(FIXTURES, 'tag-intelligent-loop-table.docx')), { clients });
+    expect(textOf(docx)).toContain('JohnDoe+33647874513JaneDoe+33454540124PhilKiel+44578451245DaveSto+44548787984');
+  });
+
+  it('keeps Hebrew text of loop-hebrew.docx, not double-escaped', () => {
+    const products = [{ title: 'Duk', name: 'DukSoftware', reference: 'DS0' }, ...Array(3).fill({ title: 'Tingerloo', name: 'Tingerlee', reference: 'T00' })];
+    const xml = new PizZip(render(readFileSync(path.join(FIXTURES, 'loop-hebrew.docx')), { title: 'Default title', products })).file('word/document.xml')!.asText();
+    expect(xml).toMatch(/[\u0590-\u05FF]/);
+    expect(xml).not.toContain('&amp;#');
+    expect(xml).toContain('DukSoftware');
+  });
+
+  it('formats dates, keeps line breaks, renders numbers and nested loops', () => {
+    const upload = buildDocx({ body: paragraph('{due} {note} {n}') + paragraph('{#orders}{id}:{#lines}{sku};{/lines}{/orders}') });
+    const { file, variables } = prepareDocxTemplate(upload);
+    const due = variables.find((v) => v.name === 'due')!;
+    Object.assign(due, { type: 'date', format: 'D MMMM YYYY' });
+    const docx = renderDocx(file, variables, { due: '2026-11-22', note: 'line one\nline two', n: 42, orders: [{ id: 'A', lines: [{ sku: 'x' }, { sku: 'y' }] }] });
+    const xml = new PizZip(docx).file('word/document.xml')!.asText();
+    expect(textOf(docx)).toContain('22 November 2026 line oneline two 42');
+    expect(xml).toMatch(/line one<\/w:t><\/w:r><w:r><w:br\/><\/w:r><w:r><w:t[^>]*>line two/);
+    expect(textOf(docx)).toContain('A:x;y;');
+  });
+
+  it('inserts an image scaled to the text width, keeping its aspect ratio', () => {
+    const png = makePng(2000, 500);
+    const docx = render(buildDocx({ body: paragraph('Logo: {%logo}') }), { logo: 'https://example.test/logo.png' }, new Map([
+      ['https://example.test/logo.png', { data: png, extension: 'png' as const, width: 2000, height: 500 }],
+    ]));
+    const zip = new PizZip(docx);
+    expect(zip.file('word/media/docgen-image-1.png')!.asNodeBuffer().equals(png)).toBe(true);
+    expect(zip.file('word/_rels/document.xml.rels')!.asText()).toContain('Target="media/docgen-image-1.png"');
+    expect(zip.file('[Content_Types].xml')!.asText()).toContain('<Default Extension="png" ContentType="image/png"/>');
+    const [, cx, cy] = /<wp:extent cx="(\d+)" cy="(\d+)"\/>/.exec(zip.file('word/document.xml')!.asText())!;
+    expect(Number(cx)).toBe((11906 - 2 * 1134) * 635);
+    expect(Number(cx) / Number(cy)).toBeCloseTo(4, 2);
+  });
+
+  it.each([
+    [{}, 'Missing required token "client_name"'],
+    [{ client_name: { first: 'x' }, items: [] }, 'Token "client_name" must be text or a number'],
+    [{ client_name: 'A', items: 'not a list' }, 'Token "items" must be a list of objects'],
+    [{ client_name: 'A', items: [1, 2] }, 'Token "items" must be a list of objects'],
+    [{ client_name: 'A', items: [{ price: 1 }, { name: 'B' }] }, 'Missing value for "name" in item 1 of "items"'],
+  ])('fails %j with "%s"', (input, message) => {
+    const upload = buildDocx({ body: paragraph('{client_name}') + table([['{#items}{name}', '{price}{/items}']]) });
+    expect(failure(() => render(upload, input))).toBe(message);
+  });
+
+  it('refuses a value that is not a date for a date variable, and skips optional ones', () => {
+    const { file, variables } = prepareDocxTemplate(buildDocx({ body: paragraph('{due}{memo}') }));
+    variables[0]!.type = 'date';
+    variables[1]!.required = false;
+    expect(failure(() => renderDocx(file, variables, { due: '22/11/2026' }))).toBe('Token "due" must be a date like 2026-11-22');
+    expect(failure(() => renderDocx(file, variables, { due: '2026-02-30' }))).toBe('Token "due" must be a date like 2026-11-22');
+    expect(textOf(renderDocx(file, variables, { due: '2026-02-28' }))).toBe('2026-02-28');
+  });
+});

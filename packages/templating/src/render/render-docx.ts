@@ -1,0 +1,57 @@
+import Docxtemplater from 'docxtemplater';
+import PizZip from 'pizzip';
+import { removeExternalReferences } from '../external-references';
+import { ImageModule, type ImageData } from '../image-module';
+import { DOCXTEMPLATER_OPTIONS } from '../prepare-docx-template';
+import type { TemplateVariable } from '../variables';
+import { RenderInputError } from './render-error';
+import { prepareRenderData } from './validate-input';
+
+interface NullPart {
+  value: string;
+  module?: string;
+}
+
+interface ScopeManager {
+  scopePath: string[];
+  scopePathItem: number[];
+}
+
+/**
+ * Fills a stored template with a document's input. Every missing value fails the render
+ * with a message naming it — top-level tokens by name, tokens inside loops with the loop
+ * and the item — instead of printing "undefined" or nothing. The result never references
+ * anything outside the package, so converting it cannot make LibreOffice fetch.
+ */
+export function renderDocx(
+  template: Buffer,
+  variables: TemplateVariable[],
+  input: Record<string, unknown>,
+  images: Map<string, ImageData> = new Map(),
+): Buffer {
+  const data = prepareRenderData(variables, input);
+  const missing: string[] = [];
+  const imageModule = new ImageModule(images);
+  const doc = new Docxtemplater(new PizZip(template), {
+    ...DOCXTEMPLATER_OPTIONS,
+    modules: [imageModule],
+    nullGetter: (part: NullPart, scopeManager: ScopeManager) => {
+      const loops = scopeManager.scopePath;
+      if (loops.length > 0) {
+        const where = loops.map((loop, depth) => `item ${scopeManager.scopePathItem[depth]! + 1} of "${loop}"`).reverse().join(' in ');
+        missing.push(`Missing value for "${part.value}" in ${where}`);
+      }
+      return part.module === 'loop' ? [] : '';
+    },
+  });
+  try {
+    doc.render(data);
+  } catch (error) {
+    if (error instanceof RenderInputError) throw error;
+    const inner = (error as { properties?: { errors?: { properties?: { explanation?: string } }[] } }).properties?.errors?.[0];
+    throw new RenderInputError(inner?.properties?.explanation ?? `The template could not be filled: ${(error as Error).message}`);
+  }
+  if (missing.length > 0) throw new RenderInputError(missing[0]!);
+  imageModule.declareContentTypes(doc.getZip());
+  return removeExternalReferences(doc.getZip().generate({ type: 'nodebuffer', compression: 'DEFLATE' }));
+}
