@@ -9,6 +9,12 @@ export const renderWorkerEnv = z.object({
   STORAGE_DIR: envVar.text('./data/files'),
   RENDER_TIMEOUT_MS: envVar.integer(60_000, 1_000),
   CONVERTER_POOL_SIZE: envVar.integer(availableParallelism(), 1, 64),
+  CONVERTER_DRIVER: envVar.choice(['warm', 'per-call'] as const, 'warm'),
+  CONVERTER_RECYCLE_AFTER: envVar.integer(500, 1),
+  RENDER_LOCK_MS: envVar.integer(30_000, 500),
+  OUTBOUND_ALLOW_PRIVATE: envVar.boolean(false),
+  MAX_IMAGE_BYTES: envVar.integer(10 * 1024 * 1024, 1),
+  IMAGE_FETCH_TIMEOUT_MS: envVar.integer(10_000, 100),
 });
 
 export type RenderWorkerConfig = z.output<typeof renderWorkerEnv>;

@@ -1,14 +1,76 @@
+import { Worker } from 'bullmq';
 import { createPrismaClient } from '@docgen/db';
-import { createRedisConnection } from '@docgen/queue';
+import { RENDER_QUEUE, bullPrefix, createEventsQueue, createRedisConnection, createRenderQueue, type RenderJob } from '@docgen/queue';
 import { runService, serveOps } from '@docgen/runtime';
+import { createGuardedAgent } from '@docgen/security';
+import { LocalFileStorage } from '@docgen/storage';
 import { renderWorkerEnv } from './config';
+import { startConverter } from './converter';
+import { renderMetrics } from './metrics';
+import { OutboxRelay } from './outbox-relay';
+import { processRenderJob } from './process-render-job';
+import { watchStuckDocuments } from './stuck-documents';
+
+/** BullMQ's worker.close() has no deadline of its own. */
+const withDeadline = (promise: Promise<unknown>, ms: number) =>
+  Promise.race([promise, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
 
 runService('render-worker', renderWorkerEnv, async (context) => {
-  const { config, logger, shutdown } = context;
-  const db = createPrismaClient(config.DATABASE_URL, { poolSize: config.CONVERTER_POOL_SIZE + 2 });
+  const { config, logger, registry, shutdown } = context;
+  if (config.OUTBOUND_ALLOW_PRIVATE) {
+    logger.warn('OUTBOUND_ALLOW_PRIVATE=true: image tokens may reach loopback and private addresses. Never use this in production.');
+  }
+  const concurrency = config.CONVERTER_DRIVER === 'warm' ? config.CONVERTER_POOL_SIZE : 1;
+  const db = createPrismaClient(config.DATABASE_URL, { poolSize: concurrency + 3 });
   const redis = createRedisConnection(config.REDIS_URL, 'worker', logger);
   shutdown.register('redis', () => redis.quit());
   shutdown.register('postgresql', () => db.$disconnect());
+
+  const renderQueue = createRenderQueue(redis, config.REDIS_KEY_PREFIX);
+  const eventsQueue = createEventsQueue(redis, config.REDIS_KEY_PREFIX);
+  shutdown.register('queues', () => Promise.all([renderQueue.close(), eventsQueue.close()]));
+
+  const converter = await startConverter(config, logger);
+  shutdown.register('converter', () => converter.close());
+  const relay = new OutboxRelay(db, eventsQueue, logger);
+  relay.start(5_000);
+  shutdown.register('outbox relay', () => relay.stop());
+  const stopWatching = watchStuckDocuments({ db, relay, logger }, config.RENDER_TIMEOUT_MS, 2 * config.RENDER_LOCK_MS + 15_000);
+  shutdown.register('stuck-document watch', stopWatching);
+
+  const onOutcome = renderMetrics(registry, renderQueue, converter.liveInstances);
+  const imageAgent = createGuardedAgent({ allowPrivate: config.OUTBOUND_ALLOW_PRIVATE });
+  shutdown.register('image agent', () => imageAgent.close());
+  const deps = {
+    db,
+    storage: new LocalFileStorage(config.STORAGE_DIR),
+    converter,
+    relay,
+    logger,
+    renderTimeoutMs: config.RENDER_TIMEOUT_MS,
+    imageFetch: {
+      agent: imageAgent,
+      allowPrivate: config.OUTBOUND_ALLOW_PRIVATE,
+      timeoutMs: config.IMAGE_FETCH_TIMEOUT_MS,
+      maxBytes: config.MAX_IMAGE_BYTES,
+      maxRedirects: 3,
+    },
+    onOutcome,
+  };
+
+  const worker = new Worker<RenderJob>(RENDER_QUEUE, (job) => processRenderJob(job, deps), {
+    connection: redis,
+    prefix: bullPrefix(config.REDIS_KEY_PREFIX),
+    concurrency,
+    // A worker that dies mid-render stops renewing its lock; another worker takes the job
+    // over once the lock expires and the stalled check runs.
+    lockDuration: config.RENDER_LOCK_MS,
+    stalledInterval: Math.max(500, Math.floor(config.RENDER_LOCK_MS / 2)),
+    maxStalledCount: 2,
+  });
+  worker.on('error', (error) => logger.warn({ err: error }, 'render queue error'));
+  // Stop taking jobs first; a job still running past the deadline is handed back by its lock.
+  shutdown.register('render worker', () => withDeadline(worker.close(), config.SHUTDOWN_TIMEOUT_MS - 2_000));
 
   await serveOps(context, {
     port: config.METRICS_PORT,
@@ -19,7 +81,7 @@ runService('render-worker', renderWorkerEnv, async (context) => {
     ],
   });
   logger.info(
-    { renderTimeoutMs: config.RENDER_TIMEOUT_MS, converterPoolSize: config.CONVERTER_POOL_SIZE, storageDir: config.STORAGE_DIR },
+    { renderTimeoutMs: config.RENDER_TIMEOUT_MS, converterPoolSize: config.CONVERTER_POOL_SIZE, driver: config.CONVERTER_DRIVER, storageDir: config.STORAGE_DIR },
     'render worker started',
   );
 });

@@ -29,3 +29,4 @@ export {
   FileFormat,
   type DocumentBody,
 } from './documents';
+export { presentDocument, presentTemplate, type DocumentRecord, type TemplateRecord } from './present';

@@ -3,15 +3,13 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { ConversionFailedError, ConversionTimeoutError, ConverterUnavailableError } from './errors';
 
-export class ConversionError extends Error {
-  override name = 'ConversionError';
-}
 
 export interface ConvertOptions {
   /** Extension of the input, e.g. "html" or "docx". */
   from: string;
-  /** LibreOffice's --convert-to argument, e.g. "pdf" or 'docx:"MS Word 2007 XML"'. */
+  /** LibreOffice's --convert-to argument, e.g. "pdf" or "docx:MS Word 2007 XML" (no quotes: there is no shell). */
   to: string;
   /** LibreOffice import filter, e.g. "HTML (StarWriter)" to open HTML as a text document. */
   inputFilter?: string;
@@ -52,7 +50,7 @@ async function convert(input: Buffer, { from, to, inputFilter, timeoutMs = 60_00
     try {
       return await readFile(path.join(work, `input.${outputExtension}`));
     } catch {
-      throw new ConversionError(`LibreOffice produced no ${outputExtension} file`);
+      throw new ConversionFailedError(`LibreOffice produced no ${outputExtension} file`);
     }
   } finally {
     await rm(work, { recursive: true, force: true });
@@ -70,16 +68,16 @@ function runSoffice(command: string, args: string[], timeoutMs: number): Promise
       } catch {
         // already gone
       }
-      reject(new ConversionError(`LibreOffice took longer than ${Math.round(timeoutMs / 1000)} s`));
+      reject(new ConversionTimeoutError(timeoutMs));
     }, timeoutMs);
     child.once('error', (error) => {
       clearTimeout(timer);
-      reject(new ConversionError(`LibreOffice could not be started (${error.message}); is it installed?`));
+      reject(new ConverterUnavailableError(`LibreOffice could not be started (${error.message}); is it installed?`));
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
       if (code === 0) resolve();
-      else reject(new ConversionError(`LibreOffice exited with code ${code}: ${stderr.trim().slice(-300)}`));
+      else reject(new ConversionFailedError(`LibreOffice exited with code ${code}: ${stderr.trim().slice(-300)}`));
     });
   });
 }

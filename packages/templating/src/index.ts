@@ -6,5 +6,6 @@ export { DEFAULT_PACKAGE_LIMITS, type PackageLimits } from './docx-package';
 export { ImageModule, IMAGE_MODULE_NAME, type ImageData } from './image-module';
 export { renderDocx } from './render/render-docx';
 export { RenderInputError } from './render/render-error';
+export { prepareRenderData } from './render/validate-input';
 export { removeExternalReferences } from './external-references';
 export { prepareUpload, templateFormatOf, type TemplateFormat } from './prepare-upload';

@@ -2,6 +2,7 @@ import Docxtemplater from 'docxtemplater';
 import InspectModule from 'docxtemplater/js/inspect-module.js';
 import { XMLSerializer } from '@xmldom/xmldom';
 import { checkLoopPlacement } from './check-loop-placement';
+import { removeExternalReferences } from './external-references';
 import { correctTokenNames, type CorrectedToken } from './correct-token-names';
 import { issuesFromDocxtemplater } from './docxtemplater-errors';
 import { DEFAULT_PACKAGE_LIMITS, openDocxPackage, partLabel, readPart, templatedParts, type PackageLimits } from './docx-package';
@@ -60,8 +61,8 @@ export function prepareDocxTemplate(upload: Buffer, limits: PackageLimits = DEFA
   const { variables, issues: typeIssues } = detectVariables(inspector.getAllStructuredTags() as InspectedPart[]);
   if (typeIssues.length > 0) throw syntaxError(typeIssues);
 
-  const file = changed ? zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' }) : upload;
-  return { file, variables, correctedTokens };
+  const corrected = changed ? zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' }) : upload;
+  return { file: removeExternalReferences(corrected), variables, correctedTokens };
 }
 
 function syntaxError(issues: TemplateIssue[]): TemplateError {

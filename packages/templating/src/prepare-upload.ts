@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { DEFAULT_PACKAGE_LIMITS, type PackageLimits } from './docx-package';
-import { htmlToDocx } from './html-template/html-to-docx';
+import { htmlToDocx } from './html/html-to-docx';
 import { prepareDocxTemplate, type PreparedTemplate } from './prepare-docx-template';
 import { TemplateError } from './template-error';
 

@@ -15,7 +15,7 @@ import type { RenderJob } from '@docgen/queue';
 import { documentFileKey, type FileStorage } from '@docgen/storage';
 import { createDocument } from '../documents/create-document';
 import { findDocument } from '../documents/find-document';
-import { presentDocument } from '../documents/present-document';
+import { presentDocument } from '@docgen/contracts';
 import { HttpError } from '../errors';
 import { requireCaller } from '../middleware/authenticate';
 import { afterCursor, decodeCursor, newestFirst, toPage } from '../pagination';

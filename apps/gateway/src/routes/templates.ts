@@ -10,7 +10,7 @@ import { singleFileUpload } from '../middleware/single-file-upload';
 import { afterCursor, decodeCursor, newestFirst, toPage } from '../pagination';
 import { createTemplate } from '../templates/create-template';
 import { findTemplate } from '../templates/find-template';
-import { presentTemplate } from '../templates/present-template';
+import { presentTemplate } from '@docgen/contracts';
 import { updateVariables } from '../templates/update-variables';
 
 const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';

@@ -2,7 +2,7 @@ import type { CheerioAPI } from 'cheerio';
 import { imageSize } from 'image-size';
 import { TEXT_WIDTH_PX } from './page-layout';
 
-const SIZE_DECLARATION = /^\s*(?:max-|min-)?(?:width|height)\s*:/i;
+const SIZE_DECLARATION = /^(?:max-|min-)?(?:width|height)\s*:/i;
 
 /**
  * Gives every data: URI image explicit width and height attributes in CSS pixels, scaled down
@@ -21,8 +21,8 @@ export function fitImagesToTextWidth($: CheerioAPI, maxWidthPx: number = TEXT_WI
     }
     image.attr('width', String(Math.max(1, Math.round(width))));
     image.attr('height', String(Math.max(1, Math.round(height))));
-    const style = (image.attr('style') ?? '').split(';').filter((d) => d.trim() && !SIZE_DECLARATION.test(d));
-    if (style.length > 0) image.attr('style', style.join(';'));
+    const style = (image.attr('style') ?? '').split(';').map((d) => d.trim()).filter((d) => d && !SIZE_DECLARATION.test(d));
+    if (style.length > 0) image.attr('style', style.join('; '));
     else image.removeAttr('style');
   });
 }

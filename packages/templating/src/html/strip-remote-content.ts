@@ -29,7 +29,7 @@ export function stripRemoteContent($: CheerioAPI): string[] {
   const removed = new Set<string>();
   const note = (what: string) => removed.add(what);
 
-  $('*').contents().filter((_, node) => node.type === 'comment' || node.type === 'directive').remove();
+  $.root().find('*').addBack().contents().filter((_, node) => node.type === 'comment').remove();
   $('xmp, plaintext').each((_, element) => {
     $(element).replaceWith($('<pre>').text($(element).text()));
   });

@@ -3,7 +3,7 @@ import path from 'node:path';
 import PizZip from 'pizzip';
 import { buildDocx, paragraph, table } from '@docgen/testing';
 import { prepareDocxTemplate } from '../prepare-docx-template';
-import { makePng } from '../test-support/png';
+import { solidPng as makePng } from '@docgen/testing';
 import { RenderInputError } from './render-error';
 import { renderDocx } from './render-docx';
 

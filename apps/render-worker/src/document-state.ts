@@ -1,0 +1,50 @@
+import { presentDocument } from '@docgen/contracts';
+import type { Database, Document, OutboxEvent, Prisma } from '@docgen/db';
+
+export type CompletionEvent = 'document.ready' | 'document.failed';
+
+/**
+ * queued → rendering. Only for the generation the job was queued for; a job for an older
+ * generation, or for a document already finished, finds nothing and stands down. A
+ * document already "rendering" is taken over: its previous worker died.
+ */
+export async function startRendering(db: Database, documentId: string, generation: number): Promise<Document | undefined> {
+  const [doc] = await db.document.updateManyAndReturn({
+    where: { id: documentId, generation, status: { in: ['queued', 'rendering'] } },
+    data: { status: 'rendering', renderingStartedAt: new Date(), renderAttempts: { increment: 1 } },
+  });
+  return doc;
+}
+
+/**
+ * rendering → ready | failed, and the completion event, in one transaction: the event
+ * exists if and only if this call made the change, so it is announced exactly once.
+ */
+export async function finishRendering(
+  db: Database,
+  doc: Pick<Document, 'id' | 'generation'>,
+  outcome: { status: 'ready'; files: string[] } | { status: 'failed'; errorMessage: string },
+): Promise<OutboxEvent | undefined> {
+  return db.$transaction(async (tx) => {
+    const [finished] = await tx.document.updateManyAndReturn({
+      where: { id: doc.id, generation: doc.generation, status: 'rendering' },
+      data: {
+        status: outcome.status,
+        completedAt: new Date(),
+        ...(outcome.status === 'ready' ? { files: outcome.files, errorMessage: null } : { errorMessage: outcome.errorMessage, files: [] }),
+      },
+    });
+    if (!finished) return undefined;
+    const event: CompletionEvent = outcome.status === 'ready' ? 'document.ready' : 'document.failed';
+    const occurredAt = finished.completedAt!.toISOString();
+    return tx.outboxEvent.create({
+      data: {
+        type: event,
+        organizationId: finished.organizationId,
+        isUat: finished.isUat,
+        subjectId: finished.id,
+        payload: { job_id: finished.id, event, occurred_at: occurredAt, data: presentDocument(finished) } as Prisma.InputJsonObject,
+      },
+    });
+  });
+}

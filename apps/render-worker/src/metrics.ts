@@ -1,0 +1,39 @@
+import type { Queue } from 'bullmq';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import type { RenderJob } from '@docgen/queue';
+
+const JOB_STATES = ['waiting', 'prioritized', 'delayed', 'active', 'failed', 'completed'] as const;
+
+/** Render outcomes and durations, LibreOffice pool size, and the queue depth KEDA scales on. */
+export function renderMetrics(registry: Registry, queue: Queue<RenderJob>, liveInstances: () => number) {
+  const renders = new Counter({ name: 'docgen_renders_total', help: 'Render jobs by outcome', labelNames: ['outcome'] as const, registers: [registry] });
+  const duration = new Histogram({
+    name: 'docgen_render_duration_seconds',
+    help: 'Time from job start to ready/failed',
+    labelNames: ['outcome'] as const,
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60],
+    registers: [registry],
+  });
+  new Gauge({
+    name: 'docgen_converter_instances',
+    help: 'Live warm LibreOffice instances in this worker',
+    registers: [registry],
+    collect() {
+      this.set(liveInstances());
+    },
+  });
+  new Gauge({
+    name: 'docgen_render_queue_jobs',
+    help: "Render queue jobs by state, from BullMQ's own counts (queue-wide: every worker reports the same)",
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      const counts = await queue.getJobCounts(...JOB_STATES);
+      for (const state of JOB_STATES) this.set({ state }, counts[state] ?? 0);
+    },
+  });
+  return (outcome: string, seconds: number) => {
+    renders.inc({ outcome });
+    duration.observe({ outcome }, seconds);
+  };
+}

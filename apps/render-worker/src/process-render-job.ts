@@ -1,0 +1,86 @@
+import { UnrecoverableError, type Job } from 'bullmq';
+import { ConversionFailedError, ConversionTimeoutError } from '@docgen/converter';
+import type { Database, Document } from '@docgen/db';
+import type { Logger } from '@docgen/observability';
+import { RenderJob } from '@docgen/queue';
+import type { GuardedFetchOptions } from '@docgen/security';
+import { documentFileKey, type FileStorage } from '@docgen/storage';
+import { RenderInputError, prepareRenderData, renderDocx, type TemplateVariable } from '@docgen/templating';
+import type { DocxToPdf } from './converter';
+import { finishRendering, startRendering } from './document-state';
+import { fetchImages } from './fetch-images';
+import type { OutboxRelay } from './outbox-relay';
+import { timeoutMessage } from './stuck-documents';
+
+export interface RenderDeps {
+  db: Database;
+  storage: FileStorage;
+  converter: DocxToPdf;
+  relay: OutboxRelay;
+  logger: Logger;
+  renderTimeoutMs: number;
+  imageFetch: Omit<GuardedFetchOptions, 'method' | 'headers' | 'body'>;
+  onOutcome?: (outcome: 'ready' | 'failed' | 'retry' | 'stale', seconds: number) => void;
+}
+
+/** What went wrong, for the person who can fix it; undefined when it is worth retrying. */
+function userFacingFailure(error: unknown, renderTimeoutMs: number): string | undefined {
+  if (error instanceof RenderInputError) return error.message;
+  if (error instanceof ConversionTimeoutError) return timeoutMessage(renderTimeoutMs);
+  if (error instanceof ConversionFailedError) return `The document could not be converted to PDF: ${error.message}`;
+  return undefined;
+}
+
+/**
+ * Renders one document: fill the template once, convert once (for "both" the same DOCX is
+ * kept and converted), store the files, then finish. Problems of the template or input
+ * fail the document at once; infrastructure problems (LibreOffice crashed, storage
+ * hiccup) are retried by BullMQ and fail the document only on the last attempt.
+ */
+export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): Promise<string> {
+  const started = process.hrtime.bigint();
+  const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+  const { documentId, generation } = RenderJob.parse(job.data);
+  const doc = await startRendering(deps.db, documentId, generation);
+  if (!doc) {
+    deps.onOutcome?.('stale', seconds());
+    return 'stale';
+  }
+  const log = deps.logger.child({ documentId, generation, attempt: job.attemptsMade + 1 });
+  try {
+    const files = await render(doc, deps);
+    const event = await finishRendering(deps.db, doc, { status: 'ready', files });
+    await deps.relay.publishSoon(event);
+    log.info({ files, seconds: seconds() }, 'document ready');
+    deps.onOutcome?.('ready', seconds());
+    return 'ready';
+  } catch (error) {
+    const failure = userFacingFailure(error, deps.renderTimeoutMs);
+    const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    if (failure === undefined && !lastAttempt) {
+      log.warn({ err: error }, 'render attempt failed; will retry');
+      deps.onOutcome?.('retry', seconds());
+      throw error;
+    }
+    const errorMessage = failure ?? `Rendering failed after ${job.attemptsMade + 1} attempts (${(error as Error).message}); please try again`;
+    const event = await finishRendering(deps.db, doc, { status: 'failed', errorMessage });
+    await deps.relay.publishSoon(event);
+    log.info({ errorMessage }, 'document failed');
+    deps.onOutcome?.('failed', seconds());
+    throw new UnrecoverableError(errorMessage);
+  }
+}
+
+async function render(doc: Document, deps: RenderDeps): Promise<string[]> {
+  const template = await deps.db.template.findUniqueOrThrow({ where: { id: doc.templateId } });
+  const variables = template.variables as unknown as TemplateVariable[];
+  const input = doc.inputJson as Record<string, unknown>;
+  prepareRenderData(variables, input); // input problems first: no fetch for a document that cannot render
+  const images = await fetchImages(variables, input, deps.imageFetch);
+  const docx = renderDocx(await deps.storage.get(template.fileKey), variables, input, images);
+  const outputs: ['pdf' | 'docx', Buffer][] = [];
+  if (doc.outputFormat !== 'pdf') outputs.push(['docx', docx]);
+  if (doc.outputFormat !== 'docx') outputs.push(['pdf', await deps.converter.toPdf(docx)]);
+  await Promise.all(outputs.map(([format, data]) => deps.storage.put(documentFileKey(doc, format), data)));
+  return outputs.map(([format]) => format).sort();
+}

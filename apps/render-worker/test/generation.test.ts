@@ -1,0 +1,121 @@
+import { buildDocx, paragraph, startStack, apiClient, table, type ApiClient, type Stack } from '@docgen/testing';
+import { docxText, fixture, pdfFonts, pdfText } from './support';
+
+const TAG_EXAMPLE = { first_name: 'Hipp', last_name: 'Edgar', phone: '0652455478', description: 'New Website' };
+
+describe('generation end to end (gateway + render worker processes, LibreOffice)', () => {
+  let stack: Stack;
+  let api: ApiClient;
+  let stranger: ApiClient;
+
+  beforeAll(async () => {
+    stack = await startStack({ env: { CONVERTER_POOL_SIZE: '2' } });
+    api = apiClient(stack.gateways[0]!.url, (await stack.organization()).apiKey);
+    stranger = apiClient(stack.gateways[0]!.url, (await stack.organization()).apiKey);
+  }, 120_000);
+  afterAll(() => stack.close());
+
+  const generate = async (templateId: string, input: Record<string, unknown>, outputFormat: string) => {
+    const res = await api.call('POST', '/api/v1/documents/', { template_id: templateId, input_json: input, output_format: outputFormat });
+    expect(res.status).toBe(202);
+    expect(res.body).toMatchObject({ status: 'queued', files: [], completed_at: null, output_format: outputFormat });
+    return res.body.id as string;
+  };
+
+  it('renders a PDF: tag-example.docx text in body, header and footer', async () => {
+    const template = await api.uploadTemplate(fixture('tag-example.docx'), 'tag-example.docx');
+    const id = await generate(template.id, TAG_EXAMPLE, 'pdf');
+    const doc = await api.waitForDocument(id);
+    expect(doc).toMatchObject({ status: 'ready', files: ['pdf'], input_format: 'docx', completed_at: expect.any(String) });
+    const download = await api.call('GET', `/api/v1/documents/${id}/download`);
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toBe('application/pdf');
+    expect(download.headers.get('content-disposition')).toBe(`attachment; filename="tag-example-${id}.pdf"; filename*=UTF-8''tag-example-${id}.pdf`);
+    const text = pdfText(download.raw);
+    // Body, header (laid out with tab stops, so extraction order varies) and footer.
+    expect(text).toContain('Edgar Hipp');
+    expect(text).toContain('New Website');
+    expect(text.replace(/\s+/g, '')).toContain('EdgarHipp0652455478');
+    expect(text).not.toMatch(/[{}]|undefined/);
+  });
+
+  it('renders a DOCX: the table rows of tag-intelligent-loop-table.docx', async () => {
+    const template = await api.uploadTemplate(fixture('tag-intelligent-loop-table.docx'), 'clients.docx');
+    const clients = [
+      { first_name: 'John', last_name: 'Doe', phone: '+33647874513' },
+      { first_name: 'Jane', last_name: 'Doe', phone: '+33454540124' },
+      { first_name: 'Phil', last_name: 'Kiel', phone: '+44578451245' },
+      { first_name: 'Dave', last_name: 'Sto', phone: '+44548787984' },
+    ];
+    const id = await generate(template.id, { clients }, 'docx');
+    expect(await api.waitForDocument(id)).toMatchObject({ status: 'ready', files: ['docx'] });
+    const download = await api.call('GET', `/api/v1/documents/${id}/download?format=docx`);
+    expect(download.headers.get('content-type')).toBe('application/vnd.openxmlformats-officedocument.wordprocessingml.document');
+    expect(docxText(download.raw)).toContain('JohnDoe+33647874513JaneDoe+33454540124PhilKiel+44578451245DaveSto+44548787984');
+  });
+
+  it('renders both from one fill: loop-hebrew.docx as DOCX and PDF', async () => {
+    const template = await api.uploadTemplate(fixture('loop-hebrew.docx'), 'hebrew.docx');
+    const products = [{ title: 'Duk', name: 'DukSoftware', reference: 'DS0' }, ...Array(3).fill({ title: 'Tingerloo', name: 'Tingerlee', reference: 'T00' })];
+    const id = await generate(template.id, { title: 'Default title', products }, 'both');
+    expect(await api.waitForDocument(id)).toMatchObject({ status: 'ready', files: ['docx', 'pdf'] });
+    const ambiguous = await api.call('GET', `/api/v1/documents/${id}/download`);
+    expect(ambiguous.status).toBe(422);
+    const docx = await api.call('GET', `/api/v1/documents/${id}/download?format=docx`);
+    const pdf = await api.call('GET', `/api/v1/documents/${id}/download?format=pdf`);
+    expect(docxText(docx.raw)).toMatch(/[\u0590-\u05FF]/);
+    expect(docxText(docx.raw)).not.toContain('&amp;');
+    expect(pdfText(pdf.raw)).toMatch(/[\u0590-\u05FF]/);
+    expect(pdfText(pdf.raw)).toContain('DukSoftware');
+  });
+
+  it('writes every script with real glyphs and embedded fonts', async () => {
+    const scripts = { latin: 'Grüße aus Köln', cyrillic: 'Привет мир', greek: 'Καλημέρα κόσμε', arabic: 'مرحبا بالعالم', hebrew: 'שלום עולם', cjk: '你好世界 こんにちは 안녕하세요', devanagari: 'नमस्ते दुनिया' };
+    const template = await api.uploadTemplate(buildDocx({ body: Object.keys(scripts).map((name) => paragraph(`${name}: {${name}}`)).join('') }), 'scripts.docx');
+    const id = await generate(template.id, scripts, 'pdf');
+    expect(await api.waitForDocument(id)).toMatchObject({ status: 'ready' });
+    const pdf = (await api.call('GET', `/api/v1/documents/${id}/download`)).raw;
+    const text = pdfText(pdf);
+    for (const word of ['Grüße', 'Привет', 'Καλημέρα', 'שלום', 'नमस्ते', '你好世界', 'こんにちは', '안녕하세요']) expect(text).toContain(word);
+    expect(text).toMatch(/مرحبا|ابحرم/); // extraction order of right-to-left text varies
+    const fonts = pdfFonts(pdf).split('\n').slice(2).filter(Boolean);
+    expect(fonts.length).toBeGreaterThan(1);
+    for (const line of fonts) expect(line).toMatch(/\byes\s+(yes|no)\s+(yes|no)\s+\d+\s+\d+\s*$/); // emb column is "yes"
+  });
+
+  it("lists a template's history and filters documents; another organisation sees nothing", async () => {
+    const template = await api.uploadTemplate(buildDocx({ body: paragraph('{x}') }), 'history.docx');
+    const first = await generate(template.id, { x: '1' }, 'docx');
+    const second = await generate(template.id, { x: '2' }, 'docx');
+    await api.waitForDocument(second);
+    await api.waitForDocument(first);
+    const history = await api.call('GET', `/api/v1/templates/${template.id}/documents`);
+    expect(history.body.items.map((d: { id: string }) => d.id)).toEqual([second, first]);
+    const filtered = await api.call('GET', `/api/v1/documents?template_id=${template.id}&status=ready&limit=1`);
+    expect(filtered.body.items).toHaveLength(1);
+    expect(filtered.body.next_cursor).toEqual(expect.any(String));
+
+    for (const path of [`/api/v1/documents/${first}`, `/api/v1/documents/${first}/download`, `/api/v1/templates/${template.id}/documents`]) {
+      const res = await stranger.call('GET', path);
+      expect(res.status).toBe(404);
+    }
+    expect((await stranger.call('GET', '/api/v1/documents')).body.items).toEqual([]);
+    expect((await stranger.call('POST', '/api/v1/documents', { template_id: template.id, input_json: { x: '1' }, output_format: 'pdf' })).body).toEqual({
+      detail: 'Template not found',
+    });
+  });
+
+  it('answers 409 for a download before the document is ready, and validates the request', async () => {
+    const template = await api.uploadTemplate(buildDocx({ body: table([['{#rows}{a}', '{b}{/rows}']]) }), 'slow.docx');
+    const rows = Array.from({ length: 400 }, (_, i) => ({ a: `row ${i}`, b: 'x'.repeat(40) }));
+    const id = await generate(template.id, { rows }, 'pdf');
+    const early = await api.call('GET', `/api/v1/documents/${id}/download`);
+    expect(early.status).toBe(409);
+    expect(early.body.detail).toMatch(/^Document is (queued|rendering); download it once its status is ready$/);
+    await api.waitForDocument(id);
+
+    const bad = await api.call('POST', '/api/v1/documents', { template_id: 'nope', input_json: [], output_format: 'gif' });
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['input_json', 'output_format', 'template_id']);
+  });
+});

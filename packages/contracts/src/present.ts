@@ -1,0 +1,60 @@
+import { Document, type DocumentBody } from './documents';
+import { Template, type TemplateBody } from './templates';
+
+/** The stored fields a Document is presented from (a database row has them all). */
+export interface DocumentRecord {
+  id: string;
+  templateId: string;
+  status: string;
+  outputFormat: string;
+  inputFormat: string;
+  isUat: boolean;
+  inputJson: unknown;
+  createdAt: Date;
+  updatedAt: Date;
+  completedAt: Date | null;
+  errorMessage: string | null;
+  files: string[];
+}
+
+export interface TemplateRecord {
+  id: string;
+  name: string;
+  format: string;
+  isUat: boolean;
+  variables: unknown;
+  correctedTokens: unknown;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A document as the API shows it: the response body, and the `data` of its webhook events. */
+export function presentDocument(doc: DocumentRecord): DocumentBody {
+  return Document.parse({
+    id: doc.id,
+    template_id: doc.templateId,
+    status: doc.status,
+    output_format: doc.outputFormat,
+    input_format: doc.inputFormat,
+    is_uat: doc.isUat,
+    input_json: doc.inputJson,
+    created_at: doc.createdAt.toISOString(),
+    updated_at: doc.updatedAt.toISOString(),
+    completed_at: doc.completedAt?.toISOString() ?? null,
+    ...(doc.status === 'failed' && doc.errorMessage ? { error_message: doc.errorMessage } : {}),
+    files: doc.files,
+  });
+}
+
+export function presentTemplate(template: TemplateRecord): TemplateBody {
+  return Template.parse({
+    id: template.id,
+    name: template.name,
+    format: template.format,
+    is_uat: template.isUat,
+    variables: template.variables,
+    corrected_tokens: template.correctedTokens,
+    created_at: template.createdAt.toISOString(),
+    updated_at: template.updatedAt.toISOString(),
+  });
+}

@@ -1,0 +1,38 @@
+import { lookup as dnsLookup } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
+import { Agent } from 'undici';
+import { blockedAddressReason } from './blocked-address';
+import { OutboundBlockedError } from './outbound-errors';
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * Resolves a host and refuses it if ANY of its addresses is blocked (an attacker's DNS
+ * may mix public and private answers), then hands the connection exactly the address it
+ * checked: there is no second lookup for a rebinding DNS server to answer differently.
+ */
+export function guardedLookup(allowPrivate: boolean) {
+  return (hostname: string, options: { all?: boolean }, callback: LookupCallback) => {
+    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => {
+      if (error) return callback(error, []);
+      if (!allowPrivate) {
+        for (const { address } of addresses) {
+          const range = blockedAddressReason(address);
+          if (range) return callback(new OutboundBlockedError(hostname, address, range) as NodeJS.ErrnoException, []);
+        }
+      }
+      const first = addresses[0]!;
+      if (options.all) callback(null, [first]);
+      else callback(null, first.address, first.family);
+    });
+  };
+}
+
+/** An undici dispatcher whose every connection goes through guardedLookup. */
+export function createGuardedAgent(options: { allowPrivate: boolean; connectTimeoutMs?: number }): Agent {
+  return new Agent({
+    connect: { lookup: guardedLookup(options.allowPrivate), timeout: options.connectTimeoutMs ?? 5_000 },
+    // One connection per request: no pooled socket outlives the check it was made under.
+    pipelining: 0,
+  });
+}

@@ -1,0 +1,27 @@
+import { load } from 'cheerio';
+import { PAGE_MARGIN_MM } from './page-layout';
+import { fitImagesToTextWidth } from './size-images';
+import { stripRemoteContent } from './strip-remote-content';
+import { explicitTableBorders } from './table-borders';
+
+export interface RewrittenHtml {
+  html: string;
+  /** What was stripped because it would have been fetched from the network. */
+  removed: string[];
+}
+
+/**
+ * Rewrites an HTML template so LibreOffice converts it offline and lays it out the way a
+ * browser would print it: nothing remote, UTF-8, 20 mm margins, visible table borders,
+ * images no wider than the text.
+ */
+export function rewriteHtml(source: string): RewrittenHtml {
+  const $ = load(source);
+  const removed = stripRemoteContent($);
+  explicitTableBorders($);
+  fitImagesToTextWidth($);
+  $('meta[charset]').remove();
+  // Prepended, so the author's own @page rule (later in the document) still wins.
+  $('head').prepend(`<meta charset="utf-8"><style>@page { margin: ${PAGE_MARGIN_MM}mm }</style>`);
+  return { html: $.html(), removed };
+}

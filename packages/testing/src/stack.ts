@@ -1,0 +1,110 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import { seedOrganization, type SeededOrganization } from './seed';
+import { startService, type RunningService, type ServiceName } from './service-process';
+import { createTestDatabase, type TestDatabase } from './test-database';
+import { uniqueId } from './paths';
+
+export interface Stack {
+  database: TestDatabase;
+  env: Record<string, string>;
+  gateways: RunningService[];
+  workers: RunningService[];
+  start: (name: ServiceName, extraEnv?: Record<string, string>) => Promise<RunningService>;
+  organization: (rateLimitPerMinute?: number) => Promise<SeededOrganization>;
+  close: () => Promise<void>;
+}
+
+/**
+ * A whole docgen on this machine for one test file: its own database, storage folder and
+ * Redis key prefix, and real gateway / render-worker processes sharing them.
+ */
+export async function startStack(options: { gateways?: number; workers?: number; env?: Record<string, string> } = {}): Promise<Stack> {
+  const database = await createTestDatabase();
+  const storageDir = await mkdtemp(path.join(tmpdir(), 'docgen-stack-'));
+  const env = {
+    DATABASE_URL: database.url,
+    REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    REDIS_KEY_PREFIX: `test:${uniqueId()}:`,
+    STORAGE_DIR: storageDir,
+    CONVERTER_POOL_SIZE: '1',
+    ...options.env,
+  };
+  const running: RunningService[] = [];
+  const start = async (name: ServiceName, extraEnv: Record<string, string> = {}) => {
+    const service = await startService(name, { ...env, ...extraEnv });
+    running.push(service);
+    return service;
+  };
+  const gateways = await Promise.all(Array.from({ length: options.gateways ?? 1 }, () => start('gateway')));
+  const workers = await Promise.all(Array.from({ length: options.workers ?? 1 }, () => start('render-worker')));
+  return {
+    database,
+    env,
+    gateways,
+    workers,
+    start,
+    organization: (rateLimitPerMinute = 100_000) => seedOrganization(database.db, { rateLimitPerMinute }),
+    close: async () => {
+      await Promise.all(running.map((service) => service.stop('SIGKILL')));
+      const redis = new Redis(env.REDIS_URL);
+      const keys = await redis.keys(`${env.REDIS_KEY_PREFIX}*`);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+      await database.drop();
+      await rm(storageDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test assertions read arbitrary fields
+  body: Record<string, any>;
+  raw: Buffer;
+}
+
+export interface ApiClient {
+  call: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<ApiResponse>;
+  uploadTemplate: (file: Buffer, filename: string) => Promise<{ id: string }>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  waitForDocument: (id: string, statuses?: string[], timeoutMs?: number, query?: string) => Promise<Record<string, any>>;
+}
+
+/** A small HTTP client for one organisation against one gateway. */
+export function apiClient(baseUrl: string, apiKey: string): ApiClient {
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> => {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { 'X-API-Key': apiKey, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const type = res.headers.get('content-type') ?? '';
+    const payload = type.includes('json') ? ((await res.json()) as Record<string, unknown>) : Buffer.from(await res.arrayBuffer());
+    return { status: res.status, headers: res.headers, body: payload as ApiResponse['body'], raw: payload as Buffer };
+  };
+  return {
+    call,
+    uploadTemplate: async (file: Buffer, filename: string) => {
+      const form = new FormData();
+      form.append('file', new Blob([file]), filename);
+      const res = await fetch(`${baseUrl}/api/v1/templates`, { method: 'POST', headers: { 'X-API-Key': apiKey }, body: form });
+      const body = (await res.json()) as { id: string };
+      if (res.status !== 201) throw new Error(`template upload answered ${res.status}: ${JSON.stringify(body)}`);
+      return body;
+    },
+    /** Polls a document until it reaches one of `statuses` (or the deadline passes). */
+    waitForDocument: async (id: string, statuses = ['ready', 'failed'], timeoutMs = 60_000, query = '') => {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const res = await call('GET', `/api/v1/documents/${id}${query}`);
+        if (statuses.includes(res.body.status as string)) return res.body;
+        if (Date.now() > deadline) throw new Error(`document ${id} still ${res.body.status} after ${timeoutMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    },
+  };
+}
