@@ -1,4 +1,4 @@
-import { convertOnce, WarmConverterPool, type PoolEvent } from '@docgen/converter';
+import { convertPerCall, WarmConverterPool, type PoolEvent } from '@docgen/converter';
 import type { Logger } from '@docgen/observability';
 import type { RenderWorkerConfig } from './config';
 
@@ -8,11 +8,11 @@ export interface DocxToPdf {
   close: () => Promise<void>;
 }
 
-/** The warm pool (default) or the per-call `soffice` driver, chosen by CONVERTER_DRIVER. */
+/** The warm pool (default) or the per-call libreoffice-convert driver, chosen by CONVERTER_DRIVER. */
 export async function startConverter(config: RenderWorkerConfig, logger: Logger, onPoolEvent?: (event: PoolEvent) => void): Promise<DocxToPdf> {
   if (config.CONVERTER_DRIVER === 'per-call') {
     return {
-      toPdf: (docx) => convertOnce(docx, { from: 'docx', to: 'pdf', timeoutMs: config.RENDER_TIMEOUT_MS }),
+      toPdf: (docx) => convertPerCall(docx, 'pdf', config.RENDER_TIMEOUT_MS),
       liveInstances: () => 0,
       close: async () => undefined,
     };

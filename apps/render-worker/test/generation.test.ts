@@ -1,3 +1,6 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { buildDocx, paragraph, startStack, apiClient, table, type ApiClient, type Stack } from '@docgen/testing';
 import { docxText, fixture, pdfFonts, pdfText } from './support';
 
@@ -117,5 +120,39 @@ describe('generation end to end (gateway + render worker processes, LibreOffice)
     const bad = await api.call('POST', '/api/v1/documents', { template_id: 'nope', input_json: [], output_format: 'gif' });
     expect(bad.status).toBe(422);
     expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['input_json', 'output_format', 'template_id']);
+  });
+
+  it('never lets LibreOffice fetch what a DOCX references: linked images are dropped, INCLUDEPICTURE is refused', async () => {
+    const requests: string[] = [];
+    const server = createServer((req, res) => {
+      requests.push(`${req.method} ${req.url}`);
+      res.end('x');
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const remote = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const linkedImage =
+        '<w:p><w:r><w:drawing><wp:inline xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"><wp:extent cx="952500" cy="952500"/><wp:docPr id="1" name="remote"/>' +
+        '<a:graphic xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main"><a:graphicData uri="http://schemas.openxmlformats.org/drawingml/2006/picture"><pic:pic xmlns:pic="http://schemas.openxmlformats.org/drawingml/2006/picture">' +
+        '<pic:nvPicPr><pic:cNvPr id="1" name="remote"/><pic:cNvPicPr/></pic:nvPicPr><pic:blipFill><a:blip r:link="rIdRemote"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill>' +
+        '<pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="952500" cy="952500"/></a:xfrm><a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic></a:graphicData></a:graphic></wp:inline></w:drawing></w:r></w:p>';
+      const relationship = `<Relationship Id="rIdRemote" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="${remote}/tracker.png" TargetMode="External"/>`;
+      const template = await api.uploadTemplate(buildDocx({ body: paragraph('Hello {name}') + linkedImage, relationships: [relationship] }), 'linked.docx');
+      const id = await generate(template.id, { name: 'Ada' }, 'pdf');
+      expect(await api.waitForDocument(id)).toMatchObject({ status: 'ready' });
+      expect(pdfText((await api.call('GET', `/api/v1/documents/${id}/download`)).raw)).toContain('Hello Ada');
+      expect(requests).toEqual([]);
+
+      const field = `<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText xml:space="preserve"> INCLUDEPICTURE "${remote}/field.png" \\d </w:instrText></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>`;
+      const form = new FormData();
+      form.append('file', new Blob([buildDocx({ body: paragraph('{x}') + field })]), 'field.docx');
+      const refused = await fetch(`${stack.gateways[0]!.url}/api/v1/templates`, { method: 'POST', headers: { 'X-API-Key': (await stack.organization()).apiKey }, body: form });
+      expect(refused.status).toBe(422);
+      expect(((await refused.json()) as { detail: string }).detail).toContain('INCLUDEPICTURE');
+      expect(requests).toEqual([]);
+    } finally {
+      server.close();
+    }
   });
 });

@@ -1,8 +1,13 @@
 import { buildDocx, startStack, apiClient, table, type ApiClient, type RunningService, type Stack } from '@docgen/testing';
+import { execFileSync } from 'node:child_process';
 import { pdfText } from './support';
 
 /** A document whose PDF takes LibreOffice a few seconds: long enough to kill something mid-render. */
 const SLOW_ROWS = Array.from({ length: 3000 }, (_, i) => ({ a: `row ${i}`, b: 'lorem ipsum dolor sit amet', c: i }));
+
+/** Processes still alive in a process group (the pool runs each LibreOffice in its own). */
+const groupMembers = (pgid: number) =>
+  execFileSync('ps', ['-eo', 'pgid=,pid=']).toString().split('\n').map((line) => line.trim().split(/\s+/).map(Number)).filter(([group]) => group === pgid);
 
 async function waitForLog(service: RunningService, match: (line: Record<string, unknown>) => boolean, timeoutMs = 30_000) {
   const deadline = Date.now() + timeoutMs;
@@ -35,6 +40,7 @@ describe('resilience (real worker processes and LibreOffice)', () => {
 
   it('finishes a document whose worker was killed with SIGKILL mid-render, on another worker', async () => {
     const first = await stack.start('render-worker');
+    const instance = (await waitForLog(first, (line) => line.msg === 'converter started')).pid as number;
     const id = await startSlowDocument();
     await first.stop('SIGKILL');
     const second = await stack.start('render-worker');
@@ -45,6 +51,10 @@ describe('resilience (real worker processes and LibreOffice)', () => {
     expect(pdfText((await api.call('GET', `/api/v1/documents/${id}/download`)).raw)).toContain('row 2999');
     expect(await stack.database.db.outboxEvent.count({ where: { subjectId: id } })).toBe(1);
     expect(await second.stop('SIGTERM')).toBe(0);
+    // The dead worker's LibreOffice does not outlive it.
+    const deadline = Date.now() + 15_000;
+    while (groupMembers(instance).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(groupMembers(instance)).toEqual([]);
   }, 120_000);
 
   it('retries a document whose LibreOffice instance was killed mid-conversion, and refills the pool', async () => {

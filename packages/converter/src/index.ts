@@ -1,3 +1,4 @@
 export { convertOnce, type ConvertOptions } from './convert-once';
 export { WarmConverterPool, type WarmPoolOptions, type PoolEvent, type OutputFormat } from './warm-pool';
 export { ConversionFailedError, ConversionTimeoutError, ConverterUnavailableError } from './errors';
+export { convertPerCall } from './per-call-driver';

@@ -12,8 +12,10 @@ The first line written is {"ready": true} once LibreOffice answers. Must run und
 """
 import json
 import os
+import signal
 import subprocess
 import sys
+import threading
 import time
 
 import uno
@@ -80,14 +82,35 @@ def convert(desktop, request):
         document.close(True)
 
 
+def kill_group():
+    # soffice and its helpers share our process group (the pool started us as its leader).
+    os.killpg(os.getpgid(0), signal.SIGKILL)
+
+
+def watch_parent(parent_pid):
+    # If the Node worker dies without closing our stdin (SIGKILL, OOM), we are reparented;
+    # take LibreOffice down with us instead of leaving it running forever.
+    while True:
+        if os.getppid() != parent_pid:
+            kill_group()
+        time.sleep(1)
+
+
 def main():
     soffice, profile_dir, pipe_name = sys.argv[1], sys.argv[2], sys.argv[3]
+    threading.Thread(target=watch_parent, args=(os.getppid(),), daemon=True).start()
+    try:
+        serve(soffice, profile_dir, pipe_name)
+    finally:
+        kill_group()
+
+
+def serve(soffice, profile_dir, pipe_name):
     office = start_office(soffice, profile_dir, pipe_name)
     try:
         desktop = connect(pipe_name, office, 60)
     except Exception as error:  # noqa: BLE001 - reported to the pool, which restarts us
         reply({"ready": False, "error": str(error)})
-        office.kill()
         sys.exit(1)
     reply({"ready": True, "pid": office.pid})
     for line in sys.stdin:
@@ -101,9 +124,9 @@ def main():
                 sys.exit(1)
     try:
         desktop.terminate()
-    except Exception:  # noqa: BLE001 - soffice may already be gone
+        office.wait(timeout=10)
+    except Exception:  # noqa: BLE001 - soffice may already be gone; the group kill follows
         pass
-    office.wait(timeout=10)
 
 
 if __name__ == "__main__":
