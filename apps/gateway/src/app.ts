@@ -3,7 +3,7 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Database } from '@docgen/db';
 import type { Logger, Registry } from '@docgen/observability';
-import type { RenderJob } from '@docgen/queue';
+import type { EventJob, RenderJob } from '@docgen/queue';
 import type { FileStorage } from '@docgen/storage';
 import type { GatewayConfig } from './config';
 import { authenticate } from './middleware/authenticate';
@@ -17,6 +17,7 @@ import { healthRoutes } from './routes/health';
 import { documentRoutes } from './routes/documents';
 import { meRoutes } from './routes/me';
 import { templateRoutes } from './routes/templates';
+import { webhookRoutes } from './routes/webhooks';
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -24,11 +25,12 @@ export interface GatewayDeps {
   redis: Redis;
   storage: FileStorage;
   renderQueue: Queue<RenderJob>;
+  eventsQueue: Queue<EventJob>;
   logger: Logger;
   registry: Registry;
 }
 
-export function createApp({ config, db, redis, storage, renderQueue, logger, registry }: GatewayDeps): express.Express {
+export function createApp({ config, db, redis, storage, renderQueue, eventsQueue, logger, registry }: GatewayDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
@@ -63,6 +65,7 @@ export function createApp({ config, db, redis, storage, renderQueue, logger, reg
     }),
   );
   api.use(documentRoutes({ db, storage, renderQueue }));
+  api.use(webhookRoutes({ db, events: eventsQueue, allowPrivate: config.OUTBOUND_ALLOW_PRIVATE }));
   api.use(notFound);
   app.use('/api/v1', api);
 

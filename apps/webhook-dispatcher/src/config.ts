@@ -7,6 +7,9 @@ export const webhookDispatcherEnv = z.object({
   HOST: envVar.text('0.0.0.0'),
   WEBHOOK_RETRY_BASE_MS: envVar.integer(10_000, 1),
   OUTBOUND_ALLOW_PRIVATE: envVar.boolean(false),
+  WEBHOOK_TIMEOUT_MS: envVar.integer(10_000, 100),
+  WEBHOOK_CONCURRENCY: envVar.integer(50, 1, 1_000),
+  WEBHOOK_LOCK_MS: envVar.integer(30_000, 500),
 });
 
 export type WebhookDispatcherConfig = z.output<typeof webhookDispatcherEnv>;

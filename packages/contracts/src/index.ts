@@ -30,3 +30,16 @@ export {
   type DocumentBody,
 } from './documents';
 export { presentDocument, presentTemplate, type DocumentRecord, type TemplateRecord } from './present';
+export {
+  WEBHOOK_EVENTS,
+  WebhookEvent,
+  WebhookEndpoint,
+  CreatedWebhookEndpoint,
+  WebhookEndpointPage,
+  CreateWebhookBody,
+  WebhookDelivery,
+  WebhookDeliveryPage,
+  WebhookTestAccepted,
+  WebhookListQuery,
+  type WebhookEndpointBody,
+} from './webhooks';

@@ -4,6 +4,7 @@ import { EnvironmentQuery, ListQuery } from './common';
 import { CreateDocumentBody, Document, DocumentListQuery, DocumentPage, DownloadQuery, TemplateHistoryQuery } from './documents';
 import { MeResponse } from './me';
 import { Template, TemplatePage, TemplateUpload, VariablesPatch } from './templates';
+import { CreateWebhookBody, CreatedWebhookEndpoint, WebhookDeliveryPage, WebhookEndpointPage, WebhookListQuery, WebhookTestAccepted } from './webhooks';
 
 export interface ResponseSpec {
   description: string;
@@ -158,5 +159,56 @@ export const operations: Operation[] = [
     authenticated: true,
     query: TemplateHistoryQuery,
     responses: { 200: { description: 'A page of documents', schema: DocumentPage }, ...errorResponses(401, 404, 422, 429, 503) },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/webhooks',
+    operationId: 'createWebhook',
+    summary: 'Register an HTTPS endpoint for events; the secret is shown only here',
+    tag: 'Webhooks',
+    authenticated: true,
+    query: EnvironmentQuery,
+    body: { contentType: 'application/json', schema: CreateWebhookBody },
+    responses: { 201: { description: 'The endpoint, with its secret', schema: CreatedWebhookEndpoint }, ...errorResponses(400, 401, 413, 415, 422, 429, 503) },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/webhooks',
+    operationId: 'listWebhooks',
+    summary: 'Endpoints of the environment, newest first',
+    tag: 'Webhooks',
+    authenticated: true,
+    query: WebhookListQuery,
+    responses: { 200: { description: 'A page of endpoints', schema: WebhookEndpointPage }, ...errorResponses(401, 422, 429, 503) },
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/webhooks/{id}',
+    operationId: 'deleteWebhook',
+    summary: 'Stop delivering to an endpoint',
+    tag: 'Webhooks',
+    authenticated: true,
+    query: EnvironmentQuery,
+    responses: { 204: { description: 'Deleted' }, ...errorResponses(401, 404, 422, 429, 503) },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/webhooks/{id}/test',
+    operationId: 'testWebhook',
+    summary: 'Deliver a webhook.test event to the endpoint',
+    tag: 'Webhooks',
+    authenticated: true,
+    query: EnvironmentQuery,
+    responses: { 202: { description: 'Queued', schema: WebhookTestAccepted }, ...errorResponses(401, 404, 422, 429, 503) },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/webhooks/{id}/deliveries',
+    operationId: 'listWebhookDeliveries',
+    summary: 'Every delivery attempt to the endpoint, newest first',
+    tag: 'Webhooks',
+    authenticated: true,
+    query: WebhookListQuery,
+    responses: { 200: { description: 'A page of attempts', schema: WebhookDeliveryPage }, ...errorResponses(401, 404, 422, 429, 503) },
   },
 ];

@@ -9,4 +9,8 @@ export {
   createRenderQueue,
   createEventsQueue,
   RENDER_JOB_OPTIONS,
+  WEBHOOK_DELIVERY_QUEUE,
+  DeliveryJob,
+  deliveryJobId,
+  createDeliveryQueue,
 } from './queues';

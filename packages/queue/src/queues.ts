@@ -3,14 +3,23 @@ import { z } from 'zod';
 
 export const RENDER_QUEUE = 'render';
 export const EVENTS_QUEUE = 'events';
+export const WEBHOOK_DELIVERY_QUEUE = 'webhook-deliveries';
 
 /** A render job names a document and the generation it was queued for. */
 export const RenderJob = z.object({ documentId: z.uuid(), generation: z.int().positive() });
 export type RenderJob = z.output<typeof RenderJob>;
 
-/** An events job names an outbox row; the dispatcher reads the event from there. */
-export const EventJob = z.object({ eventId: z.uuid() });
+/**
+ * An events job names an outbox row; the dispatcher reads the event from there and fans it
+ * out to the subscribed endpoints — or only to `endpointId` (a `webhook.test` event).
+ */
+export const EventJob = z.object({ eventId: z.uuid(), endpointId: z.uuid().optional() });
 export type EventJob = z.output<typeof EventJob>;
+
+/** One event to one endpoint; its retries are BullMQ attempts of the same job. */
+export const DeliveryJob = z.object({ eventId: z.uuid(), endpointId: z.uuid() });
+export type DeliveryJob = z.output<typeof DeliveryJob>;
+export const deliveryJobId = (job: DeliveryJob) => `${job.eventId}.${job.endpointId}`;
 
 /** BullMQ keys live under the deployment's prefix, beside the rate-limit keys. */
 export const bullPrefix = (redisKeyPrefix: string) => `${redisKeyPrefix}bull`;
@@ -31,6 +40,14 @@ export function createRenderQueue(connection: ConnectionOptions | import('ioredi
 
 export function createEventsQueue(connection: ConnectionOptions | import('ioredis').Redis, redisKeyPrefix: string): Queue<EventJob> {
   return new Queue<EventJob>(EVENTS_QUEUE, {
+    connection,
+    prefix: bullPrefix(redisKeyPrefix),
+    defaultJobOptions: { removeOnComplete: { age: 24 * 3600, count: 10_000 }, removeOnFail: { age: 7 * 24 * 3600 } },
+  });
+}
+
+export function createDeliveryQueue(connection: ConnectionOptions | import('ioredis').Redis, redisKeyPrefix: string): Queue<DeliveryJob> {
+  return new Queue<DeliveryJob>(WEBHOOK_DELIVERY_QUEUE, {
     connection,
     prefix: bullPrefix(redisKeyPrefix),
     defaultJobOptions: { removeOnComplete: { age: 24 * 3600, count: 10_000 }, removeOnFail: { age: 7 * 24 * 3600 } },

@@ -3,3 +3,4 @@ export { blockedAddressReason } from './outbound/blocked-address';
 export { OutboundBlockedError, OutboundRequestError } from './outbound/outbound-errors';
 export { createGuardedAgent, guardedLookup } from './outbound/guarded-agent';
 export { guardedFetch, assertFetchableUrl, assertPublicHost, type GuardedFetchOptions, type GuardedResponse } from './outbound/guarded-fetch';
+export { generateWebhookSecret, signWebhook, webhookMessageId } from './webhook-signing';

@@ -1,0 +1,146 @@
+import { Webhook } from 'standardwebhooks';
+import {
+  apiClient,
+  buildDocx,
+  makeTestCertificates,
+  paragraph,
+  startHttpsReceiver,
+  startStack,
+  type ApiClient,
+  type HttpsReceiver,
+  type RunningService,
+  type Stack,
+} from '@docgen/testing';
+
+describe('webhook delivery (gateway, render worker and dispatcher processes; HTTPS receiver with a test CA)', () => {
+  let stack: Stack;
+  let receiver: HttpsReceiver;
+  let api: ApiClient;
+  let dispatcher: RunningService;
+
+  beforeAll(async () => {
+    const certificates = makeTestCertificates();
+    receiver = await startHttpsReceiver(certificates, (path, nth) => {
+      if (path === '/flaky') return nth <= 2 ? 500 : 200;
+      if (path === '/down') return 503;
+      if (path === '/slow') return 'hang';
+      if (path === '/kill') return nth === 1 ? 500 : 200;
+      return 200;
+    });
+    stack = await startStack({
+      env: { OUTBOUND_ALLOW_PRIVATE: 'true', NODE_EXTRA_CA_CERTS: certificates.caPath, WEBHOOK_RETRY_BASE_MS: '300', WEBHOOK_TIMEOUT_MS: '4000', WEBHOOK_LOCK_MS: '2000' },
+    });
+    api = apiClient(stack.gateways[0]!.url, (await stack.organization()).apiKey);
+    dispatcher = await stack.start('webhook-dispatcher');
+  }, 120_000);
+  afterAll(async () => {
+    await stack.close();
+    await receiver.close();
+  });
+
+  const register = async (client: ApiClient, path: string, events?: string[]) => {
+    const res = await client.call('POST', '/api/v1/webhooks', { url: `${receiver.url}${path}`, ...(events ? { events } : {}) });
+    expect(res.status).toBe(201);
+    expect(res.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    return res.body as { id: string; secret: string };
+  };
+  const deliveries = async (client: ApiClient, endpointId: string) => (await client.call('GET', `/api/v1/webhooks/${endpointId}/deliveries`)).body.items as Record<string, unknown>[];
+  const verify = (secret: string, hook: { body: string; headers: Record<string, unknown> }) =>
+    new Webhook(secret).verify(hook.body, hook.headers as Record<string, string>) as { event: string; job_id: string; data: { status: string } };
+
+  it('delivers document.ready and document.failed to every subscribed endpoint, signed the Standard Webhooks way', async () => {
+    const all = await register(api, '/all');
+    const failedOnly = await register(api, '/failed-only', ['document.failed']);
+    const template = await api.uploadTemplate(buildDocx({ body: paragraph('Hello {name}') }), 'hello.docx');
+    const ready = await api.call('POST', '/api/v1/documents', { template_id: template.id, input_json: { name: 'Ada' }, output_format: 'docx' });
+    const failed = await api.call('POST', '/api/v1/documents', { template_id: template.id, input_json: {}, output_format: 'docx' });
+
+    const [first, second] = await receiver.waitFor('/all', 2);
+    const byEvent = Object.fromEntries([first!, second!].map((hook) => [verify(all.secret, hook).event, hook]));
+    const readyPayload = verify(all.secret, byEvent['document.ready']!);
+    expect(readyPayload).toMatchObject({ job_id: ready.body.id, event: 'document.ready', data: { id: ready.body.id, status: 'ready', files: ['docx'] } });
+    const failedPayload = verify(all.secret, byEvent['document.failed']!);
+    expect(failedPayload).toMatchObject({ job_id: failed.body.id, data: { status: 'failed', error_message: 'Missing required token "name"' } });
+    expect(byEvent['document.ready']!.headers['webhook-id']).toMatch(/^msg_/);
+    expect(Math.abs(Number(byEvent['document.ready']!.headers['webhook-timestamp']) - Date.now() / 1000)).toBeLessThan(60);
+    expect(() => verify(failedOnly.secret, byEvent['document.ready']!)).toThrow();
+
+    const [onlyFailure] = await receiver.waitFor('/failed-only', 1);
+    expect(verify(failedOnly.secret, onlyFailure!)).toMatchObject({ event: 'document.failed', job_id: failed.body.id });
+    const log = await deliveries(api, all.id);
+    expect(log).toHaveLength(2);
+    expect(log.every((entry) => entry.status === 'succeeded' && entry.response_status === 200 && entry.attempt === 1)).toBe(true);
+  });
+
+  it('retries a receiver that fails twice: three attempts, one webhook-id, then success', async () => {
+    const flaky = await register(api, '/flaky');
+    const test = await api.call('POST', `/api/v1/webhooks/${flaky.id}/test`);
+    expect(test.status).toBe(202);
+    const attempts = await receiver.waitFor('/flaky', 3);
+    expect(new Set(attempts.map((a) => a.headers['webhook-id'])).size).toBe(1);
+    expect(verify(flaky.secret, attempts[2]!)).toMatchObject({ event: 'webhook.test', job_id: test.body.job_id });
+    let log = await deliveries(api, flaky.id);
+    for (let i = 0; i < 50 && log.some((entry) => entry.status === 'pending'); i++) log = await deliveries(api, flaky.id);
+    expect(log.map((entry) => [entry.attempt, entry.status, entry.response_status])).toEqual([
+      [3, 'succeeded', 200],
+      [2, 'failed', 500],
+      [1, 'failed', 500],
+    ]);
+  });
+
+  it('gives up on a receiver that always fails after 1 + 3 attempts, all four in the log', async () => {
+    const down = await register(api, '/down');
+    await api.call('POST', `/api/v1/webhooks/${down.id}/test`);
+    await receiver.waitFor('/down', 4);
+    let log = await deliveries(api, down.id);
+    for (let i = 0; i < 50 && (log.length < 4 || log.some((entry) => entry.status === 'pending')); i++) log = await deliveries(api, down.id);
+    expect(log.map((entry) => [entry.attempt, entry.status, entry.error])).toEqual([4, 3, 2, 1].map((n) => [n, 'failed', 'HTTP 503']));
+  });
+
+  it('keeps delivering to others while one receiver hangs', async () => {
+    const slowOrg = apiClient(stack.gateways[0]!.url, (await stack.organization()).apiKey);
+    const slow = await register(slowOrg, '/slow');
+    const fast = await register(api, '/fast');
+    await slowOrg.call('POST', `/api/v1/webhooks/${slow.id}/test`);
+    await receiver.waitFor('/slow', 1);
+    await api.call('POST', `/api/v1/webhooks/${fast.id}/test`);
+    await receiver.waitFor('/fast', 1);
+    expect(receiver.openRequests()).toBeGreaterThanOrEqual(1); // the slow one is still hanging
+  });
+
+  it('delivers after the dispatcher is killed with SIGKILL while a retry is pending', async () => {
+    await dispatcher.stop('SIGTERM');
+    const slowRetries = await stack.start('webhook-dispatcher', { WEBHOOK_RETRY_BASE_MS: '3000' });
+    const endpoint = await register(api, '/kill');
+    await api.call('POST', `/api/v1/webhooks/${endpoint.id}/test`);
+    await receiver.waitFor('/kill', 1);
+    let log = await deliveries(api, endpoint.id);
+    for (let i = 0; i < 50 && log[0]?.status !== 'failed'; i++) log = await deliveries(api, endpoint.id);
+    expect(log[0]).toMatchObject({ attempt: 1, status: 'failed' });
+    await slowRetries.stop('SIGKILL');
+
+    dispatcher = await stack.start('webhook-dispatcher', { WEBHOOK_RETRY_BASE_MS: '3000' });
+    const [, second] = await receiver.waitFor('/kill', 2);
+    expect(verify(endpoint.secret, second!)).toMatchObject({ event: 'webhook.test' });
+    log = await deliveries(api, endpoint.id);
+    for (let i = 0; i < 50 && log[0]?.status !== 'succeeded'; i++) log = await deliveries(api, endpoint.id);
+    expect(log.map((entry) => [entry.attempt, entry.status])).toEqual([
+      [2, 'succeeded'],
+      [1, 'failed'],
+    ]);
+  }, 60_000);
+
+  it('with two dispatchers, delivers each event once', async () => {
+    const other = await stack.start('webhook-dispatcher');
+    const endpoint = await register(api, '/pair');
+    for (let i = 0; i < 12; i++) await api.call('POST', `/api/v1/webhooks/${endpoint.id}/test`);
+    await receiver.waitFor('/pair', 12);
+    let log = await deliveries(api, endpoint.id);
+    for (let i = 0; i < 50 && log.filter((entry) => entry.status === 'succeeded').length < 12; i++) log = await deliveries(api, endpoint.id);
+    expect(log.filter((entry) => entry.status === 'succeeded')).toHaveLength(12);
+    const received = receiver.received.filter((hook) => hook.path === '/pair');
+    expect(received).toHaveLength(12);
+    expect(new Set(received.map((hook) => hook.headers['webhook-id'])).size).toBe(12);
+    await other.stop();
+  });
+});
