@@ -15,6 +15,8 @@ export class FileNotFoundError extends Error {
 export interface FileStorage {
   /** Stores the bytes; readers never see a half-written file. */
   put(key: string, data: Buffer): Promise<void>;
+  /** Stores a stream without holding it in memory; resolves with the bytes written. */
+  putStream(key: string, data: Readable): Promise<number>;
   get(key: string): Promise<Buffer>;
   /** A stream of the file, for downloads. Throws FileNotFoundError before streaming starts. */
   open(key: string): Promise<{ stream: Readable; size: number }>;

@@ -4,3 +4,5 @@ export const templateFileKey = (organizationId: string, templateId: string) => `
 /** Per generation, so a retried document never reads a half-replaced file of the previous try. */
 export const documentFileKey = (doc: { organizationId: string; id: string; generation: number }, extension: 'pdf' | 'docx') =>
   `documents/${doc.organizationId}/${doc.id}/g${doc.generation}.${extension}`;
+
+export const bulkZipKey = (organizationId: string, bulkJobId: string) => `bulk/${organizationId}/${bulkJobId}.zip`;

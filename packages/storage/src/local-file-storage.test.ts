@@ -27,6 +27,15 @@ describe('LocalFileStorage', () => {
     await expect(storage.open('templates/org/a.docx')).rejects.toBeInstanceOf(FileNotFoundError);
   });
 
+  it('stores a stream atomically and leaves nothing behind when the stream fails', async () => {
+    const { Readable } = await import('node:stream');
+    expect(await storage.putStream('bulk/a.zip', Readable.from([Buffer.from('ab'), Buffer.from('cd')]))).toBe(4);
+    expect((await storage.get('bulk/a.zip')).toString()).toBe('abcd');
+    const failing = new Readable({ read() { this.destroy(new Error('disk on fire')); } });
+    await expect(storage.putStream('bulk/b.zip', failing)).rejects.toThrow('disk on fire');
+    expect(await readdir(path.join(root, 'bulk'))).toEqual(['a.zip']);
+  });
+
   it('refuses keys that could escape the storage folder', async () => {
     for (const key of ['../etc/passwd', '/abs', 'a/../../b', 'a//b', '.hidden', 'a/.']) {
       await expect(storage.put(key, Buffer.from('x'))).rejects.toThrow('Invalid storage key');

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { FileNotFoundError, type FileStorage } from './file-storage';
 
 const SAFE_KEY = /^[A-Za-z0-9_-][A-Za-z0-9._-]*(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/;
@@ -32,6 +34,23 @@ export class LocalFileStorage implements FileStorage {
     }
     try {
       await rename(temporary, target);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+  }
+
+  async putStream(key: string, data: Readable): Promise<number> {
+    const target = this.resolve(key);
+    await mkdir(path.dirname(target), { recursive: true });
+    const temporary = `${target}.${randomUUID()}.tmp`;
+    const out = createWriteStream(temporary, { mode: 0o640 });
+    try {
+      await pipeline(data, out);
+      const handle = await open(temporary, 'r');
+      await handle.sync().finally(() => handle.close());
+      await rename(temporary, target);
+      return out.bytesWritten;
     } catch (error) {
       await rm(temporary, { force: true });
       throw error;

@@ -1,0 +1,49 @@
+import type { TemplateVariable } from '@docgen/templating';
+import { BulkInputError } from './bulk-input-error';
+import { rowsToInputs } from './rows-to-inputs';
+
+const variables = [
+  { name: 'client_name', type: 'text', required: true },
+  { name: 'items', type: 'list', required: false, fields: ['description'] },
+  { name: 'note', type: 'text', required: false },
+] as unknown as TemplateVariable[];
+
+const refusal = (run: () => unknown) => {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(BulkInputError);
+    return (error as BulkInputError).message;
+  }
+  throw new Error('no error');
+};
+
+describe('rowsToInputs', () => {
+  it('corrects header names like template tokens, parses list cells as JSON and leaves empty cells out', () => {
+    const inputs = rowsToInputs(
+      {
+        header: ['client name', 'items', 'note'],
+        rows: [
+          { rowNumber: 2, cells: ['Ada', '[{"description":"Pen"}]', undefined] },
+          { rowNumber: 3, cells: ['Bob', '[{"description":', ''] },
+          { rowNumber: 5, cells: [42, undefined, '=1+2'] },
+        ],
+      },
+      variables,
+    );
+    expect(inputs).toEqual([
+      { rowNumber: 2, input: { client_name: 'Ada', items: [{ description: 'Pen' }] } },
+      // Not JSON: passed on as text, so the row fails with the single-document message.
+      { rowNumber: 3, input: { client_name: 'Bob', items: '[{"description":' } },
+      { rowNumber: 5, input: { client_name: 42, note: '=1+2' } },
+    ]);
+  });
+
+  it('refuses unknown, duplicate and missing required columns', () => {
+    expect(refusal(() => rowsToInputs({ header: ['client_name', 'colour'], rows: [] }, variables))).toBe(
+      'Unknown column "colour"; the template\'s tokens are client_name, items, note',
+    );
+    expect(refusal(() => rowsToInputs({ header: ['client_name', 'client name'], rows: [] }, variables))).toBe('The token "client_name" has two columns');
+    expect(refusal(() => rowsToInputs({ header: ['items'], rows: [] }, variables))).toBe('Missing column for required token "client_name"');
+  });
+});

@@ -1,0 +1,46 @@
+import { correctedName, type TemplateVariable } from '@docgen/templating';
+import { BulkInputError } from './bulk-input-error';
+import type { Sheet } from './read-spreadsheet';
+
+export interface RowInput {
+  rowNumber: number;
+  input: Record<string, unknown>;
+}
+
+/**
+ * Matches the header to the template's tokens (corrected like template tokens: "client
+ * name" is client_name) and turns each row into an input_json. A list token's cell holds
+ * a JSON array; a cell that is not valid JSON is passed on as text, so the row fails with
+ * the message a single document would get.
+ */
+export function rowsToInputs(sheet: Sheet, variables: TemplateVariable[]): RowInput[] {
+  const names = sheet.header.map(correctedName);
+  const known = new Set(variables.map((v) => v.name));
+  const duplicate = names.find((name, index) => names.indexOf(name) !== index);
+  if (duplicate) throw new BulkInputError(422, `The token "${duplicate}" has two columns`);
+  const unknown = names.filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    throw new BulkInputError(422, `Unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; the template's tokens are ${[...known].join(', ')}`);
+  }
+  const missing = variables.filter((v) => v.required && !names.includes(v.name)).map((v) => v.name);
+  if (missing.length > 0) throw new BulkInputError(422, `Missing column${missing.length > 1 ? 's' : ''} for required token${missing.length > 1 ? 's' : ''} ${missing.map((n) => `"${n}"`).join(', ')}`);
+
+  const types = new Map(variables.map((v) => [v.name, v.type]));
+  return sheet.rows.map(({ rowNumber, cells }) => {
+    const input: Record<string, unknown> = {};
+    names.forEach((name, column) => {
+      const cell = cells[column];
+      if (cell === undefined || (typeof cell === 'string' && cell === '')) return;
+      input[name] = types.get(name) === 'list' && typeof cell === 'string' ? parseList(cell) : cell;
+    });
+    return { rowNumber, input };
+  });
+}
+
+function parseList(cell: string): unknown {
+  try {
+    return JSON.parse(cell);
+  } catch {
+    return cell;
+  }
+}
