@@ -12,6 +12,7 @@ import { httpMetrics } from './middleware/http-metrics';
 import { rateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { SlidingWindowRateLimiter } from './rate-limiter';
+import { bulkJobRoutes } from './routes/bulk-jobs';
 import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
 import { documentRoutes } from './routes/documents';
@@ -65,6 +66,7 @@ export function createApp({ config, db, redis, storage, renderQueue, eventsQueue
     }),
   );
   api.use(documentRoutes({ db, storage, renderQueue }));
+  api.use(bulkJobRoutes({ db, storage, renderQueue, maxUploadBytes: config.MAX_UPLOAD_BYTES, maxRows: config.BULK_MAX_ROWS }));
   api.use(webhookRoutes({ db, events: eventsQueue, allowPrivate: config.OUTBOUND_ALLOW_PRIVATE }));
   api.use(notFound);
   app.use('/api/v1', api);

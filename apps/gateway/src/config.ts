@@ -13,6 +13,7 @@ export const gatewayEnv = z.object({
   STORAGE_DIR: envVar.text('./data/files'),
   RENDER_TIMEOUT_MS: envVar.integer(60_000, 1_000),
   MAX_TEMPLATE_EXPANDED_BYTES: envVar.integer(100 * MiB, 1),
+  BULK_MAX_ROWS: envVar.integer(10_000, 1, 1_000_000),
   OUTBOUND_ALLOW_PRIVATE: envVar.boolean(false),
 });
 

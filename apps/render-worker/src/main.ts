@@ -1,9 +1,21 @@
 import { Worker } from 'bullmq';
 import { createPrismaClient } from '@docgen/db';
-import { RENDER_QUEUE, bullPrefix, createEventsQueue, createRedisConnection, createRenderQueue, type RenderJob } from '@docgen/queue';
+import {
+  BULK_ASSEMBLY_QUEUE,
+  RENDER_QUEUE,
+  bullPrefix,
+  createBulkAssemblyQueue,
+  createEventsQueue,
+  createRedisConnection,
+  createRenderQueue,
+  type BulkAssemblyJob,
+  type RenderJob,
+} from '@docgen/queue';
 import { runService, serveOps } from '@docgen/runtime';
 import { createGuardedAgent } from '@docgen/security';
 import { LocalFileStorage } from '@docgen/storage';
+import { createAnnouncer } from './announce';
+import { assembleBulkJob, watchFinishedBulkJobs } from './bulk-assembly';
 import { renderWorkerEnv } from './config';
 import { startConverter } from './converter';
 import { renderMetrics } from './metrics';
@@ -28,24 +40,28 @@ runService('render-worker', renderWorkerEnv, async (context) => {
 
   const renderQueue = createRenderQueue(redis, config.REDIS_KEY_PREFIX);
   const eventsQueue = createEventsQueue(redis, config.REDIS_KEY_PREFIX);
-  shutdown.register('queues', () => Promise.all([renderQueue.close(), eventsQueue.close()]));
+  const bulkAssemblyQueue = createBulkAssemblyQueue(redis, config.REDIS_KEY_PREFIX);
+  shutdown.register('queues', () => Promise.all([renderQueue.close(), eventsQueue.close(), bulkAssemblyQueue.close()]));
 
   const converter = await startConverter(config, logger);
   shutdown.register('converter', () => converter.close());
   const relay = new OutboxRelay(db, eventsQueue, logger);
   relay.start(5_000);
   shutdown.register('outbox relay', () => relay.stop());
-  const stopWatching = watchStuckDocuments({ db, relay, logger }, config.RENDER_TIMEOUT_MS, 2 * config.RENDER_LOCK_MS + 15_000);
+  const announce = createAnnouncer({ relay, bulkAssembly: bulkAssemblyQueue, logger });
+  const stopWatching = watchStuckDocuments({ db, announce, logger }, config.RENDER_TIMEOUT_MS, 2 * config.RENDER_LOCK_MS + 15_000);
   shutdown.register('stuck-document watch', stopWatching);
+  shutdown.register('finished-bulk-job watch', watchFinishedBulkJobs({ db, queue: bulkAssemblyQueue, logger }, 10_000));
 
   const onOutcome = renderMetrics(registry, renderQueue, converter.liveInstances);
   const imageAgent = createGuardedAgent({ allowPrivate: config.OUTBOUND_ALLOW_PRIVATE });
   shutdown.register('image agent', () => imageAgent.close());
+  const storage = new LocalFileStorage(config.STORAGE_DIR);
   const deps = {
     db,
-    storage: new LocalFileStorage(config.STORAGE_DIR),
+    storage,
     converter,
-    relay,
+    announce,
     logger,
     renderTimeoutMs: config.RENDER_TIMEOUT_MS,
     imageFetch: {
@@ -69,6 +85,16 @@ runService('render-worker', renderWorkerEnv, async (context) => {
     maxStalledCount: 2,
   });
   worker.on('error', (error) => logger.warn({ err: error }, 'render queue error'));
+  // One ZIP at a time per worker process: assembly is I/O, it must not crowd out renders.
+  const bulkWorker = new Worker<BulkAssemblyJob>(BULK_ASSEMBLY_QUEUE, (job) => assembleBulkJob(job, { db, storage, relay, logger }), {
+    connection: redis,
+    prefix: bullPrefix(config.REDIS_KEY_PREFIX),
+    concurrency: 1,
+    lockDuration: config.RENDER_LOCK_MS,
+    stalledInterval: Math.max(500, Math.floor(config.RENDER_LOCK_MS / 2)),
+  });
+  bulkWorker.on('error', (error) => logger.warn({ err: error }, 'bulk assembly queue error'));
+  shutdown.register('bulk assembly worker', () => withDeadline(bulkWorker.close(), config.SHUTDOWN_TIMEOUT_MS - 2_000));
   // Stop taking jobs first; a job still running past the deadline is handed back by its lock.
   shutdown.register('render worker', () => withDeadline(worker.close(), config.SHUTDOWN_TIMEOUT_MS - 2_000));
 

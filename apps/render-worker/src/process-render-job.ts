@@ -6,17 +6,17 @@ import { RenderJob } from '@docgen/queue';
 import type { GuardedFetchOptions } from '@docgen/security';
 import { documentFileKey, type FileStorage } from '@docgen/storage';
 import { RenderInputError, prepareRenderData, renderDocx, type TemplateVariable } from '@docgen/templating';
+import type { Announce } from './announce';
 import type { DocxToPdf } from './converter';
 import { finishRendering, startRendering } from './document-state';
 import { fetchImages } from './fetch-images';
-import type { OutboxRelay } from './outbox-relay';
 import { timeoutMessage } from './stuck-documents';
 
 export interface RenderDeps {
   db: Database;
   storage: FileStorage;
   converter: DocxToPdf;
-  relay: OutboxRelay;
+  announce: Announce;
   logger: Logger;
   renderTimeoutMs: number;
   imageFetch: Omit<GuardedFetchOptions, 'method' | 'headers' | 'body'>;
@@ -49,8 +49,7 @@ export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): P
   const log = deps.logger.child({ documentId, generation, attempt: job.attemptsMade + 1 });
   try {
     const files = await render(doc, deps);
-    const event = await finishRendering(deps.db, doc, { status: 'ready', files });
-    await deps.relay.publishSoon(event);
+    await deps.announce(await finishRendering(deps.db, doc, { status: 'ready', files }));
     log.info({ files, seconds: seconds() }, 'document ready');
     deps.onOutcome?.('ready', seconds());
     return 'ready';
@@ -63,8 +62,7 @@ export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): P
       throw error;
     }
     const errorMessage = failure ?? `Rendering failed after ${job.attemptsMade + 1} attempts (${(error as Error).message}); please try again`;
-    const event = await finishRendering(deps.db, doc, { status: 'failed', errorMessage });
-    await deps.relay.publishSoon(event);
+    await deps.announce(await finishRendering(deps.db, doc, { status: 'failed', errorMessage }));
     log.info({ errorMessage }, 'document failed');
     deps.onOutcome?.('failed', seconds());
     throw new UnrecoverableError(errorMessage);

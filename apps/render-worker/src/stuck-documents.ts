@@ -1,7 +1,7 @@
 import type { Database } from '@docgen/db';
 import type { Logger } from '@docgen/observability';
 import { finishRendering } from './document-state';
-import type { OutboxRelay } from './outbox-relay';
+import type { Announce } from './announce';
 
 export const timeoutMessage = (timeoutMs: number) =>
   `Rendering took longer than ${Math.round(timeoutMs / 1000)} s; check the template for a broken expression`;
@@ -11,7 +11,7 @@ export const timeoutMessage = (timeoutMs: number) =>
  * timeout (its job lost, not merely waiting for a stalled-job retry) is failed with the
  * timeout message. The state change is guarded, so a late finish cannot announce twice.
  */
-export function watchStuckDocuments(deps: { db: Database; relay: OutboxRelay; logger: Logger }, renderTimeoutMs: number, graceMs: number) {
+export function watchStuckDocuments(deps: { db: Database; announce: Announce; logger: Logger }, renderTimeoutMs: number, graceMs: number) {
   const check = async () => {
     const stuck = await deps.db.document.findMany({
       where: { status: 'rendering', renderingStartedAt: { lt: new Date(Date.now() - renderTimeoutMs - graceMs) } },
@@ -19,9 +19,9 @@ export function watchStuckDocuments(deps: { db: Database; relay: OutboxRelay; lo
       take: 100,
     });
     for (const doc of stuck) {
-      const event = await finishRendering(deps.db, doc, { status: 'failed', errorMessage: timeoutMessage(renderTimeoutMs) });
-      if (event) deps.logger.warn({ documentId: doc.id }, 'document stuck in rendering; failed');
-      await deps.relay.publishSoon(event);
+      const finished = await finishRendering(deps.db, doc, { status: 'failed', errorMessage: timeoutMessage(renderTimeoutMs) });
+      if (finished) deps.logger.warn({ documentId: doc.id }, 'document stuck in rendering; failed');
+      await deps.announce(finished);
     }
   };
   const timer = setInterval(() => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { apiSchemas } from './registry';
 
 /** `is_uat` as a query or form field: "true"/"false" (also "1"/"0"); absent means production. */
 export const IsUatParam = z
@@ -24,3 +25,6 @@ export const Timestamp = z.iso.datetime().describe('ISO 8601 UTC');
 export function page<T extends z.ZodType>(item: T) {
   return z.object({ items: z.array(item), next_cursor: z.string().nullable() });
 }
+
+/** An uploaded file in a multipart body. */
+export const BinaryFile = z.string().register(apiSchemas, { id: 'BinaryFile', format: 'binary' });

@@ -3,7 +3,8 @@ export { ErrorBody, ValidationErrorBody, errorResponses, ERROR_DESCRIPTIONS, typ
 export { MeResponse } from './me';
 export { operations, type Operation } from './operations';
 export { buildOpenApiDocument } from './openapi';
-export { IsUatParam, LimitParam, CursorParam, ListQuery, EnvironmentQuery, page } from './common';
+export { BulkJob, BulkJobStatus, BulkJobUpload, type BulkJobBody } from './bulk-jobs';
+export { BinaryFile, IsUatParam, LimitParam, CursorParam, ListQuery, EnvironmentQuery, page } from './common';
 export {
   Template,
   TemplatePage,
@@ -29,7 +30,7 @@ export {
   FileFormat,
   type DocumentBody,
 } from './documents';
-export { presentDocument, presentTemplate, type DocumentRecord, type TemplateRecord } from './present';
+export { presentBulkJob, presentDocument, presentTemplate, type BulkJobRecord, type DocumentRecord, type TemplateRecord } from './present';
 export {
   WEBHOOK_EVENTS,
   WebhookEvent,

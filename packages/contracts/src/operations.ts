@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { BulkJob, BulkJobUpload } from './bulk-jobs';
 import { errorResponses } from './errors';
 import { EnvironmentQuery, ListQuery } from './common';
 import { CreateDocumentBody, Document, DocumentListQuery, DocumentPage, DownloadQuery, TemplateHistoryQuery } from './documents';
@@ -210,5 +211,36 @@ export const operations: Operation[] = [
     authenticated: true,
     query: WebhookListQuery,
     responses: { 200: { description: 'A page of attempts', schema: WebhookDeliveryPage }, ...errorResponses(401, 404, 422, 429, 503) },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/bulk-jobs',
+    operationId: 'createBulkJob',
+    summary: 'One document per spreadsheet row (.xlsx or .csv), collected into one ZIP',
+    tag: 'Bulk generation',
+    authenticated: true,
+    query: EnvironmentQuery,
+    body: { contentType: 'multipart/form-data', schema: BulkJobUpload },
+    responses: { 202: { description: 'Every row queued', schema: BulkJob }, ...errorResponses(401, 404, 413, 415, 422, 429, 503) },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/bulk-jobs/{id}',
+    operationId: 'getBulkJob',
+    summary: 'A bulk job with live counts',
+    tag: 'Bulk generation',
+    authenticated: true,
+    query: EnvironmentQuery,
+    responses: { 200: { description: 'The bulk job', schema: BulkJob }, ...errorResponses(401, 404, 422, 429, 503) },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/bulk-jobs/{id}/download',
+    operationId: 'downloadBulkJob',
+    summary: 'The ZIP: row-NNNN.<ext> per successful row and errors.xlsx',
+    tag: 'Bulk generation',
+    authenticated: true,
+    query: EnvironmentQuery,
+    responses: { 200: { description: 'The ZIP, as an attachment', contentType: 'application/zip' }, ...errorResponses(401, 404, 409, 422, 429, 503) },
   },
 ];

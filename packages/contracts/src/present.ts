@@ -1,3 +1,4 @@
+import { BulkJob, type BulkJobBody } from './bulk-jobs';
 import { Document, type DocumentBody } from './documents';
 import { Template, type TemplateBody } from './templates';
 
@@ -56,5 +57,34 @@ export function presentTemplate(template: TemplateRecord): TemplateBody {
     corrected_tokens: template.correctedTokens,
     created_at: template.createdAt.toISOString(),
     updated_at: template.updatedAt.toISOString(),
+  });
+}
+
+export interface BulkJobRecord {
+  id: string;
+  templateId: string;
+  status: string;
+  outputFormat: string;
+  isUat: boolean;
+  totalRows: number;
+  succeeded: number;
+  failed: number;
+  createdAt: Date;
+  completedAt: Date | null;
+}
+
+/** A bulk job as the API shows it: the response body, and the `data` of bulk.completed. */
+export function presentBulkJob(bulk: BulkJobRecord): BulkJobBody {
+  return BulkJob.parse({
+    id: bulk.id,
+    template_id: bulk.templateId,
+    status: bulk.status,
+    output_format: bulk.outputFormat,
+    is_uat: bulk.isUat,
+    total_rows: bulk.totalRows,
+    succeeded: bulk.succeeded,
+    failed: bulk.failed,
+    created_at: bulk.createdAt.toISOString(),
+    completed_at: bulk.completedAt?.toISOString() ?? null,
   });
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { IsUatParam, Timestamp, page } from './common';
+import { BinaryFile, IsUatParam, Timestamp, page } from './common';
 import { apiSchemas } from './registry';
 
 /** Date formats: YYYY YY MMMM MMM MM M DD D dddd ddd, any punctuation, [literal text]. */
@@ -32,8 +32,6 @@ export const Template = z
   .register(apiSchemas, { id: 'Template' });
 
 export const TemplatePage = page(Template).register(apiSchemas, { id: 'TemplatePage' });
-
-const BinaryFile = z.string().register(apiSchemas, { id: 'BinaryFile', format: 'binary' });
 
 export const TemplateUpload = z.object({
   file: BinaryFile.describe('The template: .docx, or .html (converted to DOCX at upload).'),

@@ -13,4 +13,7 @@ export {
   DeliveryJob,
   deliveryJobId,
   createDeliveryQueue,
+  BULK_ASSEMBLY_QUEUE,
+  BulkAssemblyJob,
+  createBulkAssemblyQueue,
 } from './queues';

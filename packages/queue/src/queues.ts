@@ -4,6 +4,7 @@ import { z } from 'zod';
 export const RENDER_QUEUE = 'render';
 export const EVENTS_QUEUE = 'events';
 export const WEBHOOK_DELIVERY_QUEUE = 'webhook-deliveries';
+export const BULK_ASSEMBLY_QUEUE = 'bulk-assembly';
 
 /** A render job names a document and the generation it was queued for. */
 export const RenderJob = z.object({ documentId: z.uuid(), generation: z.int().positive() });
@@ -20,6 +21,10 @@ export type EventJob = z.output<typeof EventJob>;
 export const DeliveryJob = z.object({ eventId: z.uuid(), endpointId: z.uuid() });
 export type DeliveryJob = z.output<typeof DeliveryJob>;
 export const deliveryJobId = (job: DeliveryJob) => `${job.eventId}.${job.endpointId}`;
+
+/** Once every row of a bulk job is done, its ZIP is assembled; the job id is the bulk job id. */
+export const BulkAssemblyJob = z.object({ bulkJobId: z.uuid() });
+export type BulkAssemblyJob = z.output<typeof BulkAssemblyJob>;
 
 /** BullMQ keys live under the deployment's prefix, beside the rate-limit keys. */
 export const bullPrefix = (redisKeyPrefix: string) => `${redisKeyPrefix}bull`;
@@ -52,4 +57,15 @@ export function createDeliveryQueue(connection: ConnectionOptions | import('iore
     prefix: bullPrefix(redisKeyPrefix),
     defaultJobOptions: { removeOnComplete: { age: 24 * 3600, count: 10_000 }, removeOnFail: { age: 7 * 24 * 3600 } },
   });
+}
+
+export const BULK_ASSEMBLY_JOB_OPTIONS: JobsOptions = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 2_000 },
+  removeOnComplete: { age: 24 * 3600, count: 10_000 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+};
+
+export function createBulkAssemblyQueue(connection: ConnectionOptions | import('ioredis').Redis, redisKeyPrefix: string): Queue<BulkAssemblyJob> {
+  return new Queue<BulkAssemblyJob>(BULK_ASSEMBLY_QUEUE, { connection, prefix: bullPrefix(redisKeyPrefix), defaultJobOptions: BULK_ASSEMBLY_JOB_OPTIONS });
 }

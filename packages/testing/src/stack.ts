@@ -69,9 +69,13 @@ export interface ApiResponse {
 
 export interface ApiClient {
   call: (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<ApiResponse>;
+  /** A multipart POST with form fields and one file in the field "file". */
+  postFile: (path: string, file: Buffer, filename: string, fields?: Record<string, string>) => Promise<ApiResponse>;
   uploadTemplate: (file: Buffer, filename: string) => Promise<{ id: string }>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   waitForDocument: (id: string, statuses?: string[], timeoutMs?: number, query?: string) => Promise<Record<string, any>>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  waitForBulkJob: (id: string, statuses?: string[], timeoutMs?: number) => Promise<Record<string, any>>;
 }
 
 /** A small HTTP client for one organisation against one gateway. */
@@ -82,29 +86,39 @@ export function apiClient(baseUrl: string, apiKey: string): ApiClient {
       headers: { 'X-API-Key': apiKey, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    const type = res.headers.get('content-type') ?? '';
-    const payload = type.includes('json') ? ((await res.json()) as Record<string, unknown>) : Buffer.from(await res.arrayBuffer());
-    return { status: res.status, headers: res.headers, body: payload as ApiResponse['body'], raw: payload as Buffer };
+    return read(res);
+  };
+  const postFile = async (path: string, file: Buffer, filename: string, fields: Record<string, string> = {}) => {
+    const form = new FormData();
+    for (const [name, value] of Object.entries(fields)) form.append(name, value);
+    form.append('file', new Blob([file]), filename);
+    return read(await fetch(`${baseUrl}${path}`, { method: 'POST', headers: { 'X-API-Key': apiKey }, body: form }));
+  };
+  /** Polls a resource until its status is one of `statuses` (or the deadline passes). */
+  const waitForStatus = async (path: string, statuses: string[], timeoutMs: number) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const res = await call('GET', path);
+      if (statuses.includes(res.body.status as string)) return res.body;
+      if (Date.now() > deadline) throw new Error(`${path} still ${res.body.status} after ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
   };
   return {
     call,
+    postFile,
     uploadTemplate: async (file: Buffer, filename: string) => {
-      const form = new FormData();
-      form.append('file', new Blob([file]), filename);
-      const res = await fetch(`${baseUrl}/api/v1/templates`, { method: 'POST', headers: { 'X-API-Key': apiKey }, body: form });
-      const body = (await res.json()) as { id: string };
-      if (res.status !== 201) throw new Error(`template upload answered ${res.status}: ${JSON.stringify(body)}`);
-      return body;
+      const res = await postFile('/api/v1/templates', file, filename);
+      if (res.status !== 201) throw new Error(`template upload answered ${res.status}: ${JSON.stringify(res.body)}`);
+      return res.body as { id: string };
     },
-    /** Polls a document until it reaches one of `statuses` (or the deadline passes). */
-    waitForDocument: async (id: string, statuses = ['ready', 'failed'], timeoutMs = 60_000, query = '') => {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const res = await call('GET', `/api/v1/documents/${id}${query}`);
-        if (statuses.includes(res.body.status as string)) return res.body;
-        if (Date.now() > deadline) throw new Error(`document ${id} still ${res.body.status} after ${timeoutMs} ms`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    },
+    waitForDocument: (id, statuses = ['ready', 'failed'], timeoutMs = 60_000, query = '') => waitForStatus(`/api/v1/documents/${id}${query}`, statuses, timeoutMs),
+    waitForBulkJob: (id, statuses = ['completed', 'failed'], timeoutMs = 120_000) => waitForStatus(`/api/v1/bulk-jobs/${id}`, statuses, timeoutMs),
   };
+}
+
+async function read(res: Response): Promise<ApiResponse> {
+  const type = res.headers.get('content-type') ?? '';
+  const payload = type.includes('json') ? ((await res.json()) as Record<string, unknown>) : Buffer.from(await res.arrayBuffer());
+  return { status: res.status, headers: res.headers, body: payload as ApiResponse['body'], raw: payload as Buffer };
 }

@@ -8,7 +8,7 @@ const FORM_FIELDS_BYTES = 64 * 1024;
  * Reads a multipart body with one file in `file` into memory, within the upload limit.
  * Everything that goes wrong is a `{"detail": ...}` error with the contract's status.
  */
-export function singleFileUpload(maxBytes: number): RequestHandler {
+export function singleFileUpload(maxBytes: number, what = 'the template'): RequestHandler {
   const parse = multer({
     storage: multer.memoryStorage(),
     limits: { fileSize: maxBytes, files: 1, fields: 10, fieldSize: FORM_FIELDS_BYTES, parts: 12 },
@@ -16,7 +16,7 @@ export function singleFileUpload(maxBytes: number): RequestHandler {
 
   return (req, res, next) => {
     if (!req.is('multipart/form-data')) {
-      throw new HttpError(415, 'Send the template as multipart/form-data with the file in a field named "file"');
+      throw new HttpError(415, `Send ${what} as multipart/form-data with the file in a field named "file"`);
     }
     if (Number(req.get('content-length') ?? 0) > maxBytes + FORM_FIELDS_BYTES) {
       throw new HttpError(413, 'Request body too large');
@@ -26,7 +26,7 @@ export function singleFileUpload(maxBytes: number): RequestHandler {
       if (error instanceof multer.MulterError) {
         if (error.code === 'LIMIT_FILE_SIZE') return next(new HttpError(413, 'Request body too large'));
         if (error.code === 'LIMIT_UNEXPECTED_FILE') {
-          return next(new HttpError(422, `Unexpected file field "${error.field}"; send one template in the field "file"`, {
+          return next(new HttpError(422, `Unexpected file field "${error.field}"; send ${what} in the field "file"`, {
             errors: [{ path: error.field ?? 'file', message: 'unexpected file field' }],
           }));
         }

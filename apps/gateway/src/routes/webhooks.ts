@@ -19,14 +19,13 @@ import { HttpError, dependencyDown } from '../errors';
 import { requireCaller, type Caller } from '../middleware/authenticate';
 import { afterCursor, decodeCursor, newestFirst, toPage } from '../pagination';
 import { checkWebhookUrl } from '../webhooks/check-webhook-url';
+import { isUuid } from '../ids';
 
 export interface WebhookRouteDeps {
   db: Database;
   events: Queue<EventJob>;
   allowPrivate: boolean;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const presentEndpoint = (endpoint: EndpointRow) =>
   WebhookEndpoint.parse({
@@ -51,7 +50,7 @@ const presentDelivery = (delivery: WebhookDelivery) => ({
 });
 
 async function findEndpoint(db: Database, caller: Caller, id: string, isUat: boolean): Promise<EndpointRow> {
-  const endpoint = UUID.test(id)
+  const endpoint = isUuid(id)
     ? await db.webhookEndpoint.findFirst({ where: { id, organizationId: caller.organization.id, isUat, deletedAt: null } })
     : null;
   if (!endpoint) throw new HttpError(404, 'Webhook endpoint not found');

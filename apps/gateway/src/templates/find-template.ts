@@ -1,14 +1,13 @@
 import type { Database, Template } from '@docgen/db';
 import { HttpError } from '../errors';
 import type { Caller } from '../middleware/authenticate';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '../ids';
 
 export const templateNotFound = () => new HttpError(404, 'Template not found');
 
 /** A live template of the caller's organisation in the addressed environment, or 404. */
 export async function findTemplate(db: Database, caller: Caller, id: string, isUat: boolean): Promise<Template> {
-  if (!UUID.test(id)) throw templateNotFound();
+  if (!isUuid(id)) throw templateNotFound();
   const template = await db.template.findFirst({
     where: { id, organizationId: caller.organization.id, isUat, deletedAt: null },
   });

@@ -1,0 +1,85 @@
+import { extname } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import type { Queue } from 'bullmq';
+import { Router } from 'express';
+import { BulkJobUpload, EnvironmentQuery, presentBulkJob } from '@docgen/contracts';
+import type { Database } from '@docgen/db';
+import type { RenderJob } from '@docgen/queue';
+import type { FileStorage } from '@docgen/storage';
+import { createBulkJob } from '../bulk-jobs/create-bulk-job';
+import { findBulkJob } from '../bulk-jobs/find-bulk-job';
+import { HttpError } from '../errors';
+import { requireCaller } from '../middleware/authenticate';
+import { singleFileUpload } from '../middleware/single-file-upload';
+import { attachment } from './templates';
+
+export interface BulkJobRouteDeps {
+  db: Database;
+  storage: FileStorage;
+  renderQueue: Queue<RenderJob>;
+  maxUploadBytes: number;
+  maxRows: number;
+}
+
+const ZIP_SIGNATURE = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
+
+/** The spreadsheet's format by its name, checked against its first bytes where it can be. */
+function spreadsheetFormat(filename: string, file: Buffer): 'xlsx' | 'csv' {
+  const extension = extname(filename).toLowerCase();
+  if (extension === '.xlsx') {
+    if (!file.subarray(0, 4).equals(ZIP_SIGNATURE)) throw new HttpError(422, 'The .xlsx file is not an Excel workbook; save it again as Excel Workbook (.xlsx)');
+    return 'xlsx';
+  }
+  if (extension === '.csv') return 'csv';
+  throw new HttpError(415, `Upload the spreadsheet as .xlsx or .csv (got "${extension || filename}")`);
+}
+
+export function bulkJobRoutes(deps: BulkJobRouteDeps): Router {
+  const { db, storage } = deps;
+  const router = Router();
+
+  router.post('/bulk-jobs', singleFileUpload(deps.maxUploadBytes, 'the spreadsheet'), async (req, res) => {
+    const caller = requireCaller(req);
+    const form = BulkJobUpload.omit({ file: true }).parse(req.body ?? {});
+    const { is_uat: queryUat } = EnvironmentQuery.parse(req.query);
+    if (!req.file) {
+      throw new HttpError(422, 'No spreadsheet; send it in the multipart field "file"', { errors: [{ path: 'file', message: 'Required' }] });
+    }
+    if (req.file.size === 0) throw new HttpError(422, 'The uploaded file is empty', { errors: [{ path: 'file', message: 'is empty' }] });
+    const filename = Buffer.from(req.file.originalname, 'latin1').toString('utf8');
+    const bulk = await createBulkJob(deps, caller, {
+      templateId: form.template_id,
+      outputFormat: form.output_format,
+      isUat: form.is_uat || queryUat,
+      file: req.file.buffer,
+      format: spreadsheetFormat(filename, req.file.buffer),
+    });
+    req.log.info({ bulkJobId: bulk.id, rows: bulk.totalRows }, 'bulk job queued');
+    res.status(202).json(presentBulkJob(bulk));
+  });
+
+  router.get('/bulk-jobs/:id', async (req, res) => {
+    const { is_uat } = EnvironmentQuery.parse(req.query);
+    res.json(presentBulkJob(await findBulkJob(db, requireCaller(req), req.params.id, is_uat)));
+  });
+
+  router.get('/bulk-jobs/:id/download', async (req, res) => {
+    const { is_uat } = EnvironmentQuery.parse(req.query);
+    const bulk = await findBulkJob(db, requireCaller(req), req.params.id, is_uat);
+    if (bulk.status !== 'completed' || !bulk.zipKey) {
+      const done = bulk.succeeded + bulk.failed;
+      const why = bulk.status === 'failed'
+        ? 'Bulk job failed: its ZIP could not be assembled; create the bulk job again'
+        : `Bulk job is ${bulk.status} (${done} of ${bulk.totalRows} rows done); download it once its status is completed`;
+      throw new HttpError(409, why);
+    }
+    const template = await db.template.findUniqueOrThrow({ where: { id: bulk.templateId }, select: { name: true } });
+    const { stream, size } = await storage.open(bulk.zipKey);
+    res.setHeader('Content-Type', 'application/zip');
+    res.setHeader('Content-Length', String(size));
+    res.setHeader('Content-Disposition', attachment(`${template.name}-bulk-${bulk.id}.zip`));
+    await pipeline(stream, res);
+  });
+
+  return router;
+}

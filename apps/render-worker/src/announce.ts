@@ -1,0 +1,29 @@
+import type { Queue } from 'bullmq';
+import type { Logger } from '@docgen/observability';
+import type { BulkAssemblyJob } from '@docgen/queue';
+import type { Finished } from './document-state';
+import type { OutboxRelay } from './outbox-relay';
+
+export type Announce = (finished: Finished | undefined) => Promise<void>;
+
+/** The job id is the bulk job id: a row announcing twice, or the sweep, queues it once. */
+export const queueAssembly = (queue: Queue<BulkAssemblyJob>, bulkJobId: string) =>
+  queue.add('assemble', { bulkJobId }, { jobId: bulkJobId });
+
+/**
+ * What follows a finished document: its completion event goes out, or — for the last row
+ * of a bulk job — the ZIP's assembly is queued. Both are best effort here; the outbox
+ * sweep and the finished-bulk-job sweep catch whatever a crash or a Redis outage dropped.
+ */
+export function createAnnouncer(deps: { relay: OutboxRelay; bulkAssembly: Queue<BulkAssemblyJob>; logger: Logger }): Announce {
+  return async (finished) => {
+    if (!finished) return;
+    await deps.relay.publishSoon(finished.event);
+    if (finished.bulkJobDone) {
+      const bulkJobId = finished.bulkJobDone;
+      await queueAssembly(deps.bulkAssembly, bulkJobId).catch((error: unknown) =>
+        deps.logger.warn({ err: error, bulkJobId }, 'bulk assembly deferred to the sweep'),
+      );
+    }
+  };
+}

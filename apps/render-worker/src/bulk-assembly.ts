@@ -1,0 +1,108 @@
+import type { Job, Queue } from 'bullmq';
+import { buildErrorsWorkbook, rowFileName, streamZip, type ZipEntry } from '@docgen/bulk';
+import { presentBulkJob } from '@docgen/contracts';
+import type { Database, Prisma } from '@docgen/db';
+import type { Logger } from '@docgen/observability';
+import { BulkAssemblyJob } from '@docgen/queue';
+import { bulkZipKey, documentFileKey, type FileStorage } from '@docgen/storage';
+import { queueAssembly } from './announce';
+import type { OutboxRelay } from './outbox-relay';
+
+export interface BulkAssemblyDeps {
+  db: Database;
+  storage: FileStorage;
+  relay: OutboxRelay;
+  logger: Logger;
+}
+
+/**
+ * Writes the ZIP of a bulk job whose rows are all done: one file per successful row, named
+ * by its spreadsheet row, and errors.xlsx. Files are streamed from storage into storage, so
+ * memory stays flat whatever the row count. A crash mid-way leaves no ZIP (storage writes
+ * are atomic) and BullMQ runs the job again; a bulk job already completed is left alone.
+ */
+export async function assembleBulkJob(job: Job<BulkAssemblyJob>, deps: BulkAssemblyDeps): Promise<string> {
+  const { bulkJobId } = BulkAssemblyJob.parse(job.data);
+  try {
+    return await assemble(bulkJobId, deps);
+  } catch (error) {
+    if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
+      deps.logger.error({ err: error, bulkJobId }, 'bulk job ZIP could not be assembled; bulk job failed');
+      await deps.relay.publishSoon(await finishBulkJob(deps.db, bulkJobId, { status: 'failed' }));
+    }
+    throw error;
+  }
+}
+
+async function assemble(bulkJobId: string, deps: BulkAssemblyDeps): Promise<string> {
+  const bulk = await deps.db.bulkJob.findUnique({ where: { id: bulkJobId } });
+  if (!bulk || bulk.status === 'completed' || bulk.status === 'failed') return 'stale';
+  if (bulk.succeeded + bulk.failed < bulk.totalRows) return 'not finished';
+
+  const rows = await deps.db.document.findMany({
+    where: { bulkJobId },
+    orderBy: { rowNumber: 'asc' },
+    select: { id: true, organizationId: true, generation: true, status: true, files: true, rowNumber: true, errorMessage: true },
+  });
+  const entries: ZipEntry[] = rows
+    .filter((row) => row.status === 'ready')
+    .flatMap((row) =>
+      row.files.map((format) => ({
+        name: rowFileName(row.rowNumber!, format),
+        open: async () => (await deps.storage.open(documentFileKey(row, format as 'pdf' | 'docx'))).stream,
+      })),
+    );
+  const failures = rows.filter((row) => row.status === 'failed').map((row) => ({ row: row.rowNumber!, error: row.errorMessage ?? 'Rendering failed' }));
+  const zipKey = bulkZipKey(bulk.organizationId, bulk.id);
+  const bytes = await deps.storage.putStream(zipKey, streamZip(entries, { name: 'errors.xlsx', data: await buildErrorsWorkbook(failures) }));
+
+  const event = await finishBulkJob(deps.db, bulkJobId, { status: 'completed', zipKey });
+  await deps.relay.publishSoon(event);
+  deps.logger.info({ bulkJobId, files: entries.length, failed: failures.length, bytes }, 'bulk job completed');
+  return 'completed';
+}
+
+/** queued | running → completed | failed, with its bulk.completed event, exactly once. */
+export async function finishBulkJob(db: Database, bulkJobId: string, outcome: { status: 'completed'; zipKey: string } | { status: 'failed' }) {
+  return db.$transaction(async (tx) => {
+    const [finished] = await tx.bulkJob.updateManyAndReturn({
+      where: { id: bulkJobId, status: { in: ['queued', 'running'] } },
+      data: { status: outcome.status, completedAt: new Date(), ...(outcome.status === 'completed' ? { zipKey: outcome.zipKey } : {}) },
+    });
+    if (!finished) return undefined;
+    return tx.outboxEvent.create({
+      data: {
+        type: 'bulk.completed',
+        organizationId: finished.organizationId,
+        isUat: finished.isUat,
+        subjectId: finished.id,
+        payload: {
+          job_id: finished.id,
+          event: 'bulk.completed',
+          occurred_at: finished.completedAt!.toISOString(),
+          data: presentBulkJob(finished),
+        } as Prisma.InputJsonObject,
+      },
+    });
+  });
+}
+
+/**
+ * Catches bulk jobs whose last row finished but whose assembly was never queued (the
+ * worker died between the commit and the enqueue, or Redis was away).
+ */
+export function watchFinishedBulkJobs(deps: { db: Database; queue: Queue<BulkAssemblyJob>; logger: Logger }, intervalMs: number) {
+  const check = async () => {
+    const due = await deps.db.$queryRaw<{ id: string }[]>`
+      SELECT id FROM bulk_jobs
+      WHERE status IN ('queued', 'running') AND succeeded + failed = total_rows
+        AND updated_at < now() - make_interval(secs => ${intervalMs / 1000}::double precision)
+      LIMIT 100`;
+    for (const { id } of due) await queueAssembly(deps.queue, id);
+  };
+  const timer = setInterval(() => {
+    check().catch((error: unknown) => deps.logger.warn({ err: error }, 'finished-bulk-job check failed'));
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
