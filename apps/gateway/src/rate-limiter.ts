@@ -53,12 +53,12 @@ export class SlidingWindowRateLimiter {
     this.redis = redis as RedisWithLimiter;
   }
 
-  async consume(subject: string, limit: number, requestId: string): Promise<RateLimitDecision> {
+  async consume(subject: string, limit: number, entryId: string): Promise<RateLimitDecision> {
     const [admitted, remaining, resetMs] = await this.redis.slidingWindow(
       `${this.keyPrefix}ratelimit:${subject}`,
       limit,
       this.windowMs,
-      requestId,
+      entryId,
     );
     return { admitted: admitted === 1, limit, remaining: Math.max(0, remaining), resetSeconds: Math.max(1, Math.ceil(resetMs / 1000)) };
   }

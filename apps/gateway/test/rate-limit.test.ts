@@ -62,6 +62,15 @@ describe('sliding-window rate limit', () => {
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429, 429]);
   });
 
+  it('counts requests that repeat the same X-Request-Id one by one', async () => {
+    const org = await seedOrganization(harness.database.db, { rateLimitPerMinute: 3 });
+    const statuses = [];
+    for (let i = 0; i < 5; i++) {
+      statuses.push((await request(harness.app).get('/api/v1/me').set('X-API-Key', org.apiKey).set('X-Request-Id', 'same-id')).status);
+    }
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+  });
+
   it('counts requests that end in 404 too', async () => {
     const org = await seedOrganization(harness.database.db, { rateLimitPerMinute: 2 });
     await request(harness.app).get('/api/v1/nothing-here').set('X-API-Key', org.apiKey).expect(404);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Counter } from 'prom-client';
 import { HttpError, RATE_LIMITED_DETAIL, dependencyDown } from '../errors';
@@ -10,7 +11,9 @@ export function rateLimit(limiter: SlidingWindowRateLimiter, rateLimited: Counte
     const { organization } = requireCaller(req);
     let decision;
     try {
-      decision = await limiter.consume(organization.id, organization.rateLimitPerMinute, String(req.id));
+      // Each request is its own entry in the window; the caller's X-Request-Id is not
+      // unique (a client may repeat it, a proxy's retry does), so it cannot be the member.
+      decision = await limiter.consume(organization.id, organization.rateLimitPerMinute, randomUUID());
     } catch (error) {
       req.log.warn({ err: error }, 'rate limiter unavailable');
       throw dependencyDown('redis');
