@@ -51,6 +51,11 @@ describe('error responses', () => {
     expect(res.body).toEqual({ detail: 'Request body too large' });
   });
 
+  it('answers a malformed percent-encoding in a path with 400, not 500', async () => {
+    const res = await request(harness.app).get('/api/v1/templates/%E0').set('X-API-Key', org.apiKey).expect(400);
+    expect(res.body).toEqual({ detail: 'The URL holds a malformed percent-encoding' });
+  });
+
   it('matches paths with or without a trailing slash', async () => {
     await request(harness.app).get('/api/v1/me/').set('X-API-Key', org.apiKey).expect(200);
   });

@@ -34,6 +34,8 @@ function toHttpError(error: unknown): HttpError | undefined {
     const more = errors.length > 1 ? ` (and ${errors.length - 1} more problem${errors.length > 2 ? 's' : ''})` : '';
     return new HttpError(422, `Invalid ${first.path}: ${first.message}${more}`, { errors });
   }
+  // Express's router cannot decode a path parameter such as /templates/%E0.
+  if (error instanceof URIError) return new HttpError(400, 'The URL holds a malformed percent-encoding');
   if (isDatabaseUnavailable(error)) return dependencyDown('postgresql');
   if (error instanceof FileNotFoundError) return new HttpError(503, 'A stored file is missing from storage; check that STORAGE_DIR is the shared volume');
   if (error && typeof error === 'object') return fromBodyParser(error as BodyParserError);
