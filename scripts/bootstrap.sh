@@ -53,6 +53,12 @@ ensure_system_packages() {
     say "installing system packages: $missing"
     # shellcheck disable=SC2086
     apt_install $missing
+    # LibreOffice's very first starts after an install can abort while it initialises
+    # itself; one throwaway start here means the converter pool never sees that.
+    local profile
+    profile=$(mktemp -d)
+    timeout 120 soffice --headless --norestore --terminate_after_init "-env:UserInstallation=file://$profile" >/dev/null 2>&1 || true
+    rm -rf "$profile"
   else
     say "missing system packages (PDF rendering and fonts need them): $missing"
     say "install them with: sudo apt-get install --no-install-recommends $missing"

@@ -30,11 +30,13 @@ export class WarmInstance {
   private child: ChildProcess | undefined;
   private pending: Pending | undefined;
   private exited = false;
+  /** Set the moment the instance is killed, so it is never handed another conversion while it dies. */
+  private killed = false;
 
   constructor(private readonly options: InstanceOptions) {}
 
   get alive(): boolean {
-    return !this.exited && this.child !== undefined;
+    return !this.exited && !this.killed && this.child !== undefined;
   }
 
   get pid(): number | undefined {
@@ -114,6 +116,7 @@ export class WarmInstance {
   /** Kills the whole process group (bridge, soffice and its helpers), even after the bridge exited. */
   kill(): void {
     if (!this.child?.pid) return;
+    this.killed = true;
     try {
       process.kill(-this.child.pid, 'SIGKILL');
     } catch {

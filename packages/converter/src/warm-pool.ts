@@ -52,7 +52,23 @@ export class WarmConverterPool {
 
   async start(): Promise<void> {
     this.workDir = await mkdtemp(path.join(tmpdir(), 'docgen-pool-'));
-    await Promise.all(this.instances.map((_, slot) => this.launch(slot)));
+    await Promise.all(this.instances.map((_, slot) => this.launchAtStart(slot)));
+  }
+
+  /**
+   * The very first LibreOffice starts after an install can abort while the installation
+   * is initialised (seen on fresh CI machines: soffice exited with 134), so a start gets
+   * a few tries, each with a clean profile, before the pool gives up.
+   */
+  private async launchAtStart(slot: number, tries = 3): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.launch(slot);
+      } catch (error) {
+        if (attempt >= tries || this.closed) throw error;
+        this.options.onEvent?.({ type: 'restart_failed', slot, error: (error as Error).message });
+      }
+    }
   }
 
   /** Live instances; the pool is "full" when this equals its size. */
@@ -89,6 +105,7 @@ export class WarmConverterPool {
 
   private async launch(slot: number): Promise<void> {
     const profileDir = path.join(this.workDir, `profile-${slot}`);
+    await rm(profileDir, { recursive: true, force: true }); // a profile is never shared with a predecessor
     await mkdir(profileDir, { recursive: true });
     const instance = new WarmInstance({
       sofficePath: this.options.sofficePath ?? 'soffice',
