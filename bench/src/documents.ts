@@ -1,0 +1,64 @@
+import { buildDocx, paragraph, solidPng, table } from '@docgen/testing';
+import { prepareDocxTemplate, renderDocx, type ImageData, type TemplateVariable } from '@docgen/templating';
+
+/** The one-page letter: an invoice with a 20-row table. */
+export const LETTER_TEMPLATE = buildDocx({
+  body: [
+    paragraph('ACME Supplies Ltd · 1 Market Street · Springfield'),
+    paragraph('Invoice {invoice_number} — {invoice_date}'),
+    paragraph('Bill to: {client_name}, {client_address}'),
+    table([
+      ['Description', 'Quantity', 'Unit price', 'Amount'],
+      ['{#items}{description}', '{quantity}', '{unit_price}', '{amount}{/items}'],
+    ]),
+    paragraph('Total due: {total}. Payment within 30 days to IBAN {iban}.'),
+    paragraph('Thank you for your business.'),
+  ].join(''),
+});
+
+export const letterInput = (n = 0): Record<string, unknown> => ({
+  invoice_number: `INV-${1000 + n}`,
+  invoice_date: '2026-11-23',
+  client_name: `Client ${n}`,
+  client_address: '42 Harbour Road, Portsmouth',
+  items: Array.from({ length: 20 }, (_, i) => ({ description: `Service line ${i + 1}`, quantity: String(i + 1), unit_price: '12.50', amount: (12.5 * (i + 1)).toFixed(2) })),
+  total: '2625.00',
+  iban: 'GB33BUKB20201555555555',
+});
+
+const LOREM = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ';
+
+/** The 10-page report: text, a 200-row table and an image. */
+export const REPORT_TEMPLATE = buildDocx({
+  body: [
+    paragraph('Quarterly report for {client_name}'),
+    paragraph('{%chart}'),
+    ...Array.from({ length: 75 }, () => paragraph(LOREM.repeat(4))),
+    table([
+      ['Region', 'Product', 'Units', 'Revenue'],
+      ['{#rows}{region}', '{product}', '{units}', '{revenue}{/rows}'],
+    ]),
+    paragraph('End of report.'),
+  ].join(''),
+});
+
+const CHART_PNG = solidPng(1200, 600, [40, 90, 160]);
+export const CHART_URI = `data:image/png;base64,${CHART_PNG.toString('base64')}`;
+
+export const reportInput = (): Record<string, unknown> => ({
+  client_name: 'ACME Supplies Ltd',
+  chart: CHART_URI,
+  rows: Array.from({ length: 200 }, (_, i) => ({ region: `Region ${i % 7}`, product: `Product ${i}`, units: String(100 + i), revenue: (1234.5 + i).toFixed(2) })),
+});
+
+/** Both documents filled by our own render path: the DOCX the converter really gets. */
+export function renderedDocuments(): { letter: Buffer; report: Buffer } {
+  const fill = (template: Buffer, input: Record<string, unknown>, images = new Map<string, ImageData>()) => {
+    const prepared = prepareDocxTemplate(template);
+    return renderDocx(prepared.file, prepared.variables as TemplateVariable[], input, images);
+  };
+  return {
+    letter: fill(LETTER_TEMPLATE, letterInput()),
+    report: fill(REPORT_TEMPLATE, reportInput(), new Map([[CHART_URI, { data: CHART_PNG, extension: 'png', width: 1200, height: 600 }]])),
+  };
+}

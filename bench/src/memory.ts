@@ -1,0 +1,99 @@
+import { execFileSync } from 'node:child_process';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { apiClient, startStack, type ApiClient, type Stack } from '@docgen/testing';
+import { LETTER_TEMPLATE, letterInput } from './documents';
+import { optionsFromArgv, publish, type BenchOptions } from './report';
+import { fixed, markdownTable, runClosedLoop, target } from './stats';
+
+/** RSS in MiB of a process and, separately, of all its descendants (the LibreOffice instances). */
+function treeRss(rootPid: number): { worker: number; children: number } {
+  const table = execFileSync('ps', ['-eo', 'pid=,ppid=,rss=']).toString().trim().split('\n').map((line) => line.trim().split(/\s+/).map(Number) as [number, number, number]);
+  const descendants = new Set<number>();
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [pid, ppid] of table) {
+      if ((ppid === rootPid || descendants.has(ppid)) && !descendants.has(pid)) {
+        descendants.add(pid);
+        grew = true;
+      }
+    }
+  }
+  const kib = (pids: (pid: number) => boolean) => table.filter(([pid]) => pids(pid)).reduce((sum, [, , rss]) => sum + rss, 0);
+  return { worker: kib((pid) => pid === rootPid) / 1024, children: kib((pid) => descendants.has(pid)) / 1024 };
+}
+
+/** The median of five samples a second apart, once the worker is idle. */
+async function settledRss(pid: number) {
+  await sleep(2_000);
+  const samples = [];
+  for (let i = 0; i < 5; i++) {
+    samples.push(treeRss(pid));
+    await sleep(1_000);
+  }
+  const median = (values: number[]) => values.sort((a, b) => a - b)[2]!;
+  return { worker: median(samples.map((s) => s.worker)), children: median(samples.map((s) => s.children)) };
+}
+
+async function generate(api: ApiClient, stack: Stack, templateId: string, count: number, readyBefore: number) {
+  await runClosedLoop(count, 16, async (index) => {
+    const res = await api.call('POST', '/api/v1/documents', { template_id: templateId, input_json: letterInput(index), output_format: 'pdf' });
+    if (res.status !== 202) throw new Error(`POST /documents answered ${res.status}`);
+  });
+  for (;;) {
+    const done = await stack.database.db.document.count({ where: { status: { in: ['ready', 'failed'] } } });
+    if (done >= readyBefore + count) break;
+    await sleep(1_000);
+  }
+  const failed = await stack.database.db.document.count({ where: { status: 'failed' } });
+  if (failed > 0) throw new Error(`${failed} documents failed`);
+}
+
+/** Render worker RSS (with its LibreOffice instances) after 100 documents and after 10,000. */
+export async function runMemoryBench(options: BenchOptions) {
+  const [early, late] = options.smoke ? [10, 30] : [100, 10_000];
+  const stack = await startStack({ env: { CONVERTER_POOL_SIZE: '2' } });
+  try {
+    const api = apiClient(stack.gateways[0]!.url, (await stack.organization(1_000_000_000)).apiKey);
+    const templateId = (await api.uploadTemplate(LETTER_TEMPLATE, 'invoice.docx')).id;
+    const pid = stack.workers[0]!.process.pid!;
+    await generate(api, stack, templateId, early, 0);
+    const after100 = await settledRss(pid);
+    options.log(`after ${early}: worker ${fixed(after100.worker)} MiB, LibreOffice ${fixed(after100.children)} MiB`);
+    const started = Date.now();
+    await generate(api, stack, templateId, late - early, early);
+    const seconds = (Date.now() - started) / 1000;
+    const afterAll = await settledRss(pid);
+    options.log(`after ${late}: worker ${fixed(afterAll.worker)} MiB, LibreOffice ${fixed(afterAll.children)} MiB`);
+    const total = (r: { worker: number; children: number }) => r.worker + r.children;
+    const growth = total(afterAll) / total(after100) - 1;
+    const workerGrowth = afterAll.worker / after100.worker - 1;
+    const body = [
+      `One render worker with 2 warm LibreOffice instances (default recycling: each instance is restarted after 500 conversions) renders one-page invoice PDFs; RSS is the median of five samples once idle. ${late - early} documents took ${fixed(seconds, 0)} s (${fixed((late - early) / seconds)} docs/s).`,
+      '',
+      markdownTable(
+        ['after', 'worker MiB', 'LibreOffice MiB', 'total MiB', 'vs after 100'],
+        [
+          [`${early} documents (baseline)`, fixed(after100.worker), fixed(after100.children), fixed(total(after100)), '—'],
+          [`${late} documents`, fixed(afterAll.worker), fixed(afterAll.children), fixed(total(afterAll)), `${growth >= 0 ? '+' : ''}${fixed(100 * growth)}%`],
+        ],
+      ),
+      '',
+      target('total RSS growth ≤ 10%', `${fixed(100 * growth)}%`, growth <= 0.1),
+      target('worker process alone ≤ 10%', `${fixed(100 * workerGrowth)}%`, workerGrowth <= 0.1),
+    ].join('\n');
+    publish(options, 'memory', 'Memory: render worker after many documents', body);
+    return { after100, afterAll, growth };
+  } finally {
+    await stack.close();
+  }
+}
+
+if (require.main === module) {
+  runMemoryBench(optionsFromArgv()).then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

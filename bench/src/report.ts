@@ -1,0 +1,55 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { repoRoot } from '@docgen/testing';
+
+const REPORT = path.join(repoRoot, 'docs', 'BENCHMARKS.md');
+const INTRO = `# Benchmarks
+
+Every figure is measured beside its baseline in the same run, on the same machine; the
+ratios are what to compare across machines. Each section is rewritten by its command
+(\`npm run bench:<name>\`); \`npm test\` runs each in a smoke mode (a few iterations) that
+writes nothing. How the benchmarks work: [bench/README.md](../bench/README.md).
+`;
+
+export interface BenchOptions {
+  /** A few iterations, to prove the benchmark runs; nothing is written. */
+  smoke: boolean;
+  log: (line: string) => void;
+}
+
+export const optionsFromArgv = (): BenchOptions => ({ smoke: process.argv.includes('--smoke'), log: (line) => console.log(line) });
+
+function libreOfficeVersion(): string {
+  try {
+    return execFileSync('soffice', ['--version'], { timeout: 30_000 }).toString().trim();
+  } catch {
+    return 'LibreOffice (version unknown)';
+  }
+}
+
+export function machine(): string {
+  const cpus = os.cpus();
+  return `${cpus[0]?.model ?? 'unknown CPU'}, ${cpus.length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}, ${libreOfficeVersion()}`;
+}
+
+/** Prints the section and, outside smoke mode, replaces it in docs/BENCHMARKS.md. */
+export function publish(options: BenchOptions, name: string, title: string, body: string): void {
+  const section = [
+    `<!-- bench:${name} -->`,
+    `## ${title}`,
+    '',
+    `\`npm run bench:${name}\` — ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — ${machine()}`,
+    '',
+    body.trim(),
+    `<!-- /bench:${name} -->`,
+  ].join('\n');
+  options.log(`\n${section}\n`);
+  if (options.smoke) return;
+  const current = existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : INTRO;
+  const pattern = new RegExp(`<!-- bench:${name} -->[\\s\\S]*?<!-- /bench:${name} -->`);
+  const updated = pattern.test(current) ? current.replace(pattern, section) : `${current.trimEnd()}\n\n${section}\n`;
+  writeFileSync(REPORT, updated);
+  options.log(`written to ${path.relative(process.cwd(), REPORT)}`);
+}

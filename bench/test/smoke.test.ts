@@ -1,0 +1,55 @@
+import { runBulkZipBench } from '../src/bulk-zip';
+import { runConversionBench } from '../src/conversion';
+import { runEndToEndBench } from '../src/e2e';
+import { runGatewayBench } from '../src/gateway';
+import { runMemoryBench } from '../src/memory';
+import { percentile, runClosedLoop } from '../src/stats';
+
+// Each benchmark in its smoke mode: a few iterations through the real parts, nothing written.
+const quiet = { smoke: true, log: () => undefined };
+
+describe('benchmarks, smoke mode', () => {
+  it('computes percentiles and closed-loop runs', async () => {
+    expect(percentile([10, 20, 30, 40], 50)).toBe(20);
+    expect(percentile([10, 20, 30, 40], 99)).toBe(40);
+    let inFlight = 0;
+    let most = 0;
+    const run = await runClosedLoop(10, 3, async () => {
+      most = Math.max(most, ++inFlight);
+      await new Promise((resolve) => setImmediate(resolve));
+      inFlight--;
+    });
+    expect(run.count).toBe(10);
+    expect(most).toBe(3);
+  });
+
+  it('conversion: warm pool and per-call driver both convert', async () => {
+    const results = await runConversionBench(quiet);
+    expect(results['letter@1']!.warm.count).toBe(2);
+    expect(results['report@2']!.perCall.perSecond).toBeGreaterThan(0);
+  }, 180_000);
+
+  it('end to end: documents reach ready through the whole service', async () => {
+    const { results } = await runEndToEndBench(quiet);
+    expect(results['pdf@32']!.count).toBe(64);
+    expect(results['docx@1']!.p50).toBeGreaterThan(0);
+  }, 240_000);
+
+  it('gateway: both servers accept the POST', async () => {
+    const { baseline, gateway } = await runGatewayBench(quiet);
+    expect(baseline.accepted).toBeGreaterThan(0);
+    expect(gateway.accepted).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('memory: RSS is sampled before and after', async () => {
+    const { after100, afterAll } = await runMemoryBench(quiet);
+    expect(after100.children).toBeGreaterThan(0);
+    expect(afterAll.worker).toBeGreaterThan(0);
+  }, 240_000);
+
+  it('bulk ZIP: both sizes are assembled', async () => {
+    const { baseline, big } = await runBulkZipBench(quiet);
+    expect(baseline.rows).toBe(10);
+    expect(big.zipMiB).toBeGreaterThan(50 * 0.039);
+  }, 60_000);
+});
