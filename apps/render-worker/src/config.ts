@@ -10,6 +10,8 @@ export const renderWorkerEnv = z.object({
   RENDER_TIMEOUT_MS: envVar.integer(60_000, 1_000),
   CONVERTER_POOL_SIZE: envVar.integer(availableParallelism(), 1, 64),
   CONVERTER_DRIVER: envVar.choice(['warm', 'per-call'] as const, 'warm'),
+  /** Render jobs in flight per worker; 0 = one per warm instance (1 with the per-call driver). */
+  RENDER_CONCURRENCY: envVar.integer(0, 0, 256),
   CONVERTER_RECYCLE_AFTER: envVar.integer(500, 1),
   RENDER_LOCK_MS: envVar.integer(30_000, 500),
   OUTBOUND_ALLOW_PRIVATE: envVar.boolean(false),

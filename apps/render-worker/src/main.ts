@@ -17,6 +17,7 @@ import { LocalFileStorage } from '@docgen/storage';
 import { createAnnouncer } from './announce';
 import { assembleBulkJob, watchFinishedBulkJobs } from './bulk-assembly';
 import { renderWorkerEnv } from './config';
+import { cachedTemplateFiles } from './template-files';
 import { startConverter } from './converter';
 import { renderMetrics } from './metrics';
 import { OutboxRelay } from './outbox-relay';
@@ -32,7 +33,9 @@ runService('render-worker', renderWorkerEnv, async (context) => {
   if (config.OUTBOUND_ALLOW_PRIVATE) {
     logger.warn('OUTBOUND_ALLOW_PRIVATE=true: image tokens may reach loopback and private addresses. Never use this in production.');
   }
-  const concurrency = config.CONVERTER_DRIVER === 'warm' ? config.CONVERTER_POOL_SIZE : 1;
+  // Jobs beyond the warm instances wait for a free one: worth it only with spare cores
+  // (bench/: on 2 cores, 4 jobs per instance converted no faster than 1).
+  const concurrency = config.RENDER_CONCURRENCY || (config.CONVERTER_DRIVER === 'warm' ? config.CONVERTER_POOL_SIZE : 1);
   const db = createPrismaClient(config.DATABASE_URL, { poolSize: concurrency + 3 });
   const redis = createRedisConnection(config.REDIS_URL, 'worker', logger);
   shutdown.register('redis', () => redis.quit());
@@ -60,6 +63,7 @@ runService('render-worker', renderWorkerEnv, async (context) => {
   const deps = {
     db,
     storage,
+    templateFile: cachedTemplateFiles(storage),
     converter,
     announce,
     logger,
@@ -107,7 +111,7 @@ runService('render-worker', renderWorkerEnv, async (context) => {
     ],
   });
   logger.info(
-    { renderTimeoutMs: config.RENDER_TIMEOUT_MS, converterPoolSize: config.CONVERTER_POOL_SIZE, driver: config.CONVERTER_DRIVER, storageDir: config.STORAGE_DIR },
+    { renderTimeoutMs: config.RENDER_TIMEOUT_MS, converterPoolSize: config.CONVERTER_POOL_SIZE, concurrency, driver: config.CONVERTER_DRIVER, storageDir: config.STORAGE_DIR },
     'render worker started',
   );
 });

@@ -16,6 +16,8 @@ export interface RenderDeps {
   db: Database;
   storage: FileStorage;
   converter: DocxToPdf;
+  /** The template file by its storage key (cached: template files never change). */
+  templateFile: (fileKey: string) => Promise<Buffer>;
   announce: Announce;
   logger: Logger;
   renderTimeoutMs: number;
@@ -75,7 +77,7 @@ async function render(doc: Document, deps: RenderDeps): Promise<string[]> {
   const input = doc.inputJson as Record<string, unknown>;
   prepareRenderData(variables, input); // input problems first: no fetch for a document that cannot render
   const images = await fetchImages(variables, input, deps.imageFetch);
-  const docx = renderDocx(await deps.storage.get(template.fileKey), variables, input, images);
+  const docx = renderDocx(await deps.templateFile(template.fileKey), variables, input, images);
   const outputs: ['pdf' | 'docx', Buffer][] = [];
   if (doc.outputFormat !== 'pdf') outputs.push(['docx', docx]);
   if (doc.outputFormat !== 'docx') outputs.push(['pdf', await deps.converter.toPdf(docx)]);
