@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { text } from 'node:stream/consumers';
@@ -34,6 +34,20 @@ describe('LocalFileStorage', () => {
     const failing = new Readable({ read() { this.destroy(new Error('disk on fire')); } });
     await expect(storage.putStream('bulk/b.zip', failing)).rejects.toThrow('disk on fire');
     expect(await readdir(path.join(root, 'bulk'))).toEqual(['a.zip']);
+  });
+
+  it('keeps writes in progress apart from stored files and clears ones a killed writer left', async () => {
+    const partial = path.join(root, '.partial');
+    await mkdir(partial);
+    const hourAgo = new Date(Date.now() - 2 * 60 * 60 * 1000);
+    await writeFile(path.join(partial, 'stale.tmp'), 'left by a killed writer');
+    await utimes(path.join(partial, 'stale.tmp'), hourAgo, hourAgo);
+    await writeFile(path.join(partial, 'fresh.tmp'), 'another writer, still writing');
+
+    await new LocalFileStorage(root).put('documents/org/doc/g1.pdf', Buffer.from('%PDF'));
+    expect(await readdir(path.join(root, 'documents/org/doc'))).toEqual(['g1.pdf']);
+    for (let tries = 0; (await readdir(partial)).includes('stale.tmp') && tries < 100; tries++) await new Promise((r) => setImmediate(r));
+    expect(await readdir(partial)).toEqual(['fresh.tmp']);
   });
 
   it('refuses keys that could escape the storage folder', async () => {

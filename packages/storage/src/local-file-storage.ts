@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -8,11 +8,31 @@ import { FileNotFoundError, type FileStorage } from './file-storage';
 
 const SAFE_KEY = /^[A-Za-z0-9_-][A-Za-z0-9._-]*(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/;
 
+/**
+ * Where writes in progress live: inside the root (same filesystem, so the final rename is
+ * atomic) but apart from every key (keys never start with a dot), so a writer killed
+ * mid-write leaves nothing beside the stored files.
+ */
+const PARTIAL_DIR = '.partial';
+const STALE_PARTIAL_MS = 60 * 60 * 1000;
+
 export class LocalFileStorage implements FileStorage {
   private readonly root: string;
+  private partialDir: Promise<string> | undefined;
 
   constructor(root: string) {
     this.root = path.resolve(root);
+  }
+
+  /** A fresh temporary path. The first call also clears what killed writers left (older than an hour). */
+  private async temporaryPath(): Promise<string> {
+    this.partialDir ??= (async () => {
+      const dir = path.join(this.root, PARTIAL_DIR);
+      await mkdir(dir, { recursive: true });
+      void removeOlderThan(dir, STALE_PARTIAL_MS);
+      return dir;
+    })();
+    return path.join(await this.partialDir, `${randomUUID()}.tmp`);
   }
 
   private resolve(key: string): string {
@@ -24,7 +44,7 @@ export class LocalFileStorage implements FileStorage {
   async put(key: string, data: Buffer): Promise<void> {
     const target = this.resolve(key);
     await mkdir(path.dirname(target), { recursive: true });
-    const temporary = `${target}.${randomUUID()}.tmp`;
+    const temporary = await this.temporaryPath();
     const handle = await open(temporary, 'w', 0o640);
     try {
       await handle.writeFile(data);
@@ -43,7 +63,7 @@ export class LocalFileStorage implements FileStorage {
   async putStream(key: string, data: Readable): Promise<number> {
     const target = this.resolve(key);
     await mkdir(path.dirname(target), { recursive: true });
-    const temporary = `${target}.${randomUUID()}.tmp`;
+    const temporary = await this.temporaryPath();
     const out = createWriteStream(temporary, { mode: 0o640 });
     try {
       await pipeline(data, out);
@@ -77,6 +97,16 @@ export class LocalFileStorage implements FileStorage {
 
   async delete(key: string): Promise<void> {
     await rm(this.resolve(key), { force: true });
+  }
+}
+
+/** Best effort: another process may be clearing the same folder. */
+async function removeOlderThan(dir: string, ageMs: number): Promise<void> {
+  const cutoff = Date.now() - ageMs;
+  for (const name of await readdir(dir).catch(() => [])) {
+    const file = path.join(dir, name);
+    const info = await stat(file).catch(() => undefined);
+    if (info && info.mtimeMs < cutoff) await rm(file, { force: true }).catch(() => undefined);
   }
 }
 
