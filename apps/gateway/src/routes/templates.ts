@@ -23,10 +23,14 @@ export interface TemplateRouteDeps {
   conversionTimeoutMs: number;
 }
 
-/** Quotes a file name for Content-Disposition: ASCII fallback plus RFC 5987 UTF-8 form. */
+/**
+ * Content-Disposition as API.md writes it, `attachment; filename="<name>"`; a name that
+ * needs more than plain ASCII keeps an ASCII fallback and adds the RFC 5987 UTF-8 form.
+ */
 export function attachment(filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
-  return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
+  const plain = `attachment; filename="${ascii}"`;
+  return ascii === filename ? plain : `${plain}; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
 export function templateRoutes(deps: TemplateRouteDeps): Router {
