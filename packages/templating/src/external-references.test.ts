@@ -1,6 +1,8 @@
 import PizZip from 'pizzip';
+import { buildDocx, paragraph, run } from '@docgen/testing';
 import { TemplateError } from './template-error';
 import { removeExternalReferences } from './external-references';
+import { prepareDocxTemplate } from './prepare-docx-template';
 
 const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 
@@ -36,5 +38,86 @@ describe('removeExternalReferences', () => {
     for (const body of ['<w:instrText xml:space="preserve"> INCLUDEPICTURE "http://x/a.png" \\d </w:instrText>', '<w:fldSimple w:instr=" INCLUDETEXT c:\\\\a.docx "/>']) {
       expect(() => removeExternalReferences(docx(body, ''))).toThrow(TemplateError);
     }
+  });
+
+  describe('fields that fetch or link, read whole however Word split them', () => {
+    const fldChar = (type: string) => `<w:r><w:fldChar w:fldCharType="${type}"/></w:r>`;
+    const instr = (text: string) => `<w:r><w:instrText xml:space="preserve">${text}</w:instrText></w:r>`;
+    /** A complex field: begin, the instruction in as many runs as given, separate, a result, end. */
+    const field = (...pieces: string[]) => `${fldChar('begin')}${pieces.map(instr).join('')}${fldChar('separate')}${run('result')}${fldChar('end')}`;
+    const refusal = (file: Buffer) => {
+      try {
+        removeExternalReferences(file);
+      } catch (error) {
+        expect(error).toBeInstanceOf(TemplateError);
+        expect((error as TemplateError).kind).toBe('invalid');
+        return (error as Error).message;
+      }
+      throw new Error('expected the package to be refused');
+    };
+
+    it('refuses at upload an INCLUDEPICTURE "http://…" that Word split across three runs', () => {
+      const upload = buildDocx({ body: paragraph(run('Logo: '), field(' INCLUDEP', 'ICTURE "http://127.0.0.1:9/lo', 'go.png" \\d ')) });
+      let error: unknown;
+      try {
+        prepareDocxTemplate(upload);
+      } catch (caught) {
+        error = caught;
+      }
+      expect(error).toBeInstanceOf(TemplateError);
+      expect(error).toMatchObject({
+        kind: 'invalid',
+        message: 'The template includes content from another file, address or program (an INCLUDEPICTURE field); remove it and upload again',
+      });
+    });
+
+    it('refuses a DDEAUTO field, and LINK, DDE and INCLUDETEXT fields, complex or simple', () => {
+      expect(refusal(buildDocx({ body: paragraph(field(' DDEAUTO c:\\\\windows\\\\system32\\\\cmd.exe "/k calc.exe" ')) }))).toContain('DDEAUTO');
+      expect(refusal(buildDocx({ body: paragraph(field(' DD', 'E excel "sheet1" "R1C1" ')) }))).toContain('(a DDE field)');
+      expect(refusal(buildDocx({ body: paragraph(field(' LINK Excel.Sheet.12 "C:\\\\data\\\\q.xlsx" "Sheet1!R1C1" \\a \\p ')) }))).toContain('(a LINK field)');
+      expect(refusal(buildDocx({ body: '<w:p><w:fldSimple w:instr=" INCLUDETEXT &quot;http://127.0.0.1:9/a.docx&quot; "><w:r><w:t>x</w:t></w:r></w:fldSimple></w:p>' }))).toContain(
+        '(an INCLUDETEXT field)',
+      );
+      expect(refusal(buildDocx({ body: '<w:p><w:fldSimple w:instr="DDEAUTO cmd &quot;/c calc&quot;"/></w:p>' + paragraph(field(' LINK x ')) }))).toContain(
+        '(DDEAUTO, LINK fields)',
+      );
+    });
+
+    it('sees through character references, another namespace prefix, <w:t> inside the instruction and a type built by a nested field', () => {
+      const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+      const variants = [
+        paragraph(field(' &#73;NCLUDEPICTURE "http://x/a.png" ')),
+        `<x:p xmlns:x="${W}"><x:r><x:fldChar x:fldCharType="begin"/></x:r><x:r><x:instrText> DDEAUTO cmd "/c calc"</x:instrText></x:r><x:r><x:fldChar x:fldCharType="end"/></x:r></x:p>`,
+        // LibreOffice reads text between "begin" and "separate" as instruction text.
+        paragraph(fldChar('begin'), run(' LI'), instr('NK Word.Document.12 "c:\\\\a.docx" '), fldChar('end')),
+        // { { QUOTE "LINK" } Word.Document.12 "c:\a.docx" }: the outer field's type is the inner one's result.
+        paragraph(fldChar('begin'), fldChar('begin'), instr(' QUOTE "LINK" '), fldChar('separate'), run('LINK'), fldChar('end'), instr(' Word.Document.12 "c:\\\\a.docx" '), fldChar('end')),
+        // A field left open at the end of the part.
+        paragraph(fldChar('begin'), instr(' INCLUDETEXT "c:\\\\a.docx"')),
+      ];
+      for (const body of variants) expect(refusal(buildDocx({ body }))).toMatch(/\((an? )?(INCLUDEPICTURE|INCLUDETEXT|DDEAUTO|LINK) field\)/);
+    });
+
+    it('checks an XML part stored under another name or in UTF-16', () => {
+      const zip = new PizZip(buildDocx({ body: paragraph('x') }));
+      zip.file('word/main.dat', `<w:document xmlns:w="w"><w:body>${paragraph(field(' INCLUDEPICTURE "http://x/a.png" '))}</w:body></w:document>`);
+      expect(refusal(zip.generate({ type: 'nodebuffer' }))).toContain('INCLUDEPICTURE');
+      const utf16 = new PizZip(buildDocx({ body: paragraph('x') }));
+      const xml = utf16.file('word/document.xml')!.asText().replace('<w:body>', `<w:body>${paragraph(field(' DDEAUTO cmd '))}`);
+      utf16.file('word/document.xml', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(xml, 'utf16le')]));
+      expect(refusal(utf16.generate({ type: 'nodebuffer' }))).toContain('DDEAUTO');
+    });
+
+    it('keeps fields that fetch nothing, and the words LINK and DDE in text and arguments', () => {
+      const body =
+        paragraph(field(' HYPERLINK \\l "link" ')) +
+        paragraph(field(' MERGEFIELD Link ')) +
+        paragraph(field(' PAGE ')) +
+        paragraph(field(' REF DDE \\h ')) +
+        '<w:p><w:fldSimple w:instr=" NUMPAGES "><w:r><w:t>1</w:t></w:r></w:fldSimple></w:p>' +
+        paragraph('LINK DDE and a {link} tag');
+      const upload = buildDocx({ body });
+      expect(removeExternalReferences(upload)).toBe(upload);
+    });
   });
 });
