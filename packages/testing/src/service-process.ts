@@ -18,12 +18,18 @@ export interface RunningService {
 const START_TIMEOUT_MS = 20_000;
 
 /**
+ * Extra node flags for every service process, e.g. DOCGEN_SERVICE_NODE_ARGS="--cpu-prof
+ * --cpu-prof-dir=/tmp/prof" to profile a benchmark (node refuses --cpu-prof in NODE_OPTIONS).
+ */
+export const profilingArgs = (): string[] => (process.env.DOCGEN_SERVICE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
+/**
  * Runs a service from its build output as a real process (as `npm run start:<name>` does)
  * and resolves once it logs that it is listening, with the port it bound.
  */
 export async function startService(name: ServiceName, env: Record<string, string>): Promise<RunningService> {
   const portVariable = name === 'gateway' ? 'PORT' : 'METRICS_PORT';
-  const child = spawn(process.execPath, [path.join(repoRoot, 'apps', name, 'dist', 'main.js')], {
+  const child = spawn(process.execPath, [...profilingArgs(), path.join(repoRoot, 'apps', name, 'dist', 'main.js')], {
     env: { PATH: process.env.PATH, LOG_LEVEL: 'info', [portVariable]: '0', HOST: '127.0.0.1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

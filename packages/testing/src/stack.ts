@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { seedOrganization, type SeededOrganization } from './seed';
-import { startService, type RunningService, type ServiceName } from './service-process';
+import { profilingArgs, startService, type RunningService, type ServiceName } from './service-process';
 import { createTestDatabase, type TestDatabase } from './test-database';
 import { uniqueId } from './paths';
 
@@ -48,7 +48,8 @@ export async function startStack(options: { gateways?: number; workers?: number;
     start,
     organization: (rateLimitPerMinute = 100_000) => seedOrganization(database.db, { rateLimitPerMinute }),
     close: async () => {
-      await Promise.all(running.map((service) => service.stop('SIGKILL')));
+      // A profiled process writes its profile only when it exits by itself.
+      await Promise.all(running.map((service) => service.stop(profilingArgs().length ? 'SIGTERM' : 'SIGKILL')));
       const redis = new Redis(env.REDIS_URL);
       const keys = await redis.keys(`${env.REDIS_KEY_PREFIX}*`);
       if (keys.length) await redis.del(...keys);
