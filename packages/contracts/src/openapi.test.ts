@@ -20,4 +20,14 @@ describe('buildOpenApiDocument', () => {
     expect(doc.components.schemas.Error).toMatchObject({ type: 'object', required: ['detail'] });
     expect(JSON.stringify(doc)).not.toContain('$schema');
   });
+
+  it('documents the idempotency key header and the replay header of POST /documents', () => {
+    const create = doc.paths['/api/v1/documents']!.post as {
+      parameters: { name: string; in: string }[];
+      responses: Record<string, { headers?: Record<string, unknown> }>;
+    };
+    expect(create.parameters).toContainEqual(expect.objectContaining({ name: 'X-Idempotency-Key', in: 'header', required: false }));
+    expect(Object.keys(create.responses['200']!.headers!)).toContain('Idempotent-Replayed');
+    expect(Object.keys(create.responses['202']!.headers!)).not.toContain('Idempotent-Replayed');
+  });
 });

@@ -49,6 +49,7 @@ function operationObject(op: Operation) {
     Object.entries(op.responses).map(([status, spec]) => {
       const headers: Record<string, unknown> = op.authenticated && status !== '401' ? { ...rateLimitHeaders } : {};
       if (status === '429') headers['Retry-After'] = { schema: { type: 'integer' }, description: 'Seconds to wait' };
+      Object.assign(headers, spec.headers);
       const content = spec.schema
         ? { [spec.contentType ?? 'application/json']: { schema: toSchema(spec.schema, 'output') } }
         : spec.contentType
@@ -62,7 +63,11 @@ function operationObject(op: Operation) {
     summary: op.summary,
     tags: [op.tag],
     ...(op.authenticated ? {} : { security: [] }),
-    parameters: [...pathParameters(op.path), ...(op.query ? queryParameters(op.query) : [])],
+    parameters: [
+      ...pathParameters(op.path),
+      ...(op.query ? queryParameters(op.query) : []),
+      ...(op.headers ?? []).map((header) => ({ in: 'header', ...header })),
+    ],
     ...(op.body
       ? { requestBody: { required: true, content: { [op.body.contentType]: { schema: toSchema(op.body.schema, 'input') } } } }
       : {}),

@@ -11,6 +11,15 @@ export interface ResponseSpec {
   description: string;
   schema?: z.ZodType;
   contentType?: string;
+  /** Response headers beyond the rate-limit ones every authenticated response has. */
+  headers?: Record<string, { description: string; schema: Record<string, unknown> }>;
+}
+
+export interface HeaderParameter {
+  name: string;
+  description: string;
+  required: boolean;
+  schema: Record<string, unknown>;
 }
 
 export interface Operation {
@@ -23,6 +32,7 @@ export interface Operation {
   /** Requires X-API-Key (and counts against the rate limit). */
   authenticated: boolean;
   query?: z.ZodObject;
+  headers?: HeaderParameter[];
   body?: { contentType: string; schema: z.ZodType };
   responses: Record<number, ResponseSpec>;
 }
@@ -107,14 +117,26 @@ export const operations: Operation[] = [
     method: 'post',
     path: '/api/v1/documents',
     operationId: 'createDocument',
-    summary: 'Request a document (asynchronous). Optional header X-Idempotency-Key (1–255 chars).',
+    summary: 'Request a document (asynchronous)',
     tag: 'Documents',
     authenticated: true,
     query: EnvironmentQuery,
+    headers: [
+      {
+        name: 'X-Idempotency-Key',
+        description: 'Makes retries safe: a key sent before returns its document instead of generating another',
+        required: false,
+        schema: { type: 'string', minLength: 1, maxLength: 255 },
+      },
+    ],
     body: { contentType: 'application/json', schema: CreateDocumentBody },
     responses: {
       202: { description: 'Queued (or a failed document retried under its idempotency key)', schema: Document },
-      200: { description: 'Idempotent replay: the document created earlier with this key (header Idempotent-Replayed: true)', schema: Document },
+      200: {
+        description: 'Idempotent replay: the document created earlier with this key',
+        schema: Document,
+        headers: { 'Idempotent-Replayed': { description: 'Always "true" on a replay', schema: { type: 'string', const: 'true' } } },
+      },
       ...errorResponses(400, 401, 404, 413, 415, 422, 429, 503),
     },
   },

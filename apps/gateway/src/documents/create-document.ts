@@ -62,7 +62,10 @@ export async function createDocument(
   } catch (error) {
     const raced = idempotencyKey && error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002';
     if (!raced) throw error;
-    return replay(deps, (await findByKey(deps.db, caller, idempotencyKey))!, hash!);
+    const winner = await findByKey(deps.db, caller, idempotencyKey);
+    // The concurrent request that won could not queue its job and took its row back.
+    if (!winner) throw dependencyDown('redis');
+    return replay(deps, winner, hash!);
   }
   // Nothing half-written: a document whose job could not be queued does not stay behind.
   await enqueue(deps, document, () => deps.db.document.delete({ where: { id: document.id } }));
