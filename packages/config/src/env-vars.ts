@@ -47,7 +47,7 @@ function choice<const T extends readonly [string, ...string[]]>(values: T, defau
 
 export const envVar = { integer, url, boolean, text, choice };
 
-/** Variables every service reads (API.md §7 and docs/configuration.md). */
+/** Variables every service reads (API.md §7 and the README's configuration table). */
 export const commonEnv = {
   DATABASE_URL: url('postgresql://postgres@127.0.0.1:5432/docgen', ['postgresql:', 'postgres:']),
   REDIS_URL: url('redis://127.0.0.1:6379', ['redis:', 'rediss:']),
