@@ -9,6 +9,8 @@ export const webhookDispatcherEnv = z.object({
   OUTBOUND_ALLOW_PRIVATE: envVar.boolean(false),
   WEBHOOK_TIMEOUT_MS: envVar.integer(10_000, 100),
   WEBHOOK_CONCURRENCY: envVar.integer(50, 1, 1_000),
+  /** Attempts in flight to one endpoint per dispatcher; more wait without using an attempt. */
+  WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: envVar.integer(5, 1, 1_000),
   WEBHOOK_LOCK_MS: envVar.integer(30_000, 500),
 });
 

@@ -14,6 +14,7 @@ import { runService, serveOps } from '@docgen/runtime';
 import { createGuardedAgent } from '@docgen/security';
 import { webhookDispatcherEnv } from './config';
 import { deliver } from './deliver';
+import { EndpointSlots, withEndpointSlot } from './endpoint-cap';
 import { fanOut } from './fan-out';
 
 /** BullMQ's worker.close() has no deadline of its own. */
@@ -35,6 +36,11 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
   shutdown.register('http agent', () => agent.close());
 
   const attempts = new Counter({ name: 'docgen_webhook_attempts_total', help: 'Webhook delivery attempts by outcome', labelNames: ['outcome'] as const, registers: [registry] });
+  const deferrals = new Counter({
+    name: 'docgen_webhook_deferrals_total',
+    help: 'Deliveries put back without using an attempt because their endpoint was at WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT',
+    registers: [registry],
+  });
   const latency = new Histogram({ name: 'docgen_webhook_attempt_seconds', help: 'Webhook attempt duration', buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [registry] });
 
   const prefix = bullPrefix(config.REDIS_KEY_PREFIX);
@@ -45,18 +51,25 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
     concurrency: 10,
     ...lock,
   });
-  // Many deliveries at once: a slow or dead receiver holds one slot for at most WEBHOOK_TIMEOUT_MS.
+  // Many deliveries at once, but at most WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT of them to one
+  // endpoint: a slow or dead receiver holds that many slots for at most WEBHOOK_TIMEOUT_MS
+  // each, and its other jobs step aside (without using an attempt) for everyone else's.
+  const slots = new EndpointSlots(config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT);
+  const deliveryDeps = {
+    db,
+    logger,
+    fetch: { agent, allowPrivate: config.OUTBOUND_ALLOW_PRIVATE, timeoutMs: config.WEBHOOK_TIMEOUT_MS, maxBytes: 1024 * 1024, maxRedirects: 0 },
+    onAttempt: (outcome: 'succeeded' | 'failed', seconds: number) => {
+      attempts.inc({ outcome });
+      latency.observe(seconds);
+    },
+  };
   const deliveryWorker = new Worker<DeliveryJob>(
     WEBHOOK_DELIVERY_QUEUE,
-    (job) =>
-      deliver(job, {
-        db,
-        logger,
-        fetch: { agent, allowPrivate: config.OUTBOUND_ALLOW_PRIVATE, timeoutMs: config.WEBHOOK_TIMEOUT_MS, maxBytes: 1024 * 1024, maxRedirects: 0 },
-        onAttempt: (outcome, seconds) => {
-          attempts.inc({ outcome });
-          latency.observe(seconds);
-        },
+    (job, token) =>
+      withEndpointSlot(job, token, slots, () => deliver(job, deliveryDeps), (delayMs) => {
+        deferrals.inc();
+        logger.debug({ jobId: job.id, endpointId: job.data.endpointId, delayMs }, 'webhook deferred: endpoint at its in-flight cap');
       }),
     { connection: redis, prefix, concurrency: config.WEBHOOK_CONCURRENCY, ...lock },
   );
@@ -73,5 +86,8 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
       { name: 'redis', check: () => redis.ping() },
     ],
   });
-  logger.info({ retryBaseMs: config.WEBHOOK_RETRY_BASE_MS, concurrency: config.WEBHOOK_CONCURRENCY }, 'webhook dispatcher started');
+  logger.info(
+    { retryBaseMs: config.WEBHOOK_RETRY_BASE_MS, concurrency: config.WEBHOOK_CONCURRENCY, perEndpoint: config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT },
+    'webhook dispatcher started',
+  );
 });

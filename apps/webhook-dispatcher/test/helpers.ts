@@ -1,0 +1,50 @@
+import { Job, Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { WEBHOOK_DELIVERY_QUEUE, bullPrefix, deliveryJobId, type DeliveryJob } from '@docgen/queue';
+import type { ApiClient, Stack } from '@docgen/testing';
+
+/** Re-checks a condition every 50 ms until it holds, or fails naming what never happened. */
+export async function eventually<T>(check: () => Promise<T | undefined | false>, what: string, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export type DeliveryLogEntry = { event: string; job_id: string; attempt: number; status: string; response_status: number | null; error: string | null };
+
+export const deliveryLog = async (client: ApiClient, endpointId: string) =>
+  (await client.call('GET', `/api/v1/webhooks/${endpointId}/deliveries?limit=100`)).body.items as DeliveryLogEntry[];
+
+/** The log once it has `count` entries and none is pending (every attempt so far has ended). */
+export const settledDeliveryLog = (client: ApiClient, endpointId: string, count: number, timeoutMs?: number) =>
+  eventually(
+    async () => {
+      const log = await deliveryLog(client, endpointId);
+      return log.length >= count && log.every((entry) => entry.status !== 'pending') && log;
+    },
+    `${count} settled attempts for endpoint ${endpointId}`,
+    timeoutMs,
+  );
+
+/** The stack's webhook-deliveries queue, read straight from Redis as the dispatcher sees it. */
+export function deliveryQueue(stack: Stack) {
+  const connection = new Redis(stack.env.REDIS_URL!, { maxRetriesPerRequest: null });
+  const queue = new Queue<DeliveryJob>(WEBHOOK_DELIVERY_QUEUE, { connection, prefix: bullPrefix(stack.env.REDIS_KEY_PREFIX!) });
+  return {
+    queue,
+    connection,
+    /** The delivery job of the event `type` about `subjectId` (its job_id) to one endpoint, once it has been fanned out. */
+    jobFor: async (subjectId: string, type: string, endpointId: string): Promise<Job<DeliveryJob> | undefined> => {
+      const event = await stack.database.db.outboxEvent.findFirst({ where: { subjectId, type }, orderBy: { createdAt: 'desc' } });
+      return event ? Job.fromId<DeliveryJob>(queue, deliveryJobId({ eventId: event.id, endpointId })) : undefined;
+    },
+    close: async () => {
+      await queue.close();
+      connection.disconnect();
+    },
+  };
+}
