@@ -1,3 +1,4 @@
+import { inflateRawSync } from 'node:zlib';
 import PizZip from 'pizzip';
 import { TemplateError } from './template-error';
 
@@ -14,15 +15,29 @@ const OLE_SIGNATURE = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe
 // Password-protected DOCX files are OLE containers with an "EncryptedPackage" stream.
 const ENCRYPTED_PACKAGE_NAME = Buffer.from('EncryptedPackage', 'utf16le');
 
-interface ZipEntry {
-  dir: boolean;
-  _data?: { uncompressedSize?: number };
+// How PizZip keeps an entry it has not inflated yet (its CompressedObject).
+interface CompressedData {
+  uncompressedSize?: number;
+  compressionMethod?: string;
+  getCompressedContent?: () => Uint8Array | string;
 }
+
+interface ZipEntry {
+  name: string;
+  dir: boolean;
+  _data?: CompressedData;
+  asNodeBuffer(): Buffer;
+}
+
+const STORED = '\x00\x00';
+const DEFLATED = '\x08\x00';
+const MiB = 1024 * 1024;
 
 /**
  * Opens an uploaded DOCX without trusting it: refuses OLE files (legacy .doc, encrypted
- * DOCX) with a message saying what to do, and zip bombs by the sizes the archive declares
- * before anything is inflated.
+ * DOCX) with a message saying what to do, and zip bombs: first by the sizes the archive
+ * declares, before anything is inflated, then by inflating each entry with its output capped
+ * at what is left of the limit, since the declared sizes can be forged.
  */
 export function openDocxPackage(file: Buffer, limits: PackageLimits = DEFAULT_PACKAGE_LIMITS): PizZip {
   if (file.length === 0) throw new TemplateError('invalid', 'The uploaded file is empty');
@@ -49,8 +64,26 @@ export function openDocxPackage(file: Buffer, limits: PackageLimits = DEFAULT_PA
   if (expanded > limits.maxExpandedBytes) {
     throw new TemplateError(
       'too_large',
-      `The DOCX expands to ${Math.ceil(expanded / 1024 / 1024)} MiB when unzipped; the limit is ${Math.floor(limits.maxExpandedBytes / 1024 / 1024)} MiB`,
+      `The DOCX expands to ${Math.ceil(expanded / MiB)} MiB when unzipped; the limit is ${Math.floor(limits.maxExpandedBytes / MiB)} MiB`,
     );
+  }
+  // The declared sizes can lie: inflate every entry, never past what is left of the limit, and
+  // refuse the package the moment one goes over. A size that differs from the declared one
+  // (which PizZip would only notice after inflating it whole) is a damaged archive.
+  let remaining = limits.maxExpandedBytes;
+  for (const entry of entries) {
+    if (entry.dir) continue;
+    const bytes = boundedContent(entry, remaining);
+    if (!bytes) {
+      throw new TemplateError(
+        'too_large',
+        `The DOCX expands to more than ${Math.floor(limits.maxExpandedBytes / MiB)} MiB when unzipped; the limit is ${Math.floor(limits.maxExpandedBytes / MiB)} MiB`,
+      );
+    }
+    if (entry._data?.uncompressedSize !== undefined && bytes.length !== entry._data.uncompressedSize) {
+      throw new TemplateError('invalid', 'The file is not a valid DOCX (the zip archive is damaged)');
+    }
+    remaining -= bytes.length;
   }
   if (!zip.file('word/document.xml') || !zip.file('[Content_Types].xml')) {
     throw new TemplateError('invalid', 'The file is not a valid DOCX (word/document.xml is missing)');
@@ -58,13 +91,45 @@ export function openDocxPackage(file: Buffer, limits: PackageLimits = DEFAULT_PA
   return zip;
 }
 
-/** Reads a part, checking its real inflated size too: declared sizes can lie. */
+/**
+ * Reads a part, checking its real inflated size too: declared sizes can lie. Inflation stops
+ * at the limit, so a part that would expand past it is refused without being held in memory.
+ */
 export function readPart(zip: PizZip, name: string, limits: PackageLimits = DEFAULT_PACKAGE_LIMITS): string {
-  const text = zip.file(name)?.asText() ?? '';
-  if (text.length > limits.maxExpandedBytes) {
-    throw new TemplateError('too_large', `The DOCX part ${name} is larger than ${Math.floor(limits.maxExpandedBytes / 1024 / 1024)} MiB`);
+  const entry = zip.file(name) as unknown as ZipEntry | null;
+  if (!entry) return '';
+  const bytes = boundedContent(entry, limits.maxExpandedBytes);
+  if (!bytes) {
+    throw new TemplateError('too_large', `The DOCX part ${name} is larger than ${Math.floor(limits.maxExpandedBytes / MiB)} MiB`);
   }
-  return text;
+  return bytes.toString('utf8');
+}
+
+/**
+ * An entry's content, or undefined when it is longer than maxBytes. A compressed entry is
+ * inflated with zlib's output capped at maxBytes (zlib stops there, whatever the archive
+ * declares); an entry already in memory (written by us) is returned as is.
+ */
+function boundedContent(entry: ZipEntry, maxBytes: number): Buffer | undefined {
+  const data = entry._data;
+  if (!data?.getCompressedContent) {
+    const bytes = entry.asNodeBuffer();
+    return bytes.length <= maxBytes ? bytes : undefined;
+  }
+  const raw = data.getCompressedContent();
+  const compressed = typeof raw === 'string' ? Buffer.from(raw, 'latin1') : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
+  if (data.compressionMethod === STORED || compressed.length === 0) return compressed.length <= maxBytes ? compressed : undefined;
+  if (data.compressionMethod !== DEFLATED) {
+    throw new TemplateError('invalid', 'The file is not a valid DOCX (the zip archive uses an unsupported compression method)');
+  }
+  try {
+    // maxOutputLength must be at least 1; anything over maxBytes is refused below.
+    const bytes = inflateRawSync(compressed, { maxOutputLength: Math.max(1, maxBytes) });
+    return bytes.length <= maxBytes ? bytes : undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return undefined;
+    throw new TemplateError('invalid', 'The file is not a valid DOCX (the zip archive is damaged)');
+  }
 }
 
 /** The parts whose text can hold tags: body, headers, footers, foot- and endnotes. */

@@ -1,0 +1,88 @@
+import PizZip from 'pizzip';
+import { buildDocx, paragraph } from '@docgen/testing';
+import { openDocxPackage, readPart, type PackageLimits } from './docx-package';
+import { prepareDocxTemplate } from './prepare-docx-template';
+import { TemplateError } from './template-error';
+
+const MiB = 1024 * 1024;
+const LIMITS: PackageLimits = { maxExpandedBytes: 2 * MiB, maxEntries: 100 };
+
+/**
+ * Rewrites the uncompressed size that the local header and the central directory declare for
+ * one entry of a PizZip-written archive (no data descriptors, no zip64): a zip bomb whose
+ * headers lie about how big it is.
+ */
+function forgeUncompressedSize(zip: Buffer, entryName: string, size: number): Buffer {
+  const forged = Buffer.from(zip);
+  const name = Buffer.from(entryName, 'utf8');
+  let patched = 0;
+  for (let offset = 0; offset < forged.length - 4; offset++) {
+    const signature = forged.readUInt32LE(offset);
+    // Local file header: sizes at 18/22, name length at 26, name at 30.
+    if (signature === 0x04034b50 && forged.subarray(offset + 30, offset + 30 + name.length).equals(name) && forged.readUInt16LE(offset + 26) === name.length) {
+      forged.writeUInt32LE(size, offset + 22);
+      patched++;
+    }
+    // Central directory header: sizes at 20/24, name length at 28, name at 46.
+    if (signature === 0x02014b50 && forged.subarray(offset + 46, offset + 46 + name.length).equals(name) && forged.readUInt16LE(offset + 28) === name.length) {
+      forged.writeUInt32LE(size, offset + 24);
+      patched++;
+    }
+  }
+  if (patched !== 2) throw new Error(`expected one local and one central header for ${entryName}, patched ${patched}`);
+  return forged;
+}
+
+function refusal(run: () => unknown): TemplateError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(TemplateError);
+    return error as TemplateError;
+  }
+  throw new Error('expected a TemplateError');
+}
+
+describe('zip bombs whose headers understate the uncompressed size', () => {
+  it('refuses a media entry declared as 1 KiB that inflates past the limit (413), though nothing reads it', () => {
+    const zip = new PizZip(buildDocx({ body: paragraph('{name}') }));
+    zip.file('word/media/padding.bin', Buffer.alloc(8 * MiB));
+    const bomb = forgeUncompressedSize(zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' }), 'word/media/padding.bin', 1024);
+    expect(bomb.length).toBeLessThan(100 * 1024);
+    // The declared sizes alone are well under the limit.
+    const declared = Object.values(new PizZip(bomb).files).reduce((total, entry) => total + ((entry as unknown as { _data: { uncompressedSize: number } })._data.uncompressedSize ?? 0), 0);
+    expect(declared).toBeLessThan(LIMITS.maxExpandedBytes);
+
+    const error = refusal(() => prepareDocxTemplate(bomb, LIMITS));
+    expect(error).toMatchObject({ kind: 'too_large', message: 'The DOCX expands to more than 2 MiB when unzipped; the limit is 2 MiB' });
+  });
+
+  it('refuses a word/document.xml that inflates past the limit though its headers say it is small', () => {
+    const zip = new PizZip(buildDocx({ body: paragraph('{name}') }));
+    const xml = zip.file('word/document.xml')!.asText();
+    zip.file('word/document.xml', xml.replace('<w:body>', `<w:body>${' '.repeat(5 * MiB)}`));
+    const bomb = forgeUncompressedSize(zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' }), 'word/document.xml', xml.length);
+    expect(refusal(() => prepareDocxTemplate(bomb, LIMITS))).toMatchObject({ kind: 'too_large', message: expect.stringMatching(/^The DOCX expands to more than 2 MiB/) });
+  });
+
+  it('refuses as damaged (422) an entry whose real size differs from the declared one within the limit', () => {
+    const zip = new PizZip(buildDocx({ body: paragraph('{name}') }));
+    zip.file('word/media/small.bin', Buffer.alloc(4096));
+    const forged = forgeUncompressedSize(zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' }), 'word/media/small.bin', 10);
+    expect(refusal(() => prepareDocxTemplate(forged, LIMITS))).toMatchObject({ kind: 'invalid', message: 'The file is not a valid DOCX (the zip archive is damaged)' });
+  });
+
+  it('reads a part with inflation capped at the limit', () => {
+    const zip = new PizZip(buildDocx({ body: paragraph('{name}') }));
+    const xml = zip.file('word/document.xml')!.asText();
+    zip.file('word/document.xml', xml.replace('<w:body>', `<w:body>${' '.repeat(3 * MiB)}`));
+    const opened = new PizZip(forgeUncompressedSize(zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' }), 'word/document.xml', xml.length));
+    expect(refusal(() => readPart(opened, 'word/document.xml', LIMITS))).toMatchObject({ kind: 'too_large', message: 'The DOCX part word/document.xml is larger than 2 MiB' });
+  });
+
+  it('opens an honest package and reads its parts', () => {
+    const upload = buildDocx({ body: paragraph('{name}') });
+    const zip = openDocxPackage(upload, LIMITS);
+    expect(readPart(zip, 'word/document.xml', LIMITS)).toContain('{name}');
+  });
+});
