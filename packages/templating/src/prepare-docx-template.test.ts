@@ -110,6 +110,13 @@ describe('prepareDocxTemplate on built documents', () => {
     expect(issues.find((i) => i.tag === '{#a}')!.message).toBe('The loop "{#a}" is closed by "{/b}"; close it with "{/a}"');
   });
 
+  it('reports an unopened tag such as "foo}" as a syntax error saying to add the "{"', () => {
+    const issues = syntaxIssues(buildDocx({ body: paragraph('Dear {client_name},') + paragraph('Total: foo} EUR') }));
+    expect(issues).toEqual([
+      { tag: 'foo}', part: 'body', message: 'The tag "foo}" has no opening "{"; add "{" before it or remove the "}"' },
+    ]);
+  });
+
   it('counts tags in headers, footers and text boxes, and says which part a problem is in', () => {
     const upload = buildDocx({
       header: paragraph('{company}'),

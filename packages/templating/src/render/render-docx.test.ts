@@ -47,6 +47,37 @@ describe('renderDocx', () => {
     expect(textOf(docx)).toContain('JohnDoe+33647874513JaneDoe+33454540124PhilKiel+44578451245DaveSto+44548787984');
   });
 
+  it('repeats a group of rows when a table loop runs from the first cell of one row to the last cell of a later row', () => {
+    const upload = buildDocx({
+      body: table([
+        ['Item', 'Price'],
+        ['{#items}{name}', ''],
+        ['{note}', '{price}{/items}'],
+        ['Total', '{total}'],
+      ]),
+    });
+    const docx = render(upload, {
+      total: '3.00',
+      items: [
+        { name: 'Pen', note: 'blue', price: '1.00' },
+        { name: 'Ink', note: 'black', price: '2.00' },
+      ],
+    });
+    const xml = new PizZip(docx).file('word/document.xml')!.asText();
+    const rows = [...xml.matchAll(/<w:tr[ >][\s\S]*?<\/w:tr>/g)].map((row) =>
+      [...row[0].matchAll(/<w:tc>[\s\S]*?<\/w:tc>/g)].map((cell) => cell[0].replace(/<[^>]+>/g, '')),
+    );
+    expect(rows).toEqual([
+      ['Item', 'Price'],
+      ['Pen', ''],
+      ['blue', '1.00'],
+      ['Ink', ''],
+      ['black', '2.00'],
+      ['Total', '3.00'],
+    ]);
+    expect(xml.match(/<w:tbl>/g)).toHaveLength(1);
+  });
+
   it('keeps Hebrew text of loop-hebrew.docx, not double-escaped', () => {
     const products = [{ title: 'Duk', name: 'DukSoftware', reference: 'DS0' }, ...Array(3).fill({ title: 'Tingerloo', name: 'Tingerlee', reference: 'T00' })];
     const xml = new PizZip(render(readFileSync(path.join(FIXTURES, 'loop-hebrew.docx')), { title: 'Default title', products })).file('word/document.xml')!.asText();
