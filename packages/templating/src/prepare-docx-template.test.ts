@@ -142,6 +142,24 @@ describe('prepareDocxTemplate on built documents', () => {
     ]);
   });
 
+  it('refuses an image tag inside a loop at upload, saying to move it outside the loop', () => {
+    const issues = syntaxIssues(
+      buildDocx({
+        header: paragraph('{#offices}{city}{%office_logo}{/offices}'),
+        body: paragraph('{%logo}') + table([['{#items}{name}', '{%photo}{/items}']]) + paragraph('{#a}{#b}{% badge }{/b}{/a}'),
+      }),
+    );
+    expect(issues).toEqual([
+      {
+        tag: '{%photo}',
+        part: 'body',
+        message: 'Image tags inside loops are not supported: "{%photo}" is inside the loop "items"; move the image outside the loop (before {#items} or after {/items})',
+      },
+      expect.objectContaining({ tag: '{% badge }', part: 'body', message: expect.stringContaining('is inside the loop "b"') }),
+      expect.objectContaining({ tag: '{%office_logo}', part: 'header', message: expect.stringContaining('Image tags inside loops are not supported') }),
+    ]);
+  });
+
   it('refuses raw XML tags and a name used as two kinds of tag', () => {
     expect(syntaxIssues(buildDocx({ body: paragraph('{@raw}') }))[0]!.message).toContain('Raw XML tags');
     expect(syntaxIssues(buildDocx({ body: paragraph('{items}') + paragraph('{#items}{x}{/items}') }))[0]!.message).toBe(
