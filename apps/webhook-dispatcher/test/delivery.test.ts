@@ -11,29 +11,40 @@ import {
   type RunningService,
   type Stack,
 } from '@docgen/testing';
+import { deliveryQueue, eventually } from './helpers';
 
 describe('webhook delivery (gateway, render worker and dispatcher processes; HTTPS receiver with a test CA)', () => {
   let stack: Stack;
   let receiver: HttpsReceiver;
   let api: ApiClient;
   let dispatcher: RunningService;
+  let queue: ReturnType<typeof deliveryQueue>;
+  const RETRY_BASE_MS = 300;
+  /** When each attempt reached /down, by the receiver's clock. */
+  const downArrivals: number[] = [];
 
   beforeAll(async () => {
     const certificates = makeTestCertificates();
     receiver = await startHttpsReceiver(certificates, (path, nth) => {
       if (path === '/flaky') return nth <= 2 ? 500 : 200;
-      if (path === '/down') return 503;
+      if (path === '/down') {
+        downArrivals.push(Date.now());
+        return 503;
+      }
+      if (path === '/gone-retry') return 503;
       if (path === '/slow') return 'hang';
       if (path === '/kill') return nth === 1 ? 500 : 200;
       return 200;
     });
     stack = await startStack({
-      env: { OUTBOUND_ALLOW_PRIVATE: 'true', NODE_EXTRA_CA_CERTS: certificates.caPath, WEBHOOK_RETRY_BASE_MS: '300', WEBHOOK_TIMEOUT_MS: '4000', WEBHOOK_LOCK_MS: '2000' },
+      env: { OUTBOUND_ALLOW_PRIVATE: 'true', NODE_EXTRA_CA_CERTS: certificates.caPath, WEBHOOK_RETRY_BASE_MS: String(RETRY_BASE_MS), WEBHOOK_TIMEOUT_MS: '4000', WEBHOOK_LOCK_MS: '2000' },
     });
     api = apiClient(stack.gateways[0]!.url, (await stack.organization()).apiKey);
     dispatcher = await stack.start('webhook-dispatcher');
+    queue = deliveryQueue(stack);
   }, 120_000);
   afterAll(async () => {
+    await queue.close();
     await stack.close();
     await receiver.close();
   });
@@ -67,6 +78,10 @@ describe('webhook delivery (gateway, render worker and dispatcher processes; HTT
 
     const [onlyFailure] = await receiver.waitFor('/failed-only', 1);
     expect(verify(failedOnly.secret, onlyFailure!)).toMatchObject({ event: 'document.failed', job_id: failed.body.id });
+    // /all has received document.ready, so its fan-out is over: had /failed-only been picked, its job would exist now.
+    expect(await queue.jobFor(ready.body.id, 'document.ready', all.id)).toBeDefined();
+    expect(await queue.jobFor(ready.body.id, 'document.ready', failedOnly.id)).toBeUndefined();
+    expect(receiver.received.filter((hook) => hook.path === '/failed-only')).toHaveLength(1);
     const log = await deliveries(api, all.id);
     expect(log).toHaveLength(2);
     expect(log.every((entry) => entry.status === 'succeeded' && entry.response_status === 200 && entry.attempt === 1)).toBe(true);
@@ -88,13 +103,18 @@ describe('webhook delivery (gateway, render worker and dispatcher processes; HTT
     ]);
   });
 
-  it('gives up on a receiver that always fails after 1 + 3 attempts, all four in the log', async () => {
+  it('gives up on a receiver that always fails after 1 + 3 attempts, all four in the log, spaced 1x, 2x, 4x the base', async () => {
     const down = await register(api, '/down');
     await api.call('POST', `/api/v1/webhooks/${down.id}/test`);
     await receiver.waitFor('/down', 4);
     let log = await deliveries(api, down.id);
     for (let i = 0; i < 50 && (log.length < 4 || log.some((entry) => entry.status === 'pending')); i++) log = await deliveries(api, down.id);
     expect(log.map((entry) => [entry.attempt, entry.status, entry.error])).toEqual([4, 3, 2, 1].map((n) => [n, 'failed', 'HTTP 503']));
+
+    // The waits are BullMQ's exponential backoff; on a busy machine they only get longer, so no upper bound.
+    const gaps = downArrivals.slice(1).map((at, i) => at - downArrivals[i]!);
+    expect(gaps).toHaveLength(3);
+    [1, 2, 4].forEach((factor, i) => expect(gaps[i]).toBeGreaterThanOrEqual(0.9 * factor * RETRY_BASE_MS));
   });
 
   it('keeps delivering to others while one receiver hangs', async () => {
@@ -106,6 +126,42 @@ describe('webhook delivery (gateway, render worker and dispatcher processes; HTT
     await api.call('POST', `/api/v1/webhooks/${fast.id}/test`);
     await receiver.waitFor('/fast', 1);
     expect(receiver.openRequests()).toBeGreaterThanOrEqual(1); // the slow one is still hanging
+  });
+
+  it('DELETE /webhooks/{id} answers 204; a later event is not delivered to the endpoint', async () => {
+    const org = apiClient(stack.gateways[0]!.url, (await stack.organization()).apiKey);
+    const gone = await register(org, '/gone');
+    const witness = await register(org, '/witness');
+    const removed = await org.call('DELETE', `/api/v1/webhooks/${gone.id}`);
+    expect(removed.status).toBe(204);
+    expect(removed.raw.length).toBe(0);
+    expect((await org.call('GET', '/api/v1/webhooks')).body.items.map((endpoint: { id: string }) => endpoint.id)).toEqual([witness.id]);
+    expect((await org.call('POST', `/api/v1/webhooks/${gone.id}/test`)).status).toBe(404);
+    expect((await org.call('DELETE', `/api/v1/webhooks/${gone.id}`)).status).toBe(404);
+
+    const template = await org.uploadTemplate(buildDocx({ body: paragraph('Hello {name}') }), 'hello.docx');
+    const document = await org.call('POST', '/api/v1/documents', { template_id: template.id, input_json: { name: 'Ada' }, output_format: 'docx' });
+    const [hook] = await receiver.waitFor('/witness', 1);
+    expect(verify(witness.secret, hook!)).toMatchObject({ event: 'document.ready', job_id: document.body.id });
+    // The witness got it, so the event's fan-out is over: the deleted endpoint was not given a job.
+    expect(await queue.jobFor(document.body.id, 'document.ready', witness.id)).toBeDefined();
+    expect(await queue.jobFor(document.body.id, 'document.ready', gone.id)).toBeUndefined();
+    expect(receiver.received.filter((received) => received.path === '/gone')).toEqual([]);
+  });
+
+  it('DELETE drops a pending retry: the job ends as skipped after one attempt', async () => {
+    const org = apiClient(stack.gateways[0]!.url, (await stack.organization()).apiKey);
+    const endpoint = await register(org, '/gone-retry');
+    const test = await org.call('POST', `/api/v1/webhooks/${endpoint.id}/test`);
+    await receiver.waitFor('/gone-retry', 1);
+    expect((await org.call('DELETE', `/api/v1/webhooks/${endpoint.id}`)).status).toBe(204);
+
+    const job = await eventually(() => queue.jobFor(test.body.job_id as string, 'webhook.test', endpoint.id), 'the delivery job');
+    await eventually(async () => (await job.getState()) === 'completed', 'the delivery job completed', 5_000);
+    expect((await queue.jobFor(test.body.job_id as string, 'webhook.test', endpoint.id))!.returnvalue).toBe('skipped');
+    expect(receiver.received.filter((received) => received.path === '/gone-retry')).toHaveLength(1);
+    const attempts = await stack.database.db.webhookDelivery.findMany({ where: { endpointId: endpoint.id } });
+    expect(attempts.map((attempt) => [attempt.attempt, attempt.status, attempt.responseStatus])).toEqual([[1, 'failed', 503]]);
   });
 
   it('delivers after the dispatcher is killed with SIGKILL while a retry is pending', async () => {
