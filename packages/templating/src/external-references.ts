@@ -17,12 +17,23 @@ const RELATIONSHIP = /<Relationship\b[^>]*\/>|<Relationship\b[^>]*>[\s\S]*?<\/Re
  */
 export function removeExternalReferences(docx: Buffer): Buffer {
   const zip = new PizZip(docx);
-  let changed = false;
   for (const [name, entry] of Object.entries(zip.files)) {
     if (entry.dir) continue;
     const xml = xmlText(name, entry.asNodeBuffer());
     if (xml !== undefined) refuseFetchingFields(name, xml);
-    if (!name.endsWith('.rels')) continue;
+  }
+  return dropExternalRelationships(zip) ? zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' }) : docx;
+}
+
+/**
+ * Removes external relationships (other than hyperlinks) from a package in memory; true when
+ * it changed anything. This is all a render re-checks: the template was checked whole at
+ * upload, and docxtemplater writes values as escaped text, which cannot form a field.
+ */
+export function dropExternalRelationships(zip: PizZip): boolean {
+  let changed = false;
+  for (const name of Object.keys(zip.files)) {
+    if (!name.endsWith('.rels') || zip.files[name]!.dir) continue;
     const rels = zip.file(name)?.asText() ?? '';
     const removedIds: string[] = [];
     const kept = rels.replace(RELATIONSHIP, (relationship) => {
@@ -35,7 +46,7 @@ export function removeExternalReferences(docx: Buffer): Buffer {
     dropReferences(zip, sourcePartOf(name), removedIds);
     changed = true;
   }
-  return changed ? zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' }) : docx;
+  return changed;
 }
 
 /**

@@ -1,6 +1,6 @@
 import Docxtemplater from 'docxtemplater';
 import PizZip from 'pizzip';
-import { removeExternalReferences } from '../external-references';
+import { dropExternalRelationships } from '../external-references';
 import { ImageModule, type ImageData } from '../image-module';
 import { DOCXTEMPLATER_OPTIONS } from '../prepare-docx-template';
 import type { TemplateVariable } from '../variables';
@@ -53,5 +53,6 @@ export function renderDocx(
   }
   if (missing.length > 0) throw new RenderInputError(missing[0]!);
   imageModule.declareContentTypes(doc.getZip());
-  return removeExternalReferences(doc.getZip().generate({ type: 'nodebuffer', compression: 'DEFLATE' }));
+  dropExternalRelationships(doc.getZip());
+  return doc.getZip().generate({ type: 'nodebuffer', compression: 'DEFLATE' });
 }
