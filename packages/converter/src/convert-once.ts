@@ -5,7 +5,6 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ConversionFailedError, ConversionTimeoutError, ConverterUnavailableError } from './errors';
 
-
 export interface ConvertOptions {
   /** Extension of the input, e.g. "html" or "docx". */
   from: string;
@@ -23,32 +22,42 @@ let profileDir: Promise<string> | undefined;
 let queue: Promise<unknown> = Promise.resolve();
 
 /**
- * Converts one file with a cold `soffice --convert-to` (the per-call driver). The process
- * gets its own process group so a timeout kills soffice and every helper it started.
+ * Converts one file with a cold `soffice --convert-to`, one call at a time per process, all
+ * sharing one profile (for conversions that run rarely, such as HTML templates at upload).
  */
 export function convertOnce(input: Buffer, options: ConvertOptions): Promise<Buffer> {
-  const run = queue.then(() => convert(input, options));
+  profileDir ??= mkdtemp(path.join(tmpdir(), 'docgen-soffice-profile-'));
+  const run = queue.then(async () => convertWithSoffice(input, options, await profileDir!));
   queue = run.catch(() => undefined);
   return run;
 }
 
-async function convert(input: Buffer, { from, to, inputFilter, timeoutMs = 60_000, sofficePath = 'soffice' }: ConvertOptions): Promise<Buffer> {
-  profileDir ??= mkdtemp(path.join(tmpdir(), 'docgen-soffice-profile-'));
-  const profile = await profileDir;
+/**
+ * One cold `soffice --convert-to` with the given profile directory (which no other running
+ * soffice may use). soffice runs in a process group of its own and a timeout kills that
+ * whole group: on Debian `soffice` is a script that execs oosplash, which starts
+ * soffice.bin, so killing only the direct child would leave soffice.bin converting.
+ */
+export async function convertWithSoffice(
+  input: Buffer,
+  { from, to, inputFilter, timeoutMs = 60_000, sofficePath = 'soffice' }: ConvertOptions,
+  profile: string,
+): Promise<Buffer> {
   const work = await mkdtemp(path.join(tmpdir(), 'docgen-convert-'));
   try {
     const source = path.join(work, `input.${from}`);
+    const outdir = path.join(work, 'out'); // apart from the source: docx → docx keeps its name
     await writeFile(source, input);
     const args = [
       '--headless', '--norestore', '--nologo', '--nodefault', '--nolockcheck', '--invisible',
       `-env:UserInstallation=${pathToFileURL(profile).href}`,
       ...(inputFilter ? [`--infilter=${inputFilter}`] : []),
-      '--convert-to', to, '--outdir', work, source,
+      '--convert-to', to, '--outdir', outdir, source,
     ];
     await runSoffice(sofficePath, args, timeoutMs);
     const outputExtension = to.split(':')[0]!;
     try {
-      return await readFile(path.join(work, `input.${outputExtension}`));
+      return await readFile(path.join(outdir, `input.${outputExtension}`));
     } catch {
       throw new ConversionFailedError(`LibreOffice produced no ${outputExtension} file`);
     }

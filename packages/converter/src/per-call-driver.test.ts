@@ -1,15 +1,60 @@
 import { execFileSync } from 'node:child_process';
-import { buildDocx, paragraph } from '@docgen/testing';
+import { buildDocx, paragraph, table } from '@docgen/testing';
 import { ConversionTimeoutError } from './errors';
 import { convertPerCall } from './per-call-driver';
 
-describe('convertPerCall (libreoffice-convert, real LibreOffice)', () => {
-  it('converts a DOCX to PDF with a cold soffice', async () => {
-    const pdf = await convertPerCall(buildDocx({ body: paragraph('per call Привет') }), 'pdf', 60_000);
+interface ProcessLine {
+  pid: number;
+  ppid: number;
+  args: string;
+}
+
+/** Live processes (zombies have no command line left to match). */
+const liveProcesses = (): ProcessLine[] =>
+  execFileSync('ps', ['-eo', 'pid=,ppid=,stat=,args='])
+    .toString()
+    .split('\n')
+    .map((line) => /^\s*(\d+)\s+(\d+)\s+(\S+)\s+(.*)$/.exec(line))
+    .filter((match): match is RegExpExecArray => match !== null && !match[3]!.startsWith('Z'))
+    .map((match) => ({ pid: Number(match[1]), ppid: Number(match[2]), args: match[4]! }));
+
+/** The profile of the soffice.bin this test process started (through oosplash, its child). */
+function ownSofficeProfile(): string | undefined {
+  const processes = liveProcesses();
+  const children = new Set(processes.filter((p) => p.ppid === process.pid).map((p) => p.pid));
+  const sofficeBin = processes.find((p) => children.has(p.ppid) && p.args.includes('soffice.bin'));
+  return sofficeBin && /-env:UserInstallation=(\S+)/.exec(sofficeBin.args)?.[1];
+}
+
+async function eventually(condition: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return true;
+}
+
+describe('convertPerCall (a cold soffice per call, real LibreOffice)', () => {
+  it('converts a DOCX to PDF and to DOCX with a cold soffice', async () => {
+    const docx = buildDocx({ body: paragraph('per call Привет') });
+    const pdf = await convertPerCall(docx, 'pdf', 60_000);
     expect(execFileSync('pdftotext', ['-', '-'], { input: pdf }).toString()).toContain('per call Привет');
+    expect((await convertPerCall(docx, 'docx', 60_000)).subarray(0, 2).toString()).toBe('PK');
   }, 90_000);
 
   it('gives up with ConversionTimeoutError when soffice takes too long', async () => {
     await expect(convertPerCall(buildDocx({ body: paragraph('slow') }), 'pdf', 50)).rejects.toBeInstanceOf(ConversionTimeoutError);
+  }, 90_000);
+
+  it('kills the whole process group on timeout: no soffice with its profile is left running', async () => {
+    // Thousands of table rows keep a cold soffice busy far longer than the timeout.
+    const slow = buildDocx({ body: table(Array.from({ length: 6000 }, (_, i) => [`row ${i}`, 'lorem ipsum dolor sit amet', String(i)])) });
+    const conversion = convertPerCall(slow, 'pdf', 2_000).catch((error: unknown) => error);
+    // soffice.bin, started by oosplash (the direct child), is converting when the timeout hits.
+    let profile: string | undefined;
+    expect(await eventually(() => (profile = ownSofficeProfile()) !== undefined, 2_000)).toBe(true);
+    expect(await conversion).toBeInstanceOf(ConversionTimeoutError);
+    expect(await eventually(() => !liveProcesses().some((p) => p.args.includes(profile!)), 2_000)).toBe(true);
   }, 90_000);
 });

@@ -1,22 +1,25 @@
-import { convertWithOptions } from 'libreoffice-convert';
-import { ConversionFailedError, ConversionTimeoutError, ConverterUnavailableError } from './errors';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { convertWithSoffice } from './convert-once';
 
-type Options = Parameters<typeof convertWithOptions>[3] & { execOptions?: { timeout: number; killSignal: NodeJS.Signals } };
+const TARGETS = { pdf: 'pdf', docx: 'docx:MS Word 2007 XML' } as const;
 
 /**
- * The per-call driver: libreoffice-convert starts a fresh soffice with a fresh profile for
- * every document (about a second each). Kept as the fallback (CONVERTER_DRIVER=per-call)
- * and as the baseline the warm pool is benchmarked against.
+ * The per-call driver: a fresh `soffice --convert-to` with a fresh profile for every
+ * document (about a second each), as libreoffice-convert does. Kept as the fallback
+ * (CONVERTER_DRIVER=per-call) and as the baseline the warm pool is benchmarked against.
+ *
+ * It runs soffice through convert-once's runner rather than libreoffice-convert's
+ * execFile: execFile cannot give soffice a process group of its own, so its timeout killed
+ * only the direct child (oosplash, on Debian) and left soffice.bin running. Here a timeout
+ * kills the whole group. Calls run in parallel: each has its own profile.
  */
-export function convertPerCall(docx: Buffer, to: 'pdf' | 'docx', timeoutMs: number): Promise<Buffer> {
-  const options: Options = { fileName: 'document.docx', execOptions: { timeout: timeoutMs, killSignal: 'SIGKILL' } };
-  return new Promise((resolve, reject) => {
-    convertWithOptions(docx, to, undefined, options, (error, data) => {
-      if (!error) return resolve(data);
-      const failure = error as NodeJS.ErrnoException & { killed?: boolean };
-      if (failure.killed) reject(new ConversionTimeoutError(timeoutMs));
-      else if (/Could not find soffice/.test(failure.message)) reject(new ConverterUnavailableError(`LibreOffice is not installed: ${failure.message}`));
-      else reject(new ConversionFailedError(`LibreOffice could not convert the document: ${failure.message.slice(0, 300)}`));
-    });
-  });
+export async function convertPerCall(docx: Buffer, to: 'pdf' | 'docx', timeoutMs: number): Promise<Buffer> {
+  const profile = await mkdtemp(path.join(tmpdir(), 'docgen-per-call-'));
+  try {
+    return await convertWithSoffice(docx, { from: 'docx', to: TARGETS[to], timeoutMs }, profile);
+  } finally {
+    await rm(profile, { recursive: true, force: true });
+  }
 }
