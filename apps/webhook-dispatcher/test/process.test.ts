@@ -30,4 +30,10 @@ describe('webhook-dispatcher process', () => {
       /Invalid configuration: OUTBOUND_ALLOW_PRIVATE: must be true or false \(got "maybe"\)\n$/,
     );
   });
+
+  it('refuses a per-endpoint cap below 1', async () => {
+    await expect(startService('webhook-dispatcher', { WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '0' })).rejects.toThrow(
+      /Invalid configuration: WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: must be at least 1 \(got "0"\)\n$/,
+    );
+  });
 });
