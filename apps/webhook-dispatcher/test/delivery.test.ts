@@ -11,7 +11,7 @@ import {
   type RunningService,
   type Stack,
 } from '@docgen/testing';
-import { deliveryQueue, eventually } from './helpers';
+import { deliveryQueue, eventually, settledDeliveryLog } from './helpers';
 
 describe('webhook delivery (gateway, render worker and dispatcher processes; HTTPS receiver with a test CA)', () => {
   let stack: Stack;
@@ -55,7 +55,6 @@ describe('webhook delivery (gateway, render worker and dispatcher processes; HTT
     expect(res.body.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     return res.body as { id: string; secret: string };
   };
-  const deliveries = async (client: ApiClient, endpointId: string) => (await client.call('GET', `/api/v1/webhooks/${endpointId}/deliveries`)).body.items as Record<string, unknown>[];
   const verify = (secret: string, hook: { body: string; headers: Record<string, unknown> }) =>
     new Webhook(secret).verify(hook.body, hook.headers as Record<string, string>) as { event: string; job_id: string; data: { status: string } };
 
@@ -82,7 +81,7 @@ describe('webhook delivery (gateway, render worker and dispatcher processes; HTT
     expect(await queue.jobFor(ready.body.id, 'document.ready', all.id)).toBeDefined();
     expect(await queue.jobFor(ready.body.id, 'document.ready', failedOnly.id)).toBeUndefined();
     expect(receiver.received.filter((hook) => hook.path === '/failed-only')).toHaveLength(1);
-    const log = await deliveries(api, all.id);
+    const log = await settledDeliveryLog(api, all.id, 2);
     expect(log).toHaveLength(2);
     expect(log.every((entry) => entry.status === 'succeeded' && entry.response_status === 200 && entry.attempt === 1)).toBe(true);
   });
@@ -94,8 +93,7 @@ describe('webhook delivery (gateway, render worker and dispatcher processes; HTT
     const attempts = await receiver.waitFor('/flaky', 3);
     expect(new Set(attempts.map((a) => a.headers['webhook-id'])).size).toBe(1);
     expect(verify(flaky.secret, attempts[2]!)).toMatchObject({ event: 'webhook.test', job_id: test.body.job_id });
-    let log = await deliveries(api, flaky.id);
-    for (let i = 0; i < 50 && log.some((entry) => entry.status === 'pending'); i++) log = await deliveries(api, flaky.id);
+    const log = await settledDeliveryLog(api, flaky.id, 3);
     expect(log.map((entry) => [entry.attempt, entry.status, entry.response_status])).toEqual([
       [3, 'succeeded', 200],
       [2, 'failed', 500],
@@ -107,8 +105,7 @@ describe('webhook delivery (gateway, render worker and dispatcher processes; HTT
     const down = await register(api, '/down');
     await api.call('POST', `/api/v1/webhooks/${down.id}/test`);
     await receiver.waitFor('/down', 4);
-    let log = await deliveries(api, down.id);
-    for (let i = 0; i < 50 && (log.length < 4 || log.some((entry) => entry.status === 'pending')); i++) log = await deliveries(api, down.id);
+    const log = await settledDeliveryLog(api, down.id, 4);
     expect(log.map((entry) => [entry.attempt, entry.status, entry.error])).toEqual([4, 3, 2, 1].map((n) => [n, 'failed', 'HTTP 503']));
 
     // The waits are BullMQ's exponential backoff; on a busy machine they only get longer, so no upper bound.
@@ -170,16 +167,14 @@ describe('webhook delivery (gateway, render worker and dispatcher processes; HTT
     const endpoint = await register(api, '/kill');
     await api.call('POST', `/api/v1/webhooks/${endpoint.id}/test`);
     await receiver.waitFor('/kill', 1);
-    let log = await deliveries(api, endpoint.id);
-    for (let i = 0; i < 50 && log[0]?.status !== 'failed'; i++) log = await deliveries(api, endpoint.id);
+    let log = await settledDeliveryLog(api, endpoint.id, 1);
     expect(log[0]).toMatchObject({ attempt: 1, status: 'failed' });
     await slowRetries.stop('SIGKILL');
 
     dispatcher = await stack.start('webhook-dispatcher', { WEBHOOK_RETRY_BASE_MS: '3000' });
     const [, second] = await receiver.waitFor('/kill', 2);
     expect(verify(endpoint.secret, second!)).toMatchObject({ event: 'webhook.test' });
-    log = await deliveries(api, endpoint.id);
-    for (let i = 0; i < 50 && log[0]?.status !== 'succeeded'; i++) log = await deliveries(api, endpoint.id);
+    log = await settledDeliveryLog(api, endpoint.id, 2);
     expect(log.map((entry) => [entry.attempt, entry.status])).toEqual([
       [2, 'succeeded'],
       [1, 'failed'],
@@ -191,8 +186,7 @@ describe('webhook delivery (gateway, render worker and dispatcher processes; HTT
     const endpoint = await register(api, '/pair');
     for (let i = 0; i < 12; i++) await api.call('POST', `/api/v1/webhooks/${endpoint.id}/test`);
     await receiver.waitFor('/pair', 12);
-    let log = await deliveries(api, endpoint.id);
-    for (let i = 0; i < 50 && log.filter((entry) => entry.status === 'succeeded').length < 12; i++) log = await deliveries(api, endpoint.id);
+    const log = await settledDeliveryLog(api, endpoint.id, 12);
     expect(log.filter((entry) => entry.status === 'succeeded')).toHaveLength(12);
     const received = receiver.received.filter((hook) => hook.path === '/pair');
     expect(received).toHaveLength(12);
