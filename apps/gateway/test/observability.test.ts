@@ -39,10 +39,20 @@ describe('metrics, documentation and lifecycle', () => {
   it('writes the request id into every log line of a request and exits 0 on SIGTERM', async () => {
     const gateway = await startService('gateway', harness.env);
     await fetch(`${gateway.url}/healthz`, { headers: { 'X-Request-Id': 'log-check-1' } });
+    // An API request that fails on the way writes more than the access line; every line carries the id.
+    const org = await seedOrganization(harness.database.db);
+    const missing = await fetch(`${gateway.url}/api/v1/documents`, {
+      method: 'POST',
+      headers: { 'X-Request-Id': 'log-check-2', 'X-API-Key': org.apiKey, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ template_id: '00000000-0000-4000-8000-000000000000', input_json: {}, output_format: 'pdf' }),
+    });
+    expect(missing.status).toBe(404);
     const exitCode = await gateway.stop('SIGTERM');
     expect(exitCode).toBe(0);
-    const lines = gateway.logs.filter((line) => line.request_id === 'log-check-1');
-    expect(lines.length).toBeGreaterThan(0);
+    expect(gateway.logs.filter((line) => line.request_id === 'log-check-1').length).toBeGreaterThan(0);
+    const apiLines = gateway.logs.filter((line) => (line.req as { url?: string } | undefined)?.url === '/api/v1/documents');
+    expect(apiLines.length).toBeGreaterThan(0);
+    for (const line of apiLines) expect(line.request_id).toBe('log-check-2');
     expect(gateway.logs.some((line) => line.msg === 'shutdown complete')).toBe(true);
   });
 

@@ -50,6 +50,7 @@ describe('templates: bad input gets a clear error and stores nothing', () => {
     ['another extension', Buffer.from('plain text'), 'notes.txt', 415, /Unsupported file type "\.txt"; upload a \.docx or \.html template/],
     ['no extension', Buffer.from('x'), 'template', 415, /Unsupported file type; upload a \.docx or \.html template/],
     ['a .docx that is not a zip', Buffer.from('this is not a zip'), 'fake.docx', 422, /not a valid DOCX/],
+    ['an .html that is binary, not HTML', Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x00, 0x00, 0xff, 0xfe, 0x00, 0x01]), 'page.html', 422, /binary, not HTML text/],
     ['an OLE .docx (legacy content)', Buffer.concat([Buffer.from('d0cf11e0a1b11ae1', 'hex'), Buffer.alloc(600)]), 'old.docx', 422, /Legacy \.doc files/],
     [
       'a password-protected .docx',
