@@ -1,25 +1,46 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { convertPerCall, WarmConverterPool, type PoolEvent } from '@docgen/converter';
 import type { Logger } from '@docgen/observability';
 import type { RenderWorkerConfig } from './config';
+import type { Deadline } from './deadline';
+
+export interface ConversionContext {
+  /** The render's deadline: waiting for an instance and converting must end by then. */
+  deadline: Deadline;
+  log: Logger;
+}
 
 export interface DocxToPdf {
-  toPdf: (docx: Buffer) => Promise<Buffer>;
+  /** Rejects with RenderTimeoutError (or ConversionTimeoutError) when the deadline passes first. */
+  toPdf: (docx: Buffer, context: ConversionContext) => Promise<Buffer>;
   liveInstances: () => number;
   close: () => Promise<void>;
 }
 
-/** The warm pool (default) or the per-call libreoffice-convert driver, chosen by CONVERTER_DRIVER. */
+/** The warm pool (default) or the per-call driver, chosen by CONVERTER_DRIVER. */
 export async function startConverter(config: RenderWorkerConfig, logger: Logger, onPoolEvent?: (event: PoolEvent) => void): Promise<DocxToPdf> {
   if (config.CONVERTER_DRIVER === 'per-call') {
     return {
-      toPdf: (docx) => convertPerCall(docx, 'pdf', config.RENDER_TIMEOUT_MS),
+      toPdf: (docx, { deadline, log }) => {
+        deadline.check();
+        log.debug({ driver: 'per-call' }, 'conversion started');
+        return deadline.race(convertPerCall(docx, 'pdf', Math.max(1, deadline.remainingMs())));
+      },
       liveInstances: () => 0,
       close: async () => undefined,
     };
   }
+
+  // The pool reads `timeoutMs` for each conversion it starts, from within the call that
+  // asked for it: answering from that call's deadline gives LibreOffice only the time its
+  // render has left (an instance over it is killed and replaced, as on any timeout).
+  const conversionDeadline = new AsyncLocalStorage<Deadline>();
   const pool = new WarmConverterPool({
     size: config.CONVERTER_POOL_SIZE,
-    timeoutMs: config.RENDER_TIMEOUT_MS,
+    get timeoutMs() {
+      const deadline = conversionDeadline.getStore();
+      return deadline ? Math.max(1, deadline.remainingMs()) : config.RENDER_TIMEOUT_MS;
+    },
     recycleAfter: config.CONVERTER_RECYCLE_AFTER,
     onEvent: (event) => {
       logger[event.type === 'exited' && !event.expected ? 'warn' : 'info']({ ...event }, `converter ${event.type}`);
@@ -27,5 +48,56 @@ export async function startConverter(config: RenderWorkerConfig, logger: Logger,
     },
   });
   await pool.start();
-  return { toPdf: (docx) => pool.convert(docx, 'docx', 'pdf'), liveInstances: () => pool.liveCount, close: () => pool.close() };
+  const slots = new Slots(config.CONVERTER_POOL_SIZE);
+  return {
+    toPdf: async (docx, { deadline, log }) => {
+      const release = await slots.acquire(deadline);
+      log.debug({ driver: 'warm' }, 'conversion started');
+      const conversion = conversionDeadline.run(deadline, () => pool.convert(docx, 'docx', 'pdf'));
+      conversion.then(release, release);
+      return deadline.race(conversion);
+    },
+    liveInstances: () => pool.liveCount,
+    close: () => pool.close(),
+  };
+}
+
+/**
+ * At most one conversion per warm instance is handed to the pool. Renders beyond that
+ * (RENDER_CONCURRENCY above CONVERTER_POOL_SIZE) wait here rather than in the pool's own
+ * queue, because here a render whose deadline passes stops waiting and leaves the queue.
+ * (A conversion can still wait inside the pool while a crashed instance is replaced; if
+ * its deadline passes meanwhile, the instance it finally gets is killed at once.)
+ */
+class Slots {
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private free: number) {}
+
+  async acquire(deadline: Deadline): Promise<() => void> {
+    deadline.check();
+    if (this.free > 0) this.free -= 1;
+    else {
+      await new Promise<void>((resolve, reject) => {
+        const onTimeout = () => {
+          this.waiting.splice(this.waiting.indexOf(turn), 1);
+          reject(deadline.error());
+        };
+        const turn = () => {
+          deadline.signal.removeEventListener('abort', onTimeout);
+          resolve();
+        };
+        this.waiting.push(turn);
+        deadline.signal.addEventListener('abort', onTimeout, { once: true });
+      });
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free += 1;
+    };
+  }
 }

@@ -1,6 +1,7 @@
 import { imageSize } from 'image-size';
 import { OutboundBlockedError, guardedFetch, type GuardedFetchOptions } from '@docgen/security';
 import { RenderInputError, type ImageData, type TemplateVariable } from '@docgen/templating';
+import type { Deadline } from './deadline';
 
 const SIGNATURES: [ImageData['extension'], number[]][] = [
   ['png', [0x89, 0x50, 0x4e, 0x47]],
@@ -10,22 +11,38 @@ const SIGNATURES: [ImageData['extension'], number[]][] = [
 
 const kindOf = (bytes: Buffer) => SIGNATURES.find(([, signature]) => signature.every((byte, i) => bytes[i] === byte))?.[0];
 
-/** Fetches every image token's value (URL or data: URI), checked by content, not by headers. */
+type FetchOptions = Omit<GuardedFetchOptions, 'method' | 'headers' | 'body'>;
+
+/**
+ * Fetches every image token's value (URL or data: URI), checked by content, not by headers.
+ * With a deadline, no fetch outlives it: each gets IMAGE_FETCH_TIMEOUT_MS or the time the
+ * render has left, whichever is less, and one cut short by the deadline is a
+ * RenderTimeoutError, not an image error.
+ */
 export async function fetchImages(
   variables: TemplateVariable[],
   input: Record<string, unknown>,
-  fetchOptions: Omit<GuardedFetchOptions, 'method' | 'headers' | 'body'>,
+  fetchOptions: FetchOptions,
+  deadline?: Deadline,
 ): Promise<Map<string, ImageData>> {
   const images = new Map<string, ImageData>();
   for (const variable of variables.filter((v) => v.type === 'image')) {
     const value = input[variable.name];
     if (typeof value !== 'string' || images.has(value)) continue;
-    images.set(value, await loadImage(variable.name, value, fetchOptions));
+    deadline?.check();
+    // A few ms past the deadline, so that the deadline, not the fetch's own timer, ends it.
+    const timeoutMs = deadline ? Math.min(fetchOptions.timeoutMs, Math.ceil(deadline.remainingMs()) + 20) : fetchOptions.timeoutMs;
+    try {
+      images.set(value, await loadImage(variable.name, value, { ...fetchOptions, timeoutMs }));
+    } catch (error) {
+      deadline?.check();
+      throw error;
+    }
   }
   return images;
 }
 
-async function loadImage(name: string, source: string, options: Omit<GuardedFetchOptions, 'method' | 'headers' | 'body'>): Promise<ImageData> {
+async function loadImage(name: string, source: string, options: FetchOptions): Promise<ImageData> {
   const label = source.startsWith('data:') ? 'its data: URI' : source;
   let bytes: Buffer;
   if (source.startsWith('data:')) {

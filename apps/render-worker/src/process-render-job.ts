@@ -8,6 +8,7 @@ import { documentFileKey, type FileStorage } from '@docgen/storage';
 import { RenderInputError, prepareRenderData, renderDocx, type TemplateVariable } from '@docgen/templating';
 import type { Announce } from './announce';
 import type { DocxToPdf } from './converter';
+import { Deadline, RenderTimeoutError } from './deadline';
 import { finishRendering, startRendering } from './document-state';
 import { fetchImages } from './fetch-images';
 import { timeoutMessage } from './stuck-documents';
@@ -28,7 +29,7 @@ export interface RenderDeps {
 /** What went wrong, for the person who can fix it; undefined when it is worth retrying. */
 function userFacingFailure(error: unknown, renderTimeoutMs: number): string | undefined {
   if (error instanceof RenderInputError) return error.message;
-  if (error instanceof ConversionTimeoutError) return timeoutMessage(renderTimeoutMs);
+  if (error instanceof RenderTimeoutError || error instanceof ConversionTimeoutError) return timeoutMessage(renderTimeoutMs);
   if (error instanceof ConversionFailedError) return `The document could not be converted to PDF: ${error.message}`;
   return undefined;
 }
@@ -38,6 +39,10 @@ function userFacingFailure(error: unknown, renderTimeoutMs: number): string | un
  * kept and converted), store the files, then finish. Problems of the template or input
  * fail the document at once; infrastructure problems (LibreOffice crashed, storage
  * hiccup) are retried by BullMQ and fail the document only on the last attempt.
+ *
+ * Each attempt has one deadline, RENDER_TIMEOUT_MS after the document went to rendering:
+ * image fetches, waiting for a LibreOffice instance and the conversion all count against
+ * it, and when it passes the document fails with the timeout message.
  */
 export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): Promise<string> {
   const started = process.hrtime.bigint();
@@ -49,8 +54,9 @@ export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): P
     return 'stale';
   }
   const log = deps.logger.child({ documentId, generation, attempt: job.attemptsMade + 1 });
+  const deadline = Deadline.after(doc.renderingStartedAt!, deps.renderTimeoutMs);
   try {
-    const files = await render(doc, deps);
+    const files = await deadline.race(render(doc, deps, deadline, log));
     await deps.announce(await finishRendering(deps.db, doc, { status: 'ready', files }));
     log.info({ files, seconds: seconds() }, 'document ready');
     deps.onOutcome?.('ready', seconds());
@@ -68,19 +74,25 @@ export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): P
     log.info({ errorMessage }, 'document failed');
     deps.onOutcome?.('failed', seconds());
     throw new UnrecoverableError(errorMessage);
+  } finally {
+    deadline.dispose();
   }
 }
 
-async function render(doc: Document, deps: RenderDeps): Promise<string[]> {
+async function render(doc: Document, deps: RenderDeps, deadline: Deadline, log: Logger): Promise<string[]> {
   const template = await deps.db.template.findUniqueOrThrow({ where: { id: doc.templateId } });
   const variables = template.variables as unknown as TemplateVariable[];
   const input = doc.inputJson as Record<string, unknown>;
   prepareRenderData(variables, input); // input problems first: no fetch for a document that cannot render
-  const images = await fetchImages(variables, input, deps.imageFetch);
-  const docx = renderDocx(await deps.templateFile(template.fileKey), variables, input, images);
+  const images = await fetchImages(variables, input, deps.imageFetch, deadline);
+  const file = await deps.templateFile(template.fileKey);
+  deadline.check();
+  const docx = renderDocx(file, variables, input, images); // synchronous: checked before and after
+  deadline.check();
   const outputs: ['pdf' | 'docx', Buffer][] = [];
   if (doc.outputFormat !== 'pdf') outputs.push(['docx', docx]);
-  if (doc.outputFormat !== 'docx') outputs.push(['pdf', await deps.converter.toPdf(docx)]);
+  if (doc.outputFormat !== 'docx') outputs.push(['pdf', await deps.converter.toPdf(docx, { deadline, log })]);
+  deadline.check(); // nothing is stored for an attempt that has already failed
   await Promise.all(outputs.map(([format, data]) => deps.storage.put(documentFileKey(doc, format), data)));
   return outputs.map(([format]) => format).sort();
 }

@@ -10,23 +10,28 @@ describe('failures explain themselves; nothing is left rendering', () => {
   let images: Server;
   let imageBase: string;
   let serveImage = false;
+  let hungRequests = 0;
 
   beforeAll(async () => {
     images = createServer((req, res) => {
       if (req.url === '/logo.png' && serveImage) return res.end(makePng(40, 20));
       if (req.url === '/text') return res.end('<html>not an image</html>');
       if (req.url === '/huge.png') return res.end(Buffer.concat([makePng(10, 10), Buffer.alloc(300 * 1024)]));
+      if (req.url === '/never.png') return void (hungRequests += 1); // never answers
       res.statusCode = 404;
       res.end('missing');
     });
     images.listen(0, '127.0.0.1');
     await once(images, 'listening');
     imageBase = `http://127.0.0.1:${(images.address() as AddressInfo).port}`;
-    stack = await startStack({ env: { OUTBOUND_ALLOW_PRIVATE: 'true', MAX_IMAGE_BYTES: String(200 * 1024), RENDER_TIMEOUT_MS: '3000' } });
+    stack = await startStack({
+      env: { OUTBOUND_ALLOW_PRIVATE: 'true', MAX_IMAGE_BYTES: String(200 * 1024), RENDER_TIMEOUT_MS: '3000', IMAGE_FETCH_TIMEOUT_MS: '30000' },
+    });
     api = apiClient(stack.gateways[0]!.url, (await stack.organization()).apiKey);
   }, 120_000);
   afterAll(async () => {
     await stack.close();
+    images.closeAllConnections();
     images.close();
   });
 
@@ -64,6 +69,21 @@ describe('failures explain themselves; nothing is left rendering', () => {
     const rows = Array.from({ length: 6000 }, (_, i) => ({ a: `row ${i}`, b: 'lorem ipsum dolor sit amet', c: i }));
     expect(await failWith(template.id, { rows })).toBe('Rendering took longer than 3 s; check the template for a broken expression');
   }, 60_000);
+
+  it('fails at the render timeout when an image server never answers (IMAGE_FETCH_TIMEOUT_MS is longer)', async () => {
+    const template = await api.uploadTemplate(buildDocx({ body: paragraph('{%logo}') }), 'never.docx');
+    const res = await api.call('POST', '/api/v1/documents', { template_id: template.id, input_json: { logo: `${imageBase}/never.png` }, output_format: 'pdf' });
+    expect(res.status).toBe(202);
+    const doc = await api.waitForDocument(res.body.id, ['ready', 'failed'], 20_000);
+    expect(doc).toMatchObject({ status: 'failed', files: [], error_message: 'Rendering took longer than 3 s; check the template for a broken expression' });
+    expect(hungRequests).toBeGreaterThan(0);
+    const row = await stack.database.db.document.findUniqueOrThrow({ where: { id: res.body.id } });
+    // Failed by its own worker at the deadline, not by the backstop, and not retried.
+    const renderingFor = new Date(doc.completed_at).getTime() - row.renderingStartedAt!.getTime();
+    expect(renderingFor).toBeGreaterThanOrEqual(3_000);
+    expect(renderingFor).toBeLessThan(3_000 + 1_500);
+    expect(row.renderAttempts).toBe(1);
+  });
 
   it('retries a failed document under its idempotency key: same id, queued again, then ready', async () => {
     const template = await api.uploadTemplate(buildDocx({ body: paragraph('{%logo}') }), 'retry.docx');

@@ -1,0 +1,68 @@
+/** The render attempt ran out of time (image fetches, waiting for LibreOffice and converting all count). */
+export class RenderTimeoutError extends Error {
+  override name = 'RenderTimeoutError';
+  constructor(readonly timeoutMs: number) {
+    super(`The render took longer than ${timeoutMs} ms`);
+  }
+}
+
+/**
+ * One render attempt's deadline: RENDER_TIMEOUT_MS after the document went to rendering.
+ * Every step asks it how much time is left, and `race` stops waiting for a step when the
+ * time is up (the step is left to wind down on its own; its outcome is ignored).
+ */
+export class Deadline {
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    readonly at: number,
+    readonly timeoutMs: number,
+  ) {
+    this.timer = setTimeout(() => this.controller.abort(this.error()), Math.max(0, at - Date.now()));
+  }
+
+  static after(start: Date, timeoutMs: number): Deadline {
+    return new Deadline(start.getTime() + timeoutMs, timeoutMs);
+  }
+
+  /** Aborted when the deadline passes. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  remainingMs(): number {
+    return this.at - Date.now();
+  }
+
+  get expired(): boolean {
+    return this.signal.aborted || this.remainingMs() <= 0;
+  }
+
+  error(): RenderTimeoutError {
+    return new RenderTimeoutError(this.timeoutMs);
+  }
+
+  /** Throws RenderTimeoutError once the deadline has passed (between steps that cannot be interrupted). */
+  check(): void {
+    if (this.expired) throw this.error();
+  }
+
+  /** `work`'s outcome, or RenderTimeoutError if the deadline passes first. */
+  race<T>(work: Promise<T>): Promise<T> {
+    if (this.expired) {
+      work.catch(() => undefined);
+      return Promise.reject(this.error());
+    }
+    return new Promise<T>((resolve, reject) => {
+      const onTimeout = () => reject(this.error());
+      this.signal.addEventListener('abort', onTimeout, { once: true });
+      work.then(resolve, reject).finally(() => this.signal.removeEventListener('abort', onTimeout));
+    });
+  }
+
+  /** The attempt is over: drop the timer. */
+  dispose(): void {
+    clearTimeout(this.timer);
+  }
+}
