@@ -22,7 +22,7 @@ import { startConverter } from './converter';
 import { renderMetrics } from './metrics';
 import { OutboxRelay } from './outbox-relay';
 import { processRenderJob } from './process-render-job';
-import { watchStuckDocuments } from './stuck-documents';
+import { backstopTiming, watchStuckDocuments } from './stuck-documents';
 
 /** BullMQ's worker.close() has no deadline of its own. */
 const withDeadline = (promise: Promise<unknown>, ms: number) =>
@@ -52,7 +52,7 @@ runService('render-worker', renderWorkerEnv, async (context) => {
   relay.start(5_000);
   shutdown.register('outbox relay', () => relay.stop());
   const announce = createAnnouncer({ relay, bulkAssembly: bulkAssemblyQueue, logger });
-  const stopWatching = watchStuckDocuments({ db, announce, logger }, config.RENDER_TIMEOUT_MS, 2 * config.RENDER_LOCK_MS + 15_000);
+  const stopWatching = watchStuckDocuments({ db, queue: renderQueue, announce, logger }, backstopTiming(config.RENDER_TIMEOUT_MS));
   shutdown.register('stuck-document watch', stopWatching);
   shutdown.register('finished-bulk-job watch', watchFinishedBulkJobs({ db, queue: bulkAssemblyQueue, logger }, 10_000));
 

@@ -9,7 +9,7 @@ import { RenderInputError, prepareRenderData, renderDocx, type TemplateVariable 
 import type { Announce } from './announce';
 import type { DocxToPdf } from './converter';
 import { Deadline, RenderTimeoutError } from './deadline';
-import { finishRendering, startRendering } from './document-state';
+import { finishRendering, startRendering, waitForRetry } from './document-state';
 import { fetchImages } from './fetch-images';
 import { timeoutMessage } from './stuck-documents';
 
@@ -66,6 +66,8 @@ export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): P
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     if (failure === undefined && !lastAttempt) {
       log.warn({ err: error }, 'render attempt failed; will retry');
+      // Queued, not rendering, until the retry starts (a new attempt with its own deadline).
+      await waitForRetry(deps.db, doc).catch((stateError: unknown) => log.warn({ err: stateError }, 'document left in rendering until its retry'));
       deps.onOutcome?.('retry', seconds());
       throw error;
     }

@@ -1,32 +1,97 @@
+import type { Queue } from 'bullmq';
 import type { Database } from '@docgen/db';
 import type { Logger } from '@docgen/observability';
-import { finishRendering } from './document-state';
+import { RENDER_JOB_OPTIONS, renderJobId, type RenderJob } from '@docgen/queue';
 import type { Announce } from './announce';
+import { finishRendering, requeueAsNewGeneration } from './document-state';
 
 export const timeoutMessage = (timeoutMs: number) =>
   `Rendering took longer than ${Math.round(timeoutMs / 1000)} s; check the template for a broken expression`;
 
 /**
- * The last line of "never stuck": a document still "rendering" well past the render
- * timeout (its job lost, not merely waiting for a stalled-job retry) is failed with the
- * timeout message. The state change is guarded, so a late finish cannot announce twice.
+ * When the backstop acts. A live worker ends its own attempt at RENDER_TIMEOUT_MS (its
+ * deadline), so a document still rendering `graceMs` later (room for that worker's finishing
+ * transaction, event-loop lag and clock skew between workers) has lost its worker.
  */
-export function watchStuckDocuments(deps: { db: Database; announce: Announce; logger: Logger }, renderTimeoutMs: number, graceMs: number) {
-  const check = async () => {
-    const stuck = await deps.db.document.findMany({
-      where: { status: 'rendering', renderingStartedAt: { lt: new Date(Date.now() - renderTimeoutMs - graceMs) } },
-      select: { id: true, generation: true },
-      take: 100,
-    });
-    for (const doc of stuck) {
-      const finished = await finishRendering(deps.db, doc, { status: 'failed', errorMessage: timeoutMessage(renderTimeoutMs) });
-      if (finished) deps.logger.warn({ documentId: doc.id }, 'document stuck in rendering; failed');
-      await deps.announce(finished);
-    }
+export function backstopTiming(renderTimeoutMs: number) {
+  return {
+    renderTimeoutMs,
+    graceMs: 5_000,
+    intervalMs: Math.min(5_000, Math.max(1_000, Math.round(renderTimeoutMs / 10))),
+    /** Attempts a document gets, counted over its re-queues too: as many as BullMQ gives a job. */
+    maxAttempts: RENDER_JOB_OPTIONS.attempts ?? 3,
   };
+}
+
+export type BackstopTiming = ReturnType<typeof backstopTiming>;
+
+export interface BackstopDeps {
+  db: Database;
+  queue: Queue<RenderJob>;
+  announce: Announce;
+  logger: Logger;
+}
+
+/** Job states in which a job will still run the document. */
+const PENDING = new Set(['waiting', 'delayed', 'prioritized', 'active', 'waiting-children']);
+
+/**
+ * The last line of "never stuck", run by every worker:
+ * - a document still rendering RENDER_TIMEOUT_MS + grace after its attempt started lost
+ *   its worker (killed, or frozen): it is queued again under a new generation, at once
+ *   rather than when BullMQ notices the dead worker's lock expired; once it has had its
+ *   attempts it is failed with the timeout message instead;
+ * - a document queued again after an attempt (awaiting a retry, or re-queued here) whose
+ *   job is gone gets a new one.
+ * Every change is conditional on the attempt the sweep saw (same generation, status and
+ * render_attempts), as is the worker's own finish, so exactly one of them takes effect:
+ * a late finish cannot overwrite the sweep's outcome or announce twice, nor can the sweep
+ * undo a finish or a newer attempt.
+ */
+export async function sweepStuckDocuments(deps: BackstopDeps, timing: BackstopTiming): Promise<void> {
+  const cutoff = new Date(Date.now() - timing.renderTimeoutMs - timing.graceMs);
+  const select = { id: true, generation: true, renderAttempts: true } as const;
+  const overdue = await deps.db.document.findMany({
+    where: { status: 'rendering', renderingStartedAt: { lt: cutoff } },
+    select,
+    orderBy: { renderingStartedAt: 'asc' },
+    take: 100,
+  });
+  for (const doc of overdue) {
+    const log = deps.logger.child({ documentId: doc.id, generation: doc.generation, renderAttempts: doc.renderAttempts });
+    if (doc.renderAttempts < timing.maxAttempts) {
+      if (await requeueAsNewGeneration(deps.db, deps.queue, doc, 'rendering')) log.warn('document still rendering past the render timeout (its worker stopped); queued again');
+      continue;
+    }
+    const finished = await finishRendering(deps.db, doc, { status: 'failed', errorMessage: timeoutMessage(timing.renderTimeoutMs) });
+    if (finished) log.warn('document still rendering past the render timeout after its last attempt; failed');
+    await deps.announce(finished);
+  }
+
+  const waiting = await deps.db.document.findMany({
+    where: { status: 'queued', renderingStartedAt: { not: null }, updatedAt: { lt: cutoff } },
+    select,
+    orderBy: { updatedAt: 'asc' },
+    take: 100,
+  });
+  for (const doc of waiting) {
+    const state = await deps.queue.getJobState(renderJobId({ documentId: doc.id, generation: doc.generation }));
+    if (PENDING.has(state)) continue;
+    if (await requeueAsNewGeneration(deps.db, deps.queue, doc, 'queued')) {
+      deps.logger.warn({ documentId: doc.id, generation: doc.generation, jobState: state }, 'document queued without a render job; queued again');
+    }
+  }
+}
+
+export function watchStuckDocuments(deps: BackstopDeps, timing: BackstopTiming) {
+  let sweeping = false;
   const timer = setInterval(() => {
-    check().catch((error: unknown) => deps.logger.warn({ err: error }, 'stuck-document check failed'));
-  }, Math.max(1_000, Math.min(graceMs, 10_000)));
+    if (sweeping) return;
+    sweeping = true;
+    sweepStuckDocuments(deps, timing)
+      .catch((error: unknown) => deps.logger.warn({ err: error }, 'stuck-document check failed'))
+      .finally(() => (sweeping = false));
+  }, timing.intervalMs);
   timer.unref();
   return () => clearInterval(timer);
 }
