@@ -58,10 +58,10 @@ describe('resilience (real worker processes and LibreOffice)', () => {
   }, 120_000);
 
   it('retries a document whose LibreOffice instance was killed mid-conversion, and refills the pool', async () => {
-    const worker = await stack.start('render-worker', { CONVERTER_POOL_SIZE: '1' });
+    const worker = await stack.start('render-worker', { CONVERTER_POOL_SIZE: '1', LOG_LEVEL: 'debug' });
     const started = await waitForLog(worker, (line) => line.msg === 'converter started');
     const id = await startSlowDocument();
-    await new Promise((resolve) => setTimeout(resolve, 500)); // past the fill, into the conversion
+    await waitForLog(worker, (line) => line.msg === 'conversion started' && line.documentId === id); // past the fill, into the conversion
     process.kill(-(started.pid as number), 'SIGKILL');
     const doc = await api.waitForDocument(id, ['ready', 'failed'], 90_000);
     expect(doc).toMatchObject({ status: 'ready' });
