@@ -108,6 +108,30 @@ describe('generation end to end (gateway + render worker processes, LibreOffice)
     });
   });
 
+  it('keeps documents readable and downloadable after their template is deleted', async () => {
+    const template = await api.uploadTemplate(buildDocx({ body: paragraph('Invoice for {client}') }), 'to-delete.docx');
+    const id = await generate(template.id, { client: 'Acme' }, 'both');
+    const ready = await api.waitForDocument(id);
+    expect(ready).toMatchObject({ status: 'ready', files: ['docx', 'pdf'] });
+
+    const deleted = await api.call('DELETE', `/api/v1/templates/${template.id}`);
+    expect(deleted.status).toBe(204);
+    expect((await api.call('GET', `/api/v1/templates/${template.id}`)).status).toBe(404);
+
+    const after = await api.call('GET', `/api/v1/documents/${id}`);
+    expect(after.status).toBe(200);
+    expect(after.body).toEqual(ready);
+    const listed = await api.call('GET', `/api/v1/documents?template_id=${template.id}`);
+    expect(listed.body.items.map((doc: { id: string }) => doc.id)).toEqual([id]);
+    const pdf = await api.call('GET', `/api/v1/documents/${id}/download?format=pdf`);
+    expect(pdf.status).toBe(200);
+    expect(pdf.headers.get('content-disposition')).toContain(`filename="to-delete-${id}.pdf"`);
+    expect(pdfText(pdf.raw)).toContain('Invoice for Acme');
+    const docx = await api.call('GET', `/api/v1/documents/${id}/download?format=docx`);
+    expect(docx.status).toBe(200);
+    expect(docxText(docx.raw)).toContain('Invoice for Acme');
+  });
+
   it('answers 409 for a download before the document is ready, and validates the request', async () => {
     const template = await api.uploadTemplate(buildDocx({ body: table([['{#rows}{a}', '{b}{/rows}']]) }), 'slow.docx');
     const rows = Array.from({ length: 400 }, (_, i) => ({ a: `row ${i}`, b: 'x'.repeat(40) }));
