@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { convertPerCall, WarmConverterPool, type PoolEvent } from '@docgen/converter';
 import type { Logger } from '@docgen/observability';
 import type { RenderWorkerConfig } from './config';
@@ -31,16 +30,9 @@ export async function startConverter(config: RenderWorkerConfig, logger: Logger,
     };
   }
 
-  // The pool reads `timeoutMs` for each conversion it starts, from within the call that
-  // asked for it: answering from that call's deadline gives LibreOffice only the time its
-  // render has left (an instance over it is killed and replaced, as on any timeout).
-  const conversionDeadline = new AsyncLocalStorage<Deadline>();
   const pool = new WarmConverterPool({
     size: config.CONVERTER_POOL_SIZE,
-    get timeoutMs() {
-      const deadline = conversionDeadline.getStore();
-      return deadline ? Math.max(1, deadline.remainingMs()) : config.RENDER_TIMEOUT_MS;
-    },
+    timeoutMs: config.RENDER_TIMEOUT_MS,
     recycleAfter: config.CONVERTER_RECYCLE_AFTER,
     onEvent: (event) => {
       logger[event.type === 'exited' && !event.expected ? 'warn' : 'info']({ ...event }, `converter ${event.type}`);
@@ -53,7 +45,8 @@ export async function startConverter(config: RenderWorkerConfig, logger: Logger,
     toPdf: async (docx, { deadline, log }) => {
       const release = await slots.acquire(deadline);
       log.debug({ driver: 'warm' }, 'conversion started');
-      const conversion = conversionDeadline.run(deadline, () => pool.convert(docx, 'docx', 'pdf'));
+      // LibreOffice gets only the time this render has left.
+      const conversion = pool.convert(docx, 'docx', 'pdf', { deadlineAt: deadline.at });
       conversion.then(release, release);
       return deadline.race(conversion);
     },

@@ -35,12 +35,10 @@ async function eventually(condition: () => boolean, timeoutMs: number): Promise<
   return true;
 }
 
-describe('convertPerCall (a cold soffice per call, real LibreOffice)', () => {
-  it('converts a DOCX to PDF and to DOCX with a cold soffice', async () => {
-    const docx = buildDocx({ body: paragraph('per call Привет') });
-    const pdf = await convertPerCall(docx, 'pdf', 60_000);
+describe('convertPerCall (libreoffice-convert: a cold soffice per call, real LibreOffice)', () => {
+  it('converts a DOCX to PDF with a cold soffice', async () => {
+    const pdf = await convertPerCall(buildDocx({ body: paragraph('per call Привет') }), 'pdf', 60_000);
     expect(execFileSync('pdftotext', ['-', '-'], { input: pdf }).toString()).toContain('per call Привет');
-    expect((await convertPerCall(docx, 'docx', 60_000)).subarray(0, 2).toString()).toBe('PK');
   }, 90_000);
 
   it('gives up with ConversionTimeoutError when soffice takes too long', async () => {

@@ -1,25 +1,64 @@
+import { readFileSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { convertWithSoffice } from './convert-once';
+import { convertWithOptions } from 'libreoffice-convert';
+import { ConversionFailedError, ConversionTimeoutError, ConverterUnavailableError } from './errors';
 
-const TARGETS = { pdf: 'pdf', docx: 'docx:MS Word 2007 XML' } as const;
+type Options = Parameters<typeof convertWithOptions>[3] & {
+  execOptions?: { timeout: number; killSignal: NodeJS.Signals };
+  tmpOptions?: { tmpdir: string };
+};
 
 /**
- * The per-call driver: a fresh `soffice --convert-to` with a fresh profile for every
- * document (about a second each), as libreoffice-convert does. Kept as the fallback
- * (CONVERTER_DRIVER=per-call) and as the baseline the warm pool is benchmarked against.
+ * The per-call driver: libreoffice-convert starts a fresh soffice with a fresh profile for
+ * every document (about a second each). Kept as the fallback (CONVERTER_DRIVER=per-call)
+ * and as the baseline the warm pool is benchmarked against.
  *
- * It runs soffice through convert-once's runner rather than libreoffice-convert's
- * execFile: execFile cannot give soffice a process group of its own, so its timeout killed
- * only the direct child (oosplash, on Debian) and left soffice.bin running. Here a timeout
- * kills the whole group. Calls run in parallel: each has its own profile.
+ * libreoffice-convert runs soffice with execFile, whose timeout kills only the direct child
+ * (oosplash on Debian) and leaves soffice.bin converting. So each call gets a folder of its
+ * own for libreoffice-convert's files and profile, and once the call is over every process
+ * still naming that folder on its command line is killed.
  */
-export async function convertPerCall(docx: Buffer, to: 'pdf' | 'docx', timeoutMs: number): Promise<Buffer> {
-  const profile = await mkdtemp(path.join(tmpdir(), 'docgen-per-call-'));
+export async function convertPerCall(docx: Buffer, to: 'pdf', timeoutMs: number): Promise<Buffer> {
+  const callDir = await mkdtemp(path.join(tmpdir(), 'docgen-per-call-'));
+  const options: Options = { fileName: 'document.docx', tmpOptions: { tmpdir: callDir }, execOptions: { timeout: timeoutMs, killSignal: 'SIGKILL' } };
   try {
-    return await convertWithSoffice(docx, { from: 'docx', to: TARGETS[to], timeoutMs }, profile);
+    return await new Promise<Buffer>((resolve, reject) => {
+      convertWithOptions(docx, to, undefined, options, (error, data) => {
+        if (!error) return resolve(data);
+        const failure = error as NodeJS.ErrnoException & { killed?: boolean };
+        if (failure.killed) reject(new ConversionTimeoutError(timeoutMs));
+        else if (/Could not find soffice/.test(failure.message)) reject(new ConverterUnavailableError(`LibreOffice is not installed: ${failure.message}`));
+        else reject(new ConversionFailedError(`LibreOffice could not convert the document: ${failure.message.slice(0, 300)}`));
+      });
+    });
   } finally {
-    await rm(profile, { recursive: true, force: true });
+    killProcessesNaming(callDir);
+    await rm(callDir, { recursive: true, force: true });
+  }
+}
+
+/** SIGKILLs every process whose command line contains `text` (Linux /proc; elsewhere a no-op). */
+function killProcessesNaming(text: string): void {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return;
+  }
+  for (const pid of pids) {
+    let commandLine: string;
+    try {
+      commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    if (!commandLine.includes(text)) continue;
+    try {
+      process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      // already gone
+    }
   }
 }

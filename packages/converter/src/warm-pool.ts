@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ConverterUnavailableError } from './errors';
+import { ConversionTimeoutError, ConverterUnavailableError } from './errors';
 import { WarmInstance } from './warm-instance';
 
 export type OutputFormat = 'pdf' | 'docx';
@@ -80,15 +80,26 @@ export class WarmConverterPool {
     return this.instances.flatMap((instance) => (instance?.alive && instance.pid ? [instance.pid] : []));
   }
 
-  async convert(input: Buffer, from: string, to: OutputFormat): Promise<Buffer> {
+  /**
+   * Converts on the next free instance. `deadlineAt` (epoch ms) gives this conversion only
+   * the time left until then, counted from when an instance takes it; without it each
+   * conversion gets the pool's `timeoutMs`.
+   */
+  async convert(input: Buffer, from: string, to: OutputFormat, options: { deadlineAt?: number } = {}): Promise<Buffer> {
     const slot = await this.acquire();
     const instance = this.instances[slot]!;
+    const timeoutMs = options.deadlineAt === undefined ? this.options.timeoutMs : options.deadlineAt - Date.now();
+    if (timeoutMs <= 0) {
+      // Out of time while waiting for an instance: hand it on untouched rather than kill it.
+      this.release(slot, instance);
+      throw new ConversionTimeoutError(this.options.timeoutMs);
+    }
     const id = randomUUID();
     const source = path.join(this.workDir, `${id}.${from}`);
     const target = path.join(this.workDir, `${id}.out.${to}`);
     try {
       await writeFile(source, input);
-      await instance.convert(source, target, EXPORT_FILTERS[to], this.options.timeoutMs);
+      await instance.convert(source, target, EXPORT_FILTERS[to], timeoutMs);
       return await readFile(target);
     } finally {
       await Promise.all([rm(source, { force: true }), rm(target, { force: true })]);
