@@ -159,6 +159,28 @@ describe('bulk generation (gateway, render worker and dispatcher processes, Libr
     expect(await stack.database.db.outboxEvent.count({ where: { type: { startsWith: 'document.' } } })).toBe(0);
   }, 180_000);
 
+  it('puts a PDF and a DOCX per row in the ZIP with output_format both, and counts the upload once against the rate limit', async () => {
+    const rows = [HEADER, ['Ada', '[{"description":"Tea","amount":"3.00"}]', `${imageBase}/logo.png`], ['', '[]', `${imageBase}/logo.png`], ['Bob', '[]', `${imageBase}/logo.png`]];
+    // An organisation of its own, so nothing older slides out of its window meanwhile.
+    const own = apiClient(stack.gateways[0]!.url, (await stack.organization(1_000)).apiKey);
+    const template = await own.uploadTemplate(TEMPLATE, 'letter.docx');
+    const res = await submit(own, Buffer.from(csvOf(rows)), 'both.csv', { template_id: template.id, output_format: 'both' });
+    expect(res.status).toBe(202);
+    // Three rows queue three renders, but the upload is one request: 1,000 minus the template upload and it.
+    expect(res.headers.get('ratelimit-remaining')).toBe('998');
+    expect((await own.call('GET', '/api/v1/me')).headers.get('ratelimit-remaining')).toBe('997');
+
+    expect(await own.waitForBulkJob(res.body.id)).toMatchObject({ status: 'completed', total_rows: 3, succeeded: 2, failed: 1 });
+    const zip = new PizZip((await own.call('GET', `/api/v1/bulk-jobs/${res.body.id}/download`)).raw);
+    expect(Object.keys(zip.files).sort()).toEqual(['errors.xlsx', 'row-0002.docx', 'row-0002.pdf', 'row-0004.docx', 'row-0004.pdf']);
+    expect(pdfText(zip.file('row-0002.pdf')!.asNodeBuffer())).toMatch(/Dear Ada,[\s\S]*Tea: 3\.00/);
+    expect(docxText(zip.file('row-0004.docx')!.asNodeBuffer())).toContain('Dear Bob,');
+    expect(await readErrors(zip.file('errors.xlsx')!.asNodeBuffer())).toEqual([
+      ['row', 'error'],
+      [3, 'Missing required token "client_name"'],
+    ]);
+  }, 120_000);
+
   it('refuses bad spreadsheets with a clear error and queues nothing', async () => {
     const documentsBefore = await stack.database.db.document.count();
     const bulksBefore = await stack.database.db.bulkJob.count();

@@ -97,11 +97,17 @@ describe('generation end to end (gateway + render worker processes, LibreOffice)
     const filtered = await api.call('GET', `/api/v1/documents?template_id=${template.id}&status=ready&limit=1`);
     expect(filtered.body.items).toHaveLength(1);
     expect(filtered.body.next_cursor).toEqual(expect.any(String));
+    const nextPage = await api.call('GET', `/api/v1/documents?template_id=${template.id}&status=ready&limit=1&cursor=${encodeURIComponent(filtered.body.next_cursor)}`);
+    expect(nextPage.body.items.map((d: { id: string }) => d.id)).toEqual([first]);
+    expect(nextPage.body.next_cursor).toBeNull();
 
-    for (const path of [`/api/v1/documents/${first}`, `/api/v1/documents/${first}/download`, `/api/v1/templates/${template.id}/documents`]) {
-      const res = await stranger.call('GET', path);
-      expect(res.status).toBe(404);
+    for (const path of [`/api/v1/documents/${first}`, `/api/v1/documents/${first}/download`]) {
+      // Another organisation, and the other environment of the same one: not found.
+      expect(await stranger.call('GET', path)).toMatchObject({ status: 404, body: { detail: 'Document not found' } });
+      expect(await api.call('GET', `${path}?is_uat=true`)).toMatchObject({ status: 404, body: { detail: 'Document not found' } });
     }
+    expect(await stranger.call('GET', `/api/v1/templates/${template.id}/documents`)).toMatchObject({ status: 404, body: { detail: 'Template not found' } });
+    expect((await api.call('GET', '/api/v1/documents?is_uat=true')).body.items).toEqual([]);
     expect((await stranger.call('GET', '/api/v1/documents')).body.items).toEqual([]);
     expect((await stranger.call('POST', '/api/v1/documents', { template_id: template.id, input_json: { x: '1' }, output_format: 'pdf' })).body).toEqual({
       detail: 'Template not found',
