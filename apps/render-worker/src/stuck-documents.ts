@@ -41,8 +41,9 @@ const PENDING = new Set(['waiting', 'delayed', 'prioritized', 'active', 'waiting
  *   its worker (killed, or frozen): it is queued again under a new generation, at once
  *   rather than when BullMQ notices the dead worker's lock expired; once it has had its
  *   attempts it is failed with the timeout message instead;
- * - a document queued again after an attempt (awaiting a retry, or re-queued here) whose
- *   job is gone gets a new one.
+ * - a queued document whose job is gone gets a new one: one queued again after an attempt
+ *   (awaiting a retry, or re-queued here), or one whose gateway died between writing it
+ *   and queueing its job.
  * Every change is conditional on the attempt the sweep saw (same generation, status and
  * render_attempts), as is the worker's own finish, so exactly one of them takes effect:
  * a late finish cannot overwrite the sweep's outcome or announce twice, nor can the sweep
@@ -69,7 +70,7 @@ export async function sweepStuckDocuments(deps: BackstopDeps, timing: BackstopTi
   }
 
   const waiting = await deps.db.document.findMany({
-    where: { status: 'queued', renderingStartedAt: { not: null }, updatedAt: { lt: cutoff } },
+    where: { status: 'queued', updatedAt: { lt: cutoff } },
     select,
     orderBy: { updatedAt: 'asc' },
     take: 100,

@@ -63,7 +63,7 @@ describe('the stuck-document backstop (real worker processes)', () => {
   });
 
   /** A document row as a worker that is gone would have left it; no render job exists for it. */
-  const leftBehind = (data: { status: 'rendering' | 'queued'; renderingStartedAt: Date; renderAttempts: number }) =>
+  const leftBehind = (data: { status: 'rendering' | 'queued'; renderingStartedAt: Date | null; renderAttempts: number }) =>
     stack.database.db.document.create({
       data: { organizationId, templateId, inputFormat: 'docx', outputFormat: 'pdf', inputJson: { name: 'Ada' }, generation: 1, ...data },
     });
@@ -120,6 +120,14 @@ describe('the stuck-document backstop (real worker processes)', () => {
     await stack.database.db.$executeRaw`UPDATE documents SET updated_at = now() - interval '10 minutes' WHERE id = ${doc.id}::uuid`;
     expect(await api.waitForDocument(doc.id, ['ready', 'failed'], 3 * SWEEP_INTERVAL_MS + 10_000)).toMatchObject({ status: 'ready', files: ['pdf'] });
     expect(await stack.database.db.document.findUniqueOrThrow({ where: { id: doc.id } })).toMatchObject({ generation: 2, renderAttempts: 2 });
+    expect(worker.logs.some(sweepLine(doc.id, /^document queued without a render job; queued again$/))).toBe(true);
+  }, 30_000);
+
+  it('gives a document whose gateway died before queueing its job a job', async () => {
+    worker ??= await stack.start('render-worker');
+    const doc = await leftBehind({ status: 'queued', renderingStartedAt: null, renderAttempts: 0 });
+    await stack.database.db.$executeRaw`UPDATE documents SET updated_at = now() - interval '10 minutes' WHERE id = ${doc.id}::uuid`;
+    expect(await api.waitForDocument(doc.id, ['ready', 'failed'], 3 * SWEEP_INTERVAL_MS + 10_000)).toMatchObject({ status: 'ready', files: ['pdf'] });
     expect(worker.logs.some(sweepLine(doc.id, /^document queued without a render job; queued again$/))).toBe(true);
   }, 30_000);
 });
