@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
-import { apiClient, startStack } from '@docgen/testing';
+import { apiClient, repoRoot, startStack } from '@docgen/testing';
 import { LETTER_TEMPLATE, letterInput } from './documents';
 import { cpuMsPer, cpuSnapshot } from './process-cpu';
 import { optionsFromArgv, publish, type BenchOptions } from './report';
@@ -12,8 +12,13 @@ import { fixed, markdownTable, target } from './stats';
 const CONNECTIONS = 32;
 
 async function startBareExpress() {
-  const child = spawn(process.execPath, [path.join(__dirname, 'bare-express.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
+  // The built file, also when this module runs from its sources (the smoke test under jest).
+  const child = spawn(process.execPath, [path.join(repoRoot, 'bench', 'dist', 'bare-express.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exited = once(child, 'exit').then(([code]) => {
+    throw new Error(`the bare Express server exited with ${String(code)} before listening`);
+  });
+  exited.catch(() => undefined); // read only by the race below; its later exit is expected
+  const [line] = (await Promise.race([once(createInterface({ input: child.stdout! }), 'line'), exited])) as [string];
   const { port } = JSON.parse(line) as { port: number };
   return { url: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
 }
