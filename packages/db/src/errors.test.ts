@@ -1,5 +1,5 @@
 import { createPrismaClient } from './client';
-import { isDatabaseUnavailable } from './errors';
+import { isDatabaseUnavailable, isUniqueViolation } from './errors';
 
 describe('isDatabaseUnavailable', () => {
   it('recognises what Prisma throws when PostgreSQL cannot be reached', async () => {
@@ -15,5 +15,23 @@ describe('isDatabaseUnavailable', () => {
     await db.$disconnect();
     expect(error).toBeInstanceOf(Error);
     expect(isDatabaseUnavailable(error)).toBe(false);
+  });
+});
+
+describe('isUniqueViolation', () => {
+  it('recognises a duplicate key from a raw query, and nothing else', async () => {
+    const db = createPrismaClient(process.env.TEST_POSTGRES_URL ? `${process.env.TEST_POSTGRES_URL}/postgres` : 'postgresql://postgres@127.0.0.1:5432/postgres');
+    const errors = await db
+      .$transaction(async (tx) => {
+        await tx.$executeRawUnsafe('CREATE TEMP TABLE unique_check (k text PRIMARY KEY) ON COMMIT DROP');
+        await tx.$queryRaw`INSERT INTO unique_check VALUES ('a') RETURNING k`;
+        const duplicate = await tx.$queryRaw`INSERT INTO unique_check VALUES ('a') RETURNING k`.catch((e: unknown) => e);
+        return [duplicate];
+      })
+      .catch((e: unknown) => [e]);
+    const other = await db.$queryRaw`SELECT * FROM no_such_table`.catch((e: unknown) => e);
+    await db.$disconnect();
+    expect(isUniqueViolation(errors[0])).toBe(true);
+    expect(isUniqueViolation(other)).toBe(false);
   });
 });

@@ -19,3 +19,13 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * True when a write hit a unique index: P2002 from a model query, or P2010 whose driver
+ * error is a UniqueConstraintViolation from a raw one.
+ */
+export function isUniqueViolation(error: unknown): boolean {
+  const { code, meta } = (error ?? {}) as { code?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown } } } };
+  if (code === 'P2002') return true;
+  return code === 'P2010' && meta?.driverAdapterError?.cause?.kind === 'UniqueConstraintViolation';
+}

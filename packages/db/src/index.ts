@@ -2,4 +2,4 @@ export { createPrismaClient, type Database } from './client';
 export { Prisma } from './generated/prisma/client';
 export type { Organization, ApiKey, Template, Document, OutboxEvent, WebhookEndpoint, WebhookDelivery, BulkJob } from './generated/prisma/client';
 export { ensureDatabase, applyMigrations, migrationsDir, type MigrationResult } from './migrate';
-export { isDatabaseUnavailable } from './errors';
+export { isDatabaseUnavailable, isUniqueViolation } from './errors';
