@@ -47,8 +47,10 @@ function userFacingFailure(error: unknown, renderTimeoutMs: number): string | un
 export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): Promise<string> {
   const started = process.hrtime.bigint();
   const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+  const phases = new PhaseTimer();
   const { documentId, generation } = RenderJob.parse(job.data);
   const doc = await startRendering(deps.db, documentId, generation);
+  phases.end('start');
   if (!doc) {
     deps.onOutcome?.('stale', seconds());
     return 'stale';
@@ -56,9 +58,12 @@ export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): P
   const log = deps.logger.child({ documentId, generation, attempt: job.attemptsMade + 1 });
   const deadline = Deadline.after(doc.renderingStartedAt!, deps.renderTimeoutMs);
   try {
-    const files = await deadline.race(render(doc, deps, deadline, log));
-    await deps.announce(await finishRendering(deps.db, doc, { status: 'ready', files }));
-    log.info({ files, seconds: seconds() }, 'document ready');
+    const files = await deadline.race(render(doc, deps, deadline, log, phases));
+    const finished = await finishRendering(deps.db, doc, { status: 'ready', files });
+    phases.end('finish');
+    await deps.announce(finished);
+    phases.end('announce');
+    log.info({ files, seconds: seconds(), phases_ms: phases.durations }, 'document ready');
     deps.onOutcome?.('ready', seconds());
     return 'ready';
   } catch (error) {
@@ -81,7 +86,19 @@ export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): P
   }
 }
 
-async function render(doc: Document, deps: RenderDeps, deadline: Deadline, log: Logger): Promise<string[]> {
+/** Milliseconds spent in each step of a render, for the "document ready" log line. */
+class PhaseTimer {
+  readonly durations: Record<string, number> = {};
+  private last = performance.now();
+
+  end(phase: string): void {
+    const now = performance.now();
+    this.durations[phase] = Math.round((now - this.last) * 10) / 10;
+    this.last = now;
+  }
+}
+
+async function render(doc: Document, deps: RenderDeps, deadline: Deadline, log: Logger, phases: PhaseTimer): Promise<string[]> {
   const template = await deps.db.template.findUniqueOrThrow({ where: { id: doc.templateId } });
   const variables = template.variables as unknown as TemplateVariable[];
   const input = doc.inputJson as Record<string, unknown>;
@@ -91,10 +108,13 @@ async function render(doc: Document, deps: RenderDeps, deadline: Deadline, log: 
   deadline.check();
   const docx = renderDocx(file, variables, input, images); // synchronous: checked before and after
   deadline.check();
+  phases.end('fill');
   const outputs: ['pdf' | 'docx', Buffer][] = [];
   if (doc.outputFormat !== 'pdf') outputs.push(['docx', docx]);
   if (doc.outputFormat !== 'docx') outputs.push(['pdf', await deps.converter.toPdf(docx, { deadline, log })]);
+  phases.end('convert');
   deadline.check(); // nothing is stored for an attempt that has already failed
   await Promise.all(outputs.map(([format, data]) => deps.storage.put(documentFileKey(doc, format), data)));
+  phases.end('store');
   return outputs.map(([format]) => format).sort();
 }
