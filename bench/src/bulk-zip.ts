@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildErrorsWorkbook, rowFileName, streamZip } from '@docgen/bulk';
 import { LocalFileStorage } from '@docgen/storage';
-import { optionsFromArgv, publish, type BenchOptions } from './report';
+import { runWhenMain, publish, type BenchOptions } from './report';
 import { fixed, markdownTable, target } from './stats';
 
 const FILE_BYTES = 40 * 1024;
@@ -65,12 +65,4 @@ export async function runBulkZipBench(options: BenchOptions) {
   return { baseline, big };
 }
 
-if (require.main === module) {
-  runBulkZipBench(optionsFromArgv()).then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
-}
+runWhenMain(module, runBulkZipBench);

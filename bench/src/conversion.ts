@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { convertPerCall, WarmConverterPool } from '@docgen/converter';
 import { renderedDocuments } from './documents';
-import { optionsFromArgv, publish, type BenchOptions } from './report';
+import { runWhenMain, publish, type BenchOptions } from './report';
 import { fixed, markdownTable, ratio, runClosedLoop, target, type Run } from './stats';
 
 const TIMEOUT_MS = 120_000;
@@ -56,12 +56,4 @@ export async function runConversionBench(options: BenchOptions) {
   return results;
 }
 
-if (require.main === module) {
-  runConversionBench(optionsFromArgv()).then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
-}
+runWhenMain(module, runConversionBench);

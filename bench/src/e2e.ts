@@ -4,7 +4,7 @@ import { apiClient, makeTestCertificates, startStack, type ApiClient, type Stack
 import { LETTER_TEMPLATE, letterInput, renderedDocuments } from './documents';
 import { cpuMsPer, cpuSnapshot, type CpuGroups } from './process-cpu';
 import { startReadyNotices } from './ready-notices';
-import { optionsFromArgv, publish, type BenchOptions } from './report';
+import { runWhenMain, publish, type BenchOptions } from './report';
 import { fixed, markdownTable, ratio, runClosedLoop, target, type Run } from './stats';
 
 /** Bare warm LibreOffice, two instances, on the same DOCX the service will produce. */
@@ -110,12 +110,4 @@ export async function runEndToEndBench(options: BenchOptions) {
   return { baseline, results };
 }
 
-if (require.main === module) {
-  runEndToEndBench(optionsFromArgv()).then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
-}
+runWhenMain(module, runEndToEndBench);

@@ -6,7 +6,7 @@ import autocannon from 'autocannon';
 import { apiClient, repoRoot, startStack } from '@docgen/testing';
 import { LETTER_TEMPLATE, letterInput } from './documents';
 import { cpuMsPer, cpuSnapshot } from './process-cpu';
-import { optionsFromArgv, publish, type BenchOptions } from './report';
+import { runWhenMain, publish, type BenchOptions } from './report';
 import { fixed, markdownTable, target } from './stats';
 
 const CONNECTIONS = 32;
@@ -82,12 +82,4 @@ export async function runGatewayBench(options: BenchOptions) {
   }
 }
 
-if (require.main === module) {
-  runGatewayBench(optionsFromArgv()).then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
-}
+runWhenMain(module, runGatewayBench);

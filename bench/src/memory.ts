@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { apiClient, startStack, type ApiClient, type Stack } from '@docgen/testing';
 import { LETTER_TEMPLATE, letterInput } from './documents';
-import { optionsFromArgv, publish, type BenchOptions } from './report';
+import { runWhenMain, publish, type BenchOptions } from './report';
 import { fixed, markdownTable, runClosedLoop, target } from './stats';
 
 /** RSS in MiB of a process and, separately, of all its descendants (the LibreOffice instances). */
@@ -88,12 +88,4 @@ export async function runMemoryBench(options: BenchOptions) {
   }
 }
 
-if (require.main === module) {
-  runMemoryBench(optionsFromArgv()).then(
-    () => process.exit(0),
-    (error: unknown) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
-}
+runWhenMain(module, runMemoryBench);

@@ -21,6 +21,18 @@ export interface BenchOptions {
 
 export const optionsFromArgv = (): BenchOptions => ({ smoke: process.argv.includes('--smoke'), log: (line) => console.log(line) });
 
+/** Runs a benchmark when its file is the entry point (`npm run bench:<name>`), then exits. */
+export function runWhenMain(entry: NodeModule, bench: (options: BenchOptions) => Promise<unknown>): void {
+  if (require.main !== entry) return;
+  bench(optionsFromArgv()).then(
+    () => process.exit(0),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}
+
 function libreOfficeVersion(): string {
   try {
     return execFileSync('soffice', ['--version'], { timeout: 30_000 }).toString().trim();
