@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import PizZip from 'pizzip';
@@ -50,54 +51,84 @@ function assertExpandedSize(file: Buffer): void {
   }
 }
 
-async function readXlsx(file: Buffer): Promise<(CellValue | undefined)[][]> {
+/**
+ * The first sheet's rows as they stream out of the workbook: ExcelJS's streaming reader
+ * keeps no rows in memory, so a large upload costs its shared strings, not its whole grid.
+ */
+async function* xlsxRows(file: Buffer): AsyncGenerator<SourceRow> {
   assertExpandedSize(file);
-  const workbook = new ExcelJS.Workbook();
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from([file]), {
+    sharedStrings: 'cache',
+    styles: 'cache', // dates are numbers with a date format
+    hyperlinks: 'ignore',
+    worksheets: 'emit',
+    entries: 'ignore',
+  });
+  let sheets = 0;
   try {
-    await workbook.xlsx.load(file as unknown as ArrayBuffer);
-  } catch {
+    for await (const sheet of reader) {
+      sheets += 1;
+      for await (const row of sheet) {
+        const values = Array.isArray(row.values) ? row.values.slice(1) : [];
+        yield { rowNumber: row.number, cells: values.map((value) => cellValue(value as ExcelJS.CellValue)) };
+      }
+      break; // the first sheet only
+    }
+  } catch (error) {
+    if (error instanceof BulkInputError) throw error;
     throw new BulkInputError(422, 'The .xlsx file could not be read; save it again from your spreadsheet program as Excel Workbook (.xlsx)');
   }
-  const sheet = workbook.worksheets[0];
-  if (!sheet) throw new BulkInputError(422, 'The workbook has no sheet');
-  const rows: (CellValue | undefined)[][] = [];
-  sheet.eachRow({ includeEmpty: true }, (row, rowNumber) => {
-    const values = Array.isArray(row.values) ? row.values.slice(1) : [];
-    rows[rowNumber - 1] = values.map((value) => cellValue(value as ExcelJS.CellValue));
-  });
-  return Array.from(rows, (row) => row ?? []);
+  if (sheets === 0) throw new BulkInputError(422, 'The workbook has no sheet');
 }
 
-function readCsv(file: Buffer): (CellValue | undefined)[][] {
+function* csvRows(file: Buffer): Generator<SourceRow> {
+  let table: string[][];
   try {
-    return parse(file, { bom: true, relax_column_count: true, skip_empty_lines: false }) as string[][];
+    table = parse(file, { bom: true, relax_column_count: true, skip_empty_lines: false }) as string[][];
   } catch (error) {
     throw new BulkInputError(422, `The .csv file could not be read: ${(error as Error).message}`);
   }
+  for (const [index, cells] of table.entries()) yield { rowNumber: index + 1, cells };
+}
+
+interface SourceRow {
+  rowNumber: number;
+  cells: (CellValue | undefined)[];
+}
+
+function headerOf(row: SourceRow | undefined): string[] {
+  const cells = row?.rowNumber === 1 ? [...row.cells] : [];
+  while (cells.length && isEmpty(cells[cells.length - 1])) cells.pop();
+  if (cells.length === 0) throw new BulkInputError(422, 'The first row must hold the token names; it is empty');
+  return cells.map((cell, index) => {
+    if (isEmpty(cell)) throw new BulkInputError(422, `Column ${index + 1} of the first row has no token name`);
+    return String(cell).trim();
+  });
 }
 
 /**
  * The first sheet (or the CSV) as a header and data rows. Empty rows are skipped, so empty
- * trailing rows cost nothing, but row numbers stay the ones the spreadsheet shows.
+ * trailing rows cost nothing, but row numbers stay the ones the spreadsheet shows. Rows past
+ * `maxRows` are only counted, for the refusal's message.
  */
 export async function readSpreadsheet(file: Buffer, format: SpreadsheetFormat, maxRows: number): Promise<Sheet> {
-  const table = format === 'xlsx' ? await readXlsx(file) : readCsv(file);
-  const [headerRow = [], ...dataRows] = table;
-  while (headerRow.length && isEmpty(headerRow[headerRow.length - 1])) headerRow.pop();
-  if (headerRow.length === 0) throw new BulkInputError(422, 'The first row must hold the token names; it is empty');
-  const header = headerRow.map((cell, index) => {
-    if (isEmpty(cell)) throw new BulkInputError(422, `Column ${index + 1} of the first row has no token name`);
-    return String(cell).trim();
-  });
+  let header: string[] | undefined;
   const rows: SheetRow[] = [];
-  dataRows.forEach((cells, index) => {
-    if (cells.every(isEmpty)) return;
-    if (cells.slice(header.length).some((cell) => !isEmpty(cell))) {
-      throw new BulkInputError(422, `Row ${index + 2} has values in columns without a token name in the first row`);
+  let count = 0;
+  for await (const row of format === 'xlsx' ? xlsxRows(file) : csvRows(file)) {
+    if (!header) {
+      header = headerOf(row);
+      if (row.rowNumber === 1) continue;
     }
-    rows.push({ rowNumber: index + 2, cells: cells.slice(0, header.length) });
-  });
-  if (rows.length > maxRows) throw new BulkInputError(422, `The spreadsheet has ${rows.length} rows; at most ${maxRows} are accepted per bulk job`);
-  if (rows.length === 0) throw new BulkInputError(422, 'The spreadsheet has no rows below the header');
-  return { header, rows };
+    if (row.cells.every(isEmpty)) continue;
+    if (row.cells.slice(header.length).some((cell) => !isEmpty(cell))) {
+      throw new BulkInputError(422, `Row ${row.rowNumber} has values in columns without a token name in the first row`);
+    }
+    count += 1;
+    if (count <= maxRows) rows.push({ rowNumber: row.rowNumber, cells: row.cells.slice(0, header.length) });
+  }
+  if (!header) headerOf(undefined);
+  if (count > maxRows) throw new BulkInputError(422, `The spreadsheet has ${count} rows; at most ${maxRows} are accepted per bulk job`);
+  if (count === 0) throw new BulkInputError(422, 'The spreadsheet has no rows below the header');
+  return { header: header!, rows };
 }
