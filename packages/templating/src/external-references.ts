@@ -26,10 +26,21 @@ export function removeExternalReferences(docx: Buffer): Buffer {
 }
 
 /**
- * Removes external relationships (other than hyperlinks) from a package in memory; true when
- * it changed anything. This is all a render re-checks: the template was checked whole at
- * upload, and docxtemplater writes values as escaped text, which cannot form a field.
+ * The fetching fields of a filled package's XML parts. A value cannot add field markup (it
+ * is written as escaped text), but a tag placed inside a field code can complete one: the
+ * template `{x}` between a field's begin and separate becomes INCLUDEPICTURE with the right
+ * value. So a render checks its filled parts again; parts without field markup cost a regex.
  */
+export function fetchingFieldsAfterFill(zip: PizZip): string[] {
+  const found = new Set<string>();
+  for (const [name, entry] of Object.entries(zip.files)) {
+    if (entry.dir || !name.endsWith('.xml')) continue;
+    for (const field of fetchingFieldsIn(entry.asText())) found.add(field);
+  }
+  return [...found];
+}
+
+/** Removes external relationships (other than hyperlinks) from a package in memory; true when it changed anything. */
 export function dropExternalRelationships(zip: PizZip): boolean {
   let changed = false;
   for (const name of Object.keys(zip.files)) {

@@ -26,6 +26,16 @@ const failure = (run: () => unknown) => {
 };
 
 describe('renderDocx', () => {
+  it('fails a value that would complete a fetching field around a tag, before anything is converted', () => {
+    // LibreOffice reads text between a field's begin and separate as its instruction.
+    const fldChar = (type: string) => `<w:r><w:fldChar w:fldCharType="${type}"/></w:r>`;
+    const upload = buildDocx({ body: `<w:p>${fldChar('begin')}<w:r><w:t>{code}</w:t></w:r>${fldChar('separate')}<w:r><w:t>x</w:t></w:r>${fldChar('end')}</w:p>` });
+    expect(failure(() => render(upload, { code: 'INCLUDEPICTURE "http://169.254.169.254/latest/meta-data/"' }))).toBe(
+      'A value completes a field that would fetch content from elsewhere (INCLUDEPICTURE); template tags must not sit inside field codes',
+    );
+    expect(textOf(render(upload, { code: 'PAGE' }))).toContain('PAGE');
+  });
+
   it('renders tag-example.docx in body, header and footer', () => {
     const docx = render(readFileSync(path.join(FIXTURES, 'tag-example.docx')), { first_name: 'Hipp', last_name: 'Edgar', phone: '0652455478', description: 'New Website' });
     expect(textOf(docx)).toContain('Edgar Hipp');

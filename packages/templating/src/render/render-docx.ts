@@ -1,6 +1,6 @@
 import Docxtemplater from 'docxtemplater';
 import PizZip from 'pizzip';
-import { dropExternalRelationships } from '../external-references';
+import { dropExternalRelationships, fetchingFieldsAfterFill } from '../external-references';
 import { ImageModule, type ImageData } from '../image-module';
 import { DOCXTEMPLATER_OPTIONS } from '../prepare-docx-template';
 import type { TemplateVariable } from '../variables';
@@ -52,6 +52,10 @@ export function renderDocx(
     throw new RenderInputError(inner?.properties?.explanation ?? `The template could not be filled: ${(error as Error).message}`);
   }
   if (missing.length > 0) throw new RenderInputError(missing[0]!);
+  const fetching = fetchingFieldsAfterFill(doc.getZip());
+  if (fetching.length > 0) {
+    throw new RenderInputError(`A value completes a field that would fetch content from elsewhere (${fetching.join(', ')}); template tags must not sit inside field codes`);
+  }
   imageModule.declareContentTypes(doc.getZip());
   dropExternalRelationships(doc.getZip());
   return doc.getZip().generate({ type: 'nodebuffer', compression: 'DEFLATE' });
