@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { MeResponse, buildOpenApiDocument } from '@docgen/contracts';
-import { seedOrganization, startService } from '@docgen/testing';
+import { apiClient, buildDocx, paragraph, seedOrganization, startService } from '@docgen/testing';
 import { startGatewayHarness, type GatewayHarness } from './harness';
 
 describe('metrics, documentation and lifecycle', () => {
@@ -39,20 +39,22 @@ describe('metrics, documentation and lifecycle', () => {
   it('writes the request id into every log line of a request and exits 0 on SIGTERM', async () => {
     const gateway = await startService('gateway', harness.env);
     await fetch(`${gateway.url}/healthz`, { headers: { 'X-Request-Id': 'log-check-1' } });
-    // An API request that fails on the way writes more than the access line; every line carries the id.
+    // A request whose route logs a line of its own: that line carries the id too.
     const org = await seedOrganization(harness.database.db);
-    const missing = await fetch(`${gateway.url}/api/v1/documents`, {
+    const template = await apiClient(gateway.url, org.apiKey).uploadTemplate(buildDocx({ body: paragraph('{x}') }), 'log.docx');
+    const created = await fetch(`${gateway.url}/api/v1/documents`, {
       method: 'POST',
       headers: { 'X-Request-Id': 'log-check-2', 'X-API-Key': org.apiKey, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ template_id: '00000000-0000-4000-8000-000000000000', input_json: {}, output_format: 'pdf' }),
+      body: JSON.stringify({ template_id: template.id, input_json: { x: '1' }, output_format: 'docx' }),
     });
-    expect(missing.status).toBe(404);
+    expect(created.status).toBe(202);
+    const { id } = (await created.json()) as { id: string };
     const exitCode = await gateway.stop('SIGTERM');
     expect(exitCode).toBe(0);
     expect(gateway.logs.filter((line) => line.request_id === 'log-check-1').length).toBeGreaterThan(0);
-    const apiLines = gateway.logs.filter((line) => (line.req as { url?: string } | undefined)?.url === '/api/v1/documents');
-    expect(apiLines.length).toBeGreaterThan(0);
-    for (const line of apiLines) expect(line.request_id).toBe('log-check-2');
+    const queuedLine = gateway.logs.find((line) => line.documentId === id);
+    expect(queuedLine).toMatchObject({ msg: 'document queued', request_id: 'log-check-2' });
+    expect(gateway.logs.filter((line) => line.request_id === 'log-check-2').length).toBeGreaterThanOrEqual(2);
     expect(gateway.logs.some((line) => line.msg === 'shutdown complete')).toBe(true);
   });
 

@@ -60,7 +60,7 @@ export async function startConverter(config: RenderWorkerConfig, logger: Logger,
  * (RENDER_CONCURRENCY above CONVERTER_POOL_SIZE) wait here rather than in the pool's own
  * queue, because here a render whose deadline passes stops waiting and leaves the queue.
  * (A conversion can still wait inside the pool while a crashed instance is replaced; if
- * its deadline passes meanwhile, the instance it finally gets is killed at once.)
+ * its deadline passes meanwhile, the pool hands the instance it finally gets on untouched.)
  */
 class Slots {
   private readonly waiting: (() => void)[] = [];

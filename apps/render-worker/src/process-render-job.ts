@@ -2,7 +2,7 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import { ConversionFailedError, ConversionTimeoutError } from '@docgen/converter';
 import type { Database, Document } from '@docgen/db';
 import type { Logger } from '@docgen/observability';
-import { RenderJob } from '@docgen/queue';
+import { RENDER_JOB_OPTIONS, RenderJob } from '@docgen/queue';
 import type { GuardedFetchOptions } from '@docgen/security';
 import { documentFileKey, type FileStorage } from '@docgen/storage';
 import { RenderInputError, prepareRenderData, renderDocx, type TemplateVariable } from '@docgen/templating';
@@ -12,6 +12,8 @@ import { Deadline, RenderTimeoutError } from './deadline';
 import { finishRendering, startRendering, waitForRetry } from './document-state';
 import { fetchImages } from './fetch-images';
 import { timeoutMessage } from './stuck-documents';
+
+const MAX_RENDER_ATTEMPTS = RENDER_JOB_OPTIONS.attempts ?? 3;
 
 export interface RenderDeps {
   db: Database;
@@ -68,7 +70,8 @@ export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): P
     return 'ready';
   } catch (error) {
     const failure = userFacingFailure(error, deps.renderTimeoutMs);
-    const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    // The document's own count spans re-queues by the backstop (each a new job with attempts of its own).
+    const lastAttempt = doc.renderAttempts >= MAX_RENDER_ATTEMPTS || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     if (failure === undefined && !lastAttempt) {
       log.warn({ err: error }, 'render attempt failed; will retry');
       // Queued, not rendering, until the retry starts (a new attempt with its own deadline).

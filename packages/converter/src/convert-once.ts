@@ -38,7 +38,7 @@ export function convertOnce(input: Buffer, options: ConvertOptions): Promise<Buf
  * whole group: on Debian `soffice` is a script that execs oosplash, which starts
  * soffice.bin, so killing only the direct child would leave soffice.bin converting.
  */
-export async function convertWithSoffice(
+async function convertWithSoffice(
   input: Buffer,
   { from, to, inputFilter, timeoutMs = 60_000, sofficePath = 'soffice' }: ConvertOptions,
   profile: string,
@@ -46,7 +46,7 @@ export async function convertWithSoffice(
   const work = await mkdtemp(path.join(tmpdir(), 'docgen-convert-'));
   try {
     const source = path.join(work, `input.${from}`);
-    const outdir = path.join(work, 'out'); // apart from the source: docx → docx keeps its name
+    const outdir = path.join(work, 'out'); // apart from the source, whatever the two formats
     await writeFile(source, input);
     const args = [
       '--headless', '--norestore', '--nologo', '--nodefault', '--nolockcheck', '--invisible',

@@ -17,16 +17,20 @@ type Options = Parameters<typeof convertWithOptions>[3] & {
  *
  * libreoffice-convert runs soffice with execFile, whose timeout kills only the direct child
  * (oosplash on Debian) and leaves soffice.bin converting. So each call gets a folder of its
- * own for libreoffice-convert's files and profile, and once the call is over every process
+ * own for libreoffice-convert's files and profile, and when a call fails every process
  * still naming that folder on its command line is killed.
  */
 export async function convertPerCall(docx: Buffer, to: 'pdf', timeoutMs: number): Promise<Buffer> {
   const callDir = await mkdtemp(path.join(tmpdir(), 'docgen-per-call-'));
   const options: Options = { fileName: 'document.docx', tmpOptions: { tmpdir: callDir }, execOptions: { timeout: timeoutMs, killSignal: 'SIGKILL' } };
+  let failed = true;
   try {
     return await new Promise<Buffer>((resolve, reject) => {
       convertWithOptions(docx, to, undefined, options, (error, data) => {
-        if (!error) return resolve(data);
+        if (!error) {
+          failed = false;
+          return resolve(data);
+        }
         const failure = error as NodeJS.ErrnoException & { killed?: boolean };
         if (failure.killed) reject(new ConversionTimeoutError(timeoutMs));
         else if (/Could not find soffice/.test(failure.message)) reject(new ConverterUnavailableError(`LibreOffice is not installed: ${failure.message}`));
@@ -34,7 +38,7 @@ export async function convertPerCall(docx: Buffer, to: 'pdf', timeoutMs: number)
       });
     });
   } finally {
-    killProcessesNaming(callDir);
+    if (failed) killProcessesNaming(callDir); // a finished soffice has exited; a killed one may have left soffice.bin
     await rm(callDir, { recursive: true, force: true });
   }
 }

@@ -124,8 +124,14 @@ export class WarmConverterPool {
       profileDir,
       onExit: (exited) => this.onInstanceExit(slot, exited),
     });
-    this.instances[slot] = instance;
+    // The slot is the instance's only once it has started: an instance that dies while
+    // starting is its launcher's to retry, and no replacement races that retry.
     await instance.start();
+    if (this.closed) {
+      await instance.stop();
+      return;
+    }
+    this.instances[slot] = instance;
     this.options.onEvent?.({ type: 'started', slot, pid: instance.pid });
     this.release(slot, instance);
   }

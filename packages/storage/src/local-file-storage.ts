@@ -31,7 +31,10 @@ export class LocalFileStorage implements FileStorage {
       await mkdir(dir, { recursive: true });
       void removeOlderThan(dir, STALE_PARTIAL_MS);
       return dir;
-    })();
+    })().catch((error: unknown) => {
+      this.partialDir = undefined; // the next write tries again
+      throw error;
+    });
     return path.join(await this.partialDir, `${randomUUID()}.tmp`);
   }
 

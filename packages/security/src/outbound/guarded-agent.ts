@@ -29,7 +29,7 @@ export function guardedLookup(allowPrivate: boolean) {
 }
 
 /** How long an idle connection may be reused: well under a DNS TTL, long enough for bursts. */
-export const KEEP_ALIVE_MS = 4_000;
+const KEEP_ALIVE_MS = 4_000;
 
 /**
  * An undici dispatcher whose every connection goes through guardedLookup. A connection is
