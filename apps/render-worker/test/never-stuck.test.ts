@@ -10,16 +10,6 @@ const SWEEP_INTERVAL_MS = 1_000;
 /** Long enough that BullMQ's stalled-job check (the other way back for a dead worker's job) cannot be what rescues a document here. */
 const RENDER_LOCK_MS = 60_000;
 
-async function waitForLog(service: RunningService, match: (line: Record<string, unknown>) => boolean, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const line = service.logs.find(match);
-    if (line) return line;
-    if (Date.now() > deadline) throw new Error('log line never appeared');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 describe('the stuck-document backstop (real worker processes)', () => {
   let stack: Stack;
   let api: ApiClient;
@@ -82,7 +72,7 @@ describe('the stuck-document backstop (real worker processes)', () => {
     worker = await stack.start('render-worker');
 
     expect(await api.waitForDocument(res.body.id, ['ready', 'failed'], 30_000)).toMatchObject({ status: 'ready', files: ['pdf'] });
-    const requeued = await waitForLog(worker, sweepLine(res.body.id, /its worker stopped\); queued again$/));
+    const requeued = await worker.waitForLog(sweepLine(res.body.id, /its worker stopped\); queued again$/));
     const requeuedAfter = Date.parse(requeued.time as string) - firstAttempt.renderingStartedAt!.getTime();
     expect(requeuedAfter).toBeGreaterThanOrEqual(RENDER_TIMEOUT_MS + GRACE_MS);
     expect(requeuedAfter).toBeLessThan(RENDER_TIMEOUT_MS + GRACE_MS + SWEEP_INTERVAL_MS + 1_000);
@@ -96,7 +86,7 @@ describe('the stuck-document backstop (real worker processes)', () => {
     const startedAt = new Date();
     const doc = await leftBehind({ status: 'rendering', renderingStartedAt: startedAt, renderAttempts: 1 });
     expect(await api.waitForDocument(doc.id, ['ready', 'failed'], 30_000)).toMatchObject({ status: 'ready', files: ['pdf'] });
-    const requeued = await waitForLog(worker, sweepLine(doc.id, /queued again$/));
+    const requeued = await worker.waitForLog(sweepLine(doc.id, /queued again$/));
     expect(Date.parse(requeued.time as string) - startedAt.getTime()).toBeGreaterThanOrEqual(RENDER_TIMEOUT_MS + GRACE_MS);
     expect(Date.parse(requeued.time as string) - startedAt.getTime()).toBeLessThan(RENDER_TIMEOUT_MS + GRACE_MS + SWEEP_INTERVAL_MS + 1_000);
     expect(await stack.database.db.document.findUniqueOrThrow({ where: { id: doc.id } })).toMatchObject({ generation: 2, renderAttempts: 2 });

@@ -1,4 +1,4 @@
-import { buildDocx, startStack, apiClient, table, type ApiClient, type RunningService, type Stack } from '@docgen/testing';
+import { buildDocx, startStack, apiClient, table, type ApiClient, type Stack } from '@docgen/testing';
 import { execFileSync } from 'node:child_process';
 import { pdfText } from './support';
 
@@ -8,16 +8,6 @@ const SLOW_ROWS = Array.from({ length: 3000 }, (_, i) => ({ a: `row ${i}`, b: 'l
 /** Processes still alive in a process group (the pool runs each LibreOffice in its own). */
 const groupMembers = (pgid: number) =>
   execFileSync('ps', ['-eo', 'pgid=,pid=']).toString().split('\n').map((line) => line.trim().split(/\s+/).map(Number)).filter(([group]) => group === pgid);
-
-async function waitForLog(service: RunningService, match: (line: Record<string, unknown>) => boolean, timeoutMs = 30_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const line = service.logs.find(match);
-    if (line) return line;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error('log line never appeared');
-}
 
 describe('resilience (real worker processes and LibreOffice)', () => {
   let stack: Stack;
@@ -40,7 +30,7 @@ describe('resilience (real worker processes and LibreOffice)', () => {
 
   it('finishes a document whose worker was killed with SIGKILL mid-render, on another worker', async () => {
     const first = await stack.start('render-worker');
-    const instance = (await waitForLog(first, (line) => line.msg === 'converter started')).pid as number;
+    const instance = (await first.waitForLog((line) => line.msg === 'converter started')).pid as number;
     const id = await startSlowDocument();
     await first.stop('SIGKILL');
     const second = await stack.start('render-worker');
@@ -59,9 +49,9 @@ describe('resilience (real worker processes and LibreOffice)', () => {
 
   it('retries a document whose LibreOffice instance was killed mid-conversion, and refills the pool', async () => {
     const worker = await stack.start('render-worker', { CONVERTER_POOL_SIZE: '1', LOG_LEVEL: 'debug' });
-    const started = await waitForLog(worker, (line) => line.msg === 'converter started');
+    const started = await worker.waitForLog((line) => line.msg === 'converter started');
     const id = await startSlowDocument();
-    await waitForLog(worker, (line) => line.msg === 'conversion started' && line.documentId === id); // past the fill, into the conversion
+    await worker.waitForLog((line) => line.msg === 'conversion started' && line.documentId === id); // past the fill, into the conversion
     process.kill(-(started.pid as number), 'SIGKILL');
     const doc = await api.waitForDocument(id, ['ready', 'failed'], 90_000);
     expect(doc).toMatchObject({ status: 'ready' });

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
+import { EventEmitter, once } from 'node:events';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { repoRoot } from './paths';
@@ -12,6 +12,8 @@ export interface RunningService {
   process: ChildProcess;
   /** Every JSON log line the process wrote so far. */
   logs: Record<string, unknown>[];
+  /** The first log line, written already or to come, that matches; rejects after `timeoutMs`. */
+  waitForLog: (match: (line: Record<string, unknown>) => boolean, timeoutMs?: number) => Promise<Record<string, unknown>>;
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 }
 
@@ -34,6 +36,7 @@ export async function startService(name: ServiceName, env: Record<string, string
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const logs: Record<string, unknown>[] = [];
+  const logLines = new EventEmitter();
   let stderr = '';
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
 
@@ -51,6 +54,7 @@ export async function startService(name: ServiceName, env: Record<string, string
         return;
       }
       logs.push(entry);
+      logLines.emit('line', entry);
       if (entry.msg === 'listening' && typeof entry.port === 'number') {
         clearTimeout(timer);
         resolve(entry.port);
@@ -64,6 +68,23 @@ export async function startService(name: ServiceName, env: Record<string, string
     port,
     process: child,
     logs,
+    waitForLog: (match, timeoutMs = 30_000) => {
+      const written = logs.find(match);
+      if (written) return Promise.resolve(written);
+      return new Promise((resolve, reject) => {
+        const onLine = (entry: Record<string, unknown>) => {
+          if (!match(entry)) return;
+          clearTimeout(timer);
+          logLines.off('line', onLine);
+          resolve(entry);
+        };
+        const timer = setTimeout(() => {
+          logLines.off('line', onLine);
+          reject(new Error(`${name} wrote no matching log line within ${timeoutMs} ms`));
+        }, timeoutMs);
+        logLines.on('line', onLine);
+      });
+    },
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       const exited = once(child, 'exit') as Promise<[number | null]>;
