@@ -28,6 +28,8 @@ async function bareWarmBaseline(smoke: boolean) {
  * from adding thousands of GETs a second to the load being measured.
  */
 export async function runEndToEndBench(options: BenchOptions) {
+  // `--only=pdf@32,docx@32` runs just those cells (to try a change quickly); nothing is written then.
+  const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
   const baseline = await bareWarmBaseline(options.smoke);
   options.log(`bare warm: p50 ${fixed(baseline.single.p50)} ms at c=1, ${fixed(baseline.pair.perSecond)} docs/s at c=2`);
 
@@ -41,6 +43,7 @@ export async function runEndToEndBench(options: BenchOptions) {
   let cpuNames: string[] = [];
   try {
     stack = await startStack({
+      keepLogs: false,
       env: { CONVERTER_POOL_SIZE: '2', OUTBOUND_ALLOW_PRIVATE: 'true', NODE_EXTRA_CA_CERTS: certificates.caPath, RENDER_LOCK_MS: '30000' },
     });
     const dispatcher = await stack.start('webhook-dispatcher');
@@ -65,8 +68,10 @@ export async function runEndToEndBench(options: BenchOptions) {
     };
 
     for (const format of ['pdf', 'docx'] as const) {
+      if (only && !only.some((cell) => cell.startsWith(`${format}@`))) continue;
       await runClosedLoop(options.smoke ? 2 : 20, 4, generate(format)); // warm-up
       for (const concurrency of [1, 8, 32]) {
+        if (only && !only.includes(`${format}@${concurrency}`)) continue;
         const count = options.smoke ? concurrency * 2 : concurrency === 1 ? 60 : concurrency === 8 ? 300 : 800;
         const cpuBefore = cpuSnapshot(cpuGroups);
         const run = await runClosedLoop(count, concurrency, generate(format));
@@ -83,6 +88,11 @@ export async function runEndToEndBench(options: BenchOptions) {
     await receiver.close();
   }
 
+  if (only) {
+    options.log(markdownTable(['output', 'clients', 'n', 'docs/s', 'p50 ms', 'p95 ms', 'p99 ms'], rows));
+    options.log(markdownTable(['output', ...cpuNames, 'total'], cpuRows));
+    return { baseline, results };
+  }
   const pdf1 = results['pdf@1']!;
   const pdf32 = results['pdf@32']!;
   const docx32 = results['docx@32']!;

@@ -37,7 +37,7 @@ async function load(url: string, headers: Record<string, string>, body: string, 
  */
 export async function runGatewayBench(options: BenchOptions) {
   const seconds = options.smoke ? 1 : 15;
-  const stack = await startStack({ workers: 0 });
+  const stack = await startStack({ workers: 0, keepLogs: false });
   const bare = await startBareExpress();
   try {
     const org = await stack.organization(1_000_000_000);

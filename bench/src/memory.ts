@@ -51,7 +51,7 @@ async function generate(api: ApiClient, stack: Stack, templateId: string, count:
 /** Render worker RSS (with its LibreOffice instances) after 100 documents and after 10,000. */
 export async function runMemoryBench(options: BenchOptions) {
   const [early, late] = options.smoke ? [10, 30] : [100, 10_000];
-  const stack = await startStack({ env: { CONVERTER_POOL_SIZE: '2' } });
+  const stack = await startStack({ keepLogs: false, env: { CONVERTER_POOL_SIZE: '2' } });
   try {
     const api = apiClient(stack.gateways[0]!.url, (await stack.organization(1_000_000_000)).apiKey);
     const templateId = (await api.uploadTemplate(LETTER_TEMPLATE, 'invoice.docx')).id;

@@ -21,7 +21,9 @@ export interface Stack {
  * A whole docgen on this machine for one test file: its own database, storage folder and
  * Redis key prefix, and real gateway / render-worker processes sharing them.
  */
-export async function startStack(options: { gateways?: number; workers?: number; env?: Record<string, string> } = {}): Promise<Stack> {
+export async function startStack(
+  options: { gateways?: number; workers?: number; env?: Record<string, string>; keepLogs?: boolean } = {},
+): Promise<Stack> {
   const database = await createTestDatabase();
   const storageDir = await mkdtemp(path.join(tmpdir(), 'docgen-stack-'));
   const env = {
@@ -34,7 +36,7 @@ export async function startStack(options: { gateways?: number; workers?: number;
   };
   const running: RunningService[] = [];
   const start = async (name: ServiceName, extraEnv: Record<string, string> = {}) => {
-    const service = await startService(name, { ...env, ...extraEnv });
+    const service = await startService(name, { ...env, ...extraEnv }, { keepLogs: options.keepLogs });
     running.push(service);
     return service;
   };
