@@ -51,11 +51,11 @@ export const reportInput = (): Record<string, unknown> => ({
   rows: Array.from({ length: 200 }, (_, i) => ({ region: `Region ${i % 7}`, product: `Product ${i}`, units: String(100 + i), revenue: (1234.5 + i).toFixed(2) })),
 });
 
-/** Both documents filled by our own render path: the DOCX the converter really gets. */
+/** Both documents filled by our own render path: the DOCX the converter really gets (stored, as for a PDF-only render). */
 export function renderedDocuments(): { letter: Buffer; report: Buffer } {
   const fill = (template: Buffer, input: Record<string, unknown>, images = new Map<string, ImageData>()) => {
     const prepared = prepareDocxTemplate(template);
-    return renderDocx(prepared.file, prepared.variables as TemplateVariable[], input, images);
+    return renderDocx(prepared.file, prepared.variables as TemplateVariable[], input, images, { compress: false });
   };
   return {
     letter: fill(LETTER_TEMPLATE, letterInput()),

@@ -44,7 +44,7 @@ export async function runEndToEndBench(options: BenchOptions) {
   try {
     stack = await startStack({
       keepLogs: false,
-      env: { CONVERTER_POOL_SIZE: '2', OUTBOUND_ALLOW_PRIVATE: 'true', NODE_EXTRA_CA_CERTS: certificates.caPath, RENDER_LOCK_MS: '30000' },
+      env: { CONVERTER_POOL_SIZE: '2', OUTBOUND_ALLOW_PRIVATE: 'true', NODE_EXTRA_CA_CERTS: certificates.caPath, RENDER_LOCK_MS: '30000', ...(process.env.XRC ? { RENDER_CONCURRENCY: process.env.XRC } : {}) },
     });
     const dispatcher = await stack.start('webhook-dispatcher');
     const worker = stack.workers[0]!.process.pid!;

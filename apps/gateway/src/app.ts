@@ -3,7 +3,7 @@ import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Database } from '@docgen/db';
 import type { Logger, Registry } from '@docgen/observability';
-import type { EventJob, RenderJob } from '@docgen/queue';
+import type { DeliveryJob, RenderJob } from '@docgen/queue';
 import type { FileStorage } from '@docgen/storage';
 import type { GatewayConfig } from './config';
 import { authenticate } from './middleware/authenticate';
@@ -26,12 +26,12 @@ export interface GatewayDeps {
   redis: Redis;
   storage: FileStorage;
   renderQueue: Queue<RenderJob>;
-  eventsQueue: Queue<EventJob>;
+  deliveryQueue: Queue<DeliveryJob>;
   logger: Logger;
   registry: Registry;
 }
 
-export function createApp({ config, db, redis, storage, renderQueue, eventsQueue, logger, registry }: GatewayDeps): express.Express {
+export function createApp({ config, db, redis, storage, renderQueue, deliveryQueue, logger, registry }: GatewayDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
@@ -67,7 +67,7 @@ export function createApp({ config, db, redis, storage, renderQueue, eventsQueue
   );
   api.use(documentRoutes({ db, storage, renderQueue }));
   api.use(bulkJobRoutes({ db, storage, renderQueue, maxUploadBytes: config.MAX_UPLOAD_BYTES, maxRows: config.BULK_MAX_ROWS }));
-  api.use(webhookRoutes({ db, events: eventsQueue, allowPrivate: config.OUTBOUND_ALLOW_PRIVATE }));
+  api.use(webhookRoutes({ db, deliveries: deliveryQueue, allowPrivate: config.OUTBOUND_ALLOW_PRIVATE }));
   api.use(notFound);
   app.use('/api/v1', api);
 

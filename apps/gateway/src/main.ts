@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { createPrismaClient } from '@docgen/db';
-import { createEventsQueue, createRedisConnection, createRenderQueue, waitForRedis } from '@docgen/queue';
+import { createDeliveryQueue, createRedisConnection, createRenderQueue, waitForRedis } from '@docgen/queue';
 import { runService } from '@docgen/runtime';
 import { LocalFileStorage } from '@docgen/storage';
 import { createApp } from './app';
@@ -14,11 +14,11 @@ runService('gateway', gatewayEnv, async ({ config, logger, registry, shutdown })
   if (!(await waitForRedis(redis, 5_000))) logger.warn('redis is not reachable yet; answering 503 until it is');
 
   const renderQueue = createRenderQueue(redis, config.REDIS_KEY_PREFIX);
-  const eventsQueue = createEventsQueue(redis, config.REDIS_KEY_PREFIX);
-  shutdown.register('queues', () => Promise.all([renderQueue.close(), eventsQueue.close()]));
+  const deliveryQueue = createDeliveryQueue(redis, config.REDIS_KEY_PREFIX);
+  shutdown.register('queues', () => Promise.all([renderQueue.close(), deliveryQueue.close()]));
   if (config.OUTBOUND_ALLOW_PRIVATE) logger.warn('OUTBOUND_ALLOW_PRIVATE=true: webhooks may be registered for private addresses. Never use this in production.');
   const storage = new LocalFileStorage(config.STORAGE_DIR);
-  const server = createApp({ config, db, redis, storage, renderQueue, eventsQueue, logger, registry }).listen(config.PORT, config.HOST);
+  const server = createApp({ config, db, redis, storage, renderQueue, deliveryQueue, logger, registry }).listen(config.PORT, config.HOST);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { loadConfig } from '@docgen/config';
 import { createLogger, createMetricsRegistry } from '@docgen/observability';
-import { createEventsQueue, createRedisConnection, createRenderQueue, waitForRedis } from '@docgen/queue';
+import { createDeliveryQueue, createRedisConnection, createRenderQueue, waitForRedis } from '@docgen/queue';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -40,10 +40,10 @@ export async function startGatewayHarness(overrides: Record<string, string> = {}
   const redis = createRedisConnection(config.REDIS_URL, 'request');
   await waitForRedis(redis, 5_000);
   const renderQueue = createRenderQueue(redis, config.REDIS_KEY_PREFIX);
-  const eventsQueue = createEventsQueue(redis, config.REDIS_KEY_PREFIX);
+  const deliveryQueue = createDeliveryQueue(redis, config.REDIS_KEY_PREFIX);
   const app = createApp({
     renderQueue,
-    eventsQueue,
+    deliveryQueue,
     config,
     db: database.db,
     redis,
@@ -59,7 +59,7 @@ export async function startGatewayHarness(overrides: Record<string, string> = {}
     storageDir,
     env,
     close: async () => {
-      await Promise.all([renderQueue.close(), eventsQueue.close()]);
+      await Promise.all([renderQueue.close(), deliveryQueue.close()]);
       const keys = await redis.keys(`${config.REDIS_KEY_PREFIX}*`);
       if (keys.length) await redis.del(...keys);
       redis.disconnect();

@@ -5,7 +5,7 @@ import {
   RENDER_QUEUE,
   bullPrefix,
   createBulkAssemblyQueue,
-  createEventsQueue,
+  createDeliveryQueue,
   createRedisConnection,
   createRenderQueue,
   type BulkAssemblyJob,
@@ -42,13 +42,13 @@ runService('render-worker', renderWorkerEnv, async (context) => {
   shutdown.register('postgresql', () => db.$disconnect());
 
   const renderQueue = createRenderQueue(redis, config.REDIS_KEY_PREFIX);
-  const eventsQueue = createEventsQueue(redis, config.REDIS_KEY_PREFIX);
+  const deliveryQueue = createDeliveryQueue(redis, config.REDIS_KEY_PREFIX);
   const bulkAssemblyQueue = createBulkAssemblyQueue(redis, config.REDIS_KEY_PREFIX);
-  shutdown.register('queues', () => Promise.all([renderQueue.close(), eventsQueue.close(), bulkAssemblyQueue.close()]));
+  shutdown.register('queues', () => Promise.all([renderQueue.close(), deliveryQueue.close(), bulkAssemblyQueue.close()]));
 
   const converter = await startConverter(config, logger);
   shutdown.register('converter', () => converter.close());
-  const relay = new OutboxRelay(db, eventsQueue, logger);
+  const relay = new OutboxRelay(db, deliveryQueue, logger);
   relay.start(5_000);
   shutdown.register('outbox relay', () => relay.stop());
   const announce = createAnnouncer({ relay, bulkAssembly: bulkAssemblyQueue, logger });

@@ -1,40 +1,81 @@
 import type { Queue } from 'bullmq';
-import type { Database, OutboxEvent } from '@docgen/db';
+import type { Database } from '@docgen/db';
 import type { Logger } from '@docgen/observability';
-import type { EventJob } from '@docgen/queue';
+import { queueDeliveries, type DeliveryJob } from '@docgen/queue';
+
+/** An outbox event to publish; `endpointIds` when the statement that wrote it already found its subscribers. */
+export interface PublishableEvent {
+  id: string;
+  type: string;
+  endpointIds?: string[];
+}
+
+/** Marks are batched: under load one UPDATE covers every event published in this window. */
+const MARK_WINDOW_MS = 20;
+
+const SUBSCRIBERS = {
+  name: 'event-subscribers',
+  text: `SELECT w.id FROM outbox_events e
+         JOIN webhook_endpoints w ON w.organization_id = e.organization_id AND w.is_uat = e.is_uat AND e.type = ANY (w.events)
+         WHERE e.id = $1 AND w.deleted_at IS NULL`,
+};
+
+const MARK_PUBLISHED = {
+  name: 'mark-events-published',
+  text: 'UPDATE outbox_events SET published_at = now() WHERE id = ANY ($1::uuid[]) AND published_at IS NULL',
+};
+
+const UNPUBLISHED = {
+  name: 'unpublished-events',
+  text: `SELECT id, type FROM outbox_events
+         WHERE published_at IS NULL AND created_at < now() - make_interval(secs => $1::double precision)
+         ORDER BY created_at LIMIT 500`,
+};
 
 /**
- * Moves committed outbox events onto the "events" queue. Publishing right after the
- * commit is the fast path; the periodic sweep catches events whose publisher died between
- * commit and publish. The job id is the event id, so publishing twice queues once.
+ * Turns committed outbox events into delivery jobs, one per subscribed endpoint.
+ * Publishing right after the commit is the fast path; the periodic sweep catches events
+ * whose publisher died between commit and publish (or whose mark was lost). A delivery's
+ * job id is (event, endpoint), so publishing twice queues once.
  */
 export class OutboxRelay {
   private timer: NodeJS.Timeout | undefined;
+  private readonly toMark = new Set<string>();
+  private markTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly db: Database,
-    private readonly events: Queue<EventJob>,
+    private readonly deliveries: Queue<DeliveryJob>,
     private readonly logger: Logger,
   ) {}
 
-  async publish(event: OutboxEvent): Promise<void> {
-    await this.events.add(event.type, { eventId: event.id }, { jobId: event.id });
-    await this.db.outboxEvent.update({ where: { id: event.id }, data: { publishedAt: new Date() } });
+  async publish(event: PublishableEvent): Promise<void> {
+    const endpointIds = event.endpointIds ?? (await this.db.sql.query<{ id: string }>(SUBSCRIBERS, [event.id])).map((row) => row.id);
+    await queueDeliveries(this.deliveries, event, endpointIds);
+    this.toMark.add(event.id);
+    this.markTimer ??= setTimeout(() => void this.flushMarks(), MARK_WINDOW_MS);
   }
 
   /** Best effort now; the sweep retries whatever failed. */
-  publishSoon(event: OutboxEvent | undefined): Promise<void> {
+  publishSoon(event: PublishableEvent | undefined): Promise<void> {
     if (!event) return Promise.resolve();
     return this.publish(event).catch((error: unknown) => this.logger.warn({ err: error, eventId: event.id }, 'event publish deferred to the sweep'));
   }
 
+  /** A mark that fails only costs a second publish by the sweep, which queues nothing new. */
+  async flushMarks(): Promise<void> {
+    clearTimeout(this.markTimer);
+    this.markTimer = undefined;
+    const ids = [...this.toMark];
+    this.toMark.clear();
+    if (ids.length === 0) return;
+    await this.db.sql.query(MARK_PUBLISHED, [ids]).catch((error: unknown) => this.logger.warn({ err: error, events: ids.length }, 'events not marked published; the sweep will'));
+  }
+
   async sweep(olderThanMs = 5_000): Promise<number> {
-    const pending = await this.db.outboxEvent.findMany({
-      where: { publishedAt: null, createdAt: { lt: new Date(Date.now() - olderThanMs) } },
-      orderBy: { createdAt: 'asc' },
-      take: 500,
-    });
+    const pending = await this.db.sql.query<{ id: string; type: string }>(UNPUBLISHED, [olderThanMs / 1000]);
     for (const event of pending) await this.publish(event);
+    await this.flushMarks();
     return pending.length;
   }
 
@@ -45,7 +86,8 @@ export class OutboxRelay {
     this.timer.unref();
   }
 
-  stop(): void {
+  async stop(): Promise<void> {
     clearInterval(this.timer);
+    await this.flushMarks();
   }
 }

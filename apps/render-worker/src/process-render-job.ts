@@ -1,6 +1,6 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { ConversionFailedError, ConversionTimeoutError } from '@docgen/converter';
-import type { Database, Document } from '@docgen/db';
+import type { Database } from '@docgen/db';
 import type { Logger } from '@docgen/observability';
 import { RENDER_JOB_OPTIONS, RenderJob } from '@docgen/queue';
 import type { GuardedFetchOptions } from '@docgen/security';
@@ -9,7 +9,7 @@ import { RenderInputError, prepareRenderData, renderDocx, type TemplateVariable 
 import type { Announce } from './announce';
 import type { DocxToPdf } from './converter';
 import { Deadline, RenderTimeoutError } from './deadline';
-import { finishRendering, startRendering, waitForRetry } from './document-state';
+import { finishRendering, startRendering, waitForRetry, type RenderingDocument } from './document-state';
 import { fetchImages } from './fetch-images';
 import { timeoutMessage } from './stuck-documents';
 
@@ -101,15 +101,16 @@ class PhaseTimer {
   }
 }
 
-async function render(doc: Document, deps: RenderDeps, deadline: Deadline, log: Logger, phases: PhaseTimer): Promise<string[]> {
-  const template = await deps.db.template.findUniqueOrThrow({ where: { id: doc.templateId } });
-  const variables = template.variables as unknown as TemplateVariable[];
+async function render(doc: RenderingDocument, deps: RenderDeps, deadline: Deadline, log: Logger, phases: PhaseTimer): Promise<string[]> {
+  const { template } = doc;
+  const variables = template.variables as TemplateVariable[];
   const input = doc.inputJson as Record<string, unknown>;
   prepareRenderData(variables, input); // input problems first: no fetch for a document that cannot render
   const images = await fetchImages(variables, input, deps.imageFetch, deadline);
   const file = await deps.templateFile(template.fileKey);
   deadline.check();
-  const docx = renderDocx(file, variables, input, images); // synchronous: checked before and after
+  // synchronous: checked before and after; a DOCX kept for download is compressed, one only converted is not
+  const docx = renderDocx(file, variables, input, images, { compress: doc.outputFormat !== 'pdf' });
   deadline.check();
   phases.end('fill');
   const outputs: ['pdf' | 'docx', Buffer][] = [];

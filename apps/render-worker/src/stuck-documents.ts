@@ -51,10 +51,9 @@ const PENDING = new Set(['waiting', 'delayed', 'prioritized', 'active', 'waiting
  */
 export async function sweepStuckDocuments(deps: BackstopDeps, timing: BackstopTiming): Promise<void> {
   const cutoff = new Date(Date.now() - timing.renderTimeoutMs - timing.graceMs);
-  const select = { id: true, generation: true, renderAttempts: true } as const;
+  // Whole rows: failing one publishes its document.failed event, which presents the document.
   const overdue = await deps.db.document.findMany({
     where: { status: 'rendering', renderingStartedAt: { lt: cutoff } },
-    select,
     orderBy: { renderingStartedAt: 'asc' },
     take: 100,
   });
@@ -71,7 +70,7 @@ export async function sweepStuckDocuments(deps: BackstopDeps, timing: BackstopTi
 
   const waiting = await deps.db.document.findMany({
     where: { status: 'queued', updatedAt: { lt: cutoff } },
-    select,
+    select: { id: true, generation: true, renderAttempts: true },
     orderBy: { updatedAt: 'asc' },
     take: 100,
   });

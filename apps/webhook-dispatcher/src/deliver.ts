@@ -15,6 +15,37 @@ export class DeliveryFailedError extends Error {
   override name = 'DeliveryFailedError';
 }
 
+/** Waits of 1×, 2×, 4× the base between the attempts. */
+export const retryDelayMs = (baseMs: number, attemptsMade: number) => baseMs * 2 ** Math.max(0, attemptsMade - 1);
+
+interface Target {
+  payload: { job_id: string; event: string };
+  url: string;
+  secret: string;
+}
+
+/** The event and its endpoint (unless deleted), and the attempt logged as pending, in one round trip. */
+const START_ATTEMPT = {
+  name: 'start-webhook-attempt',
+  text: `WITH target AS (
+           SELECT e.payload, w.url, w.secret
+           FROM outbox_events e JOIN webhook_endpoints w ON w.id = $2 AND w.deleted_at IS NULL
+           WHERE e.id = $1
+         ), logged AS (
+           INSERT INTO webhook_deliveries (event_id, endpoint_id, attempt, event, job_id, webhook_id, status)
+           SELECT $1, $2, $3, payload->>'event', (payload->>'job_id')::uuid, $4, 'pending' FROM target
+           ON CONFLICT (event_id, endpoint_id, attempt)
+           DO UPDATE SET status = 'pending', response_status = NULL, error = NULL, duration_ms = NULL
+         )
+         SELECT payload, url, secret FROM target`,
+};
+
+const FINISH_ATTEMPT = {
+  name: 'finish-webhook-attempt',
+  text: `UPDATE webhook_deliveries SET status = $4, response_status = $5, error = $6, duration_ms = $7
+         WHERE event_id = $1 AND endpoint_id = $2 AND attempt = $3`,
+};
+
 /**
  * One attempt to deliver one event to one endpoint, signed the Standard Webhooks way. The
  * attempt is logged before the request (pending) and updated after it, so the log shows
@@ -23,29 +54,19 @@ export class DeliveryFailedError extends Error {
  */
 export async function deliver(job: Job<DeliveryJob>, deps: DeliverDeps): Promise<string> {
   const { eventId, endpointId } = DeliveryJob.parse(job.data);
-  const [event, endpoint] = await Promise.all([
-    deps.db.outboxEvent.findUnique({ where: { id: eventId } }),
-    deps.db.webhookEndpoint.findUnique({ where: { id: endpointId } }),
-  ]);
-  if (!event || !endpoint || endpoint.deletedAt) return 'skipped';
-
   const attempt = job.attemptsMade + 1;
   const webhookId = webhookMessageId(eventId, endpointId);
-  const payload = event.payload as { job_id: string; event: string };
-  const key = { eventId_endpointId_attempt: { eventId, endpointId, attempt } };
-  await deps.db.webhookDelivery.upsert({
-    where: key,
-    create: { eventId, endpointId, attempt, event: payload.event, jobId: payload.job_id, webhookId, status: 'pending' },
-    update: { status: 'pending', responseStatus: null, error: null, durationMs: null },
-  });
+  const [target] = await deps.db.sql.query<Target>(START_ATTEMPT, [eventId, endpointId, attempt, webhookId]);
+  if (!target) return 'skipped';
+  const { payload, url: endpointUrl, secret } = target;
 
-  const body = JSON.stringify(event.payload);
+  const body = JSON.stringify(payload);
   const timestamp = Math.floor(Date.now() / 1000);
   const started = Date.now();
   let responseStatus: number | null = null;
   let error: string | null = null;
   try {
-    const response = await guardedFetch(endpoint.url, {
+    const response = await guardedFetch(endpointUrl, {
       ...deps.fetch,
       method: 'POST',
       body,
@@ -54,7 +75,7 @@ export async function deliver(job: Job<DeliveryJob>, deps: DeliverDeps): Promise
         'user-agent': 'docgen-webhooks/1',
         'webhook-id': webhookId,
         'webhook-timestamp': String(timestamp),
-        'webhook-signature': signWebhook(endpoint.secret, webhookId, timestamp, body),
+        'webhook-signature': signWebhook(secret, webhookId, timestamp, body),
       },
     });
     responseStatus = response.status;
@@ -66,7 +87,7 @@ export async function deliver(job: Job<DeliveryJob>, deps: DeliverDeps): Promise
   }
   const durationMs = Date.now() - started;
   const status = error ? 'failed' : 'succeeded';
-  await deps.db.webhookDelivery.update({ where: key, data: { status, responseStatus, error, durationMs } });
+  await deps.db.sql.query(FINISH_ATTEMPT, [eventId, endpointId, attempt, status, responseStatus, error, durationMs]);
   deps.onAttempt?.(status, durationMs / 1000);
   deps.logger.info({ eventId, endpointId, webhookId, attempt, status, responseStatus, error, durationMs }, 'webhook attempt');
   if (error) throw new DeliveryFailedError(error);

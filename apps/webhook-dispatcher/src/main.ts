@@ -1,21 +1,12 @@
 import { Worker } from 'bullmq';
 import { Counter, Histogram } from 'prom-client';
 import { createPrismaClient } from '@docgen/db';
-import {
-  EVENTS_QUEUE,
-  WEBHOOK_DELIVERY_QUEUE,
-  bullPrefix,
-  createDeliveryQueue,
-  createRedisConnection,
-  type DeliveryJob,
-  type EventJob,
-} from '@docgen/queue';
+import { WEBHOOK_BACKOFF, WEBHOOK_DELIVERY_QUEUE, bullPrefix, createRedisConnection, type DeliveryJob } from '@docgen/queue';
 import { runService, serveOps } from '@docgen/runtime';
 import { createGuardedAgent } from '@docgen/security';
 import { webhookDispatcherEnv } from './config';
-import { deliver } from './deliver';
+import { deliver, retryDelayMs } from './deliver';
 import { EndpointSlots, withEndpointSlot } from './endpoint-cap';
-import { fanOut } from './fan-out';
 
 /** BullMQ's worker.close() has no deadline of its own. */
 const withDeadline = (promise: Promise<unknown>, ms: number) =>
@@ -30,8 +21,6 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
   const redis = createRedisConnection(config.REDIS_URL, 'worker', logger);
   shutdown.register('redis', () => redis.quit());
   shutdown.register('postgresql', () => db.$disconnect());
-  const deliveries = createDeliveryQueue(redis, config.REDIS_KEY_PREFIX);
-  shutdown.register('delivery queue', () => deliveries.close());
   const agent = createGuardedAgent({ allowPrivate: config.OUTBOUND_ALLOW_PRIVATE });
   shutdown.register('http agent', () => agent.close());
 
@@ -45,12 +34,6 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
 
   const prefix = bullPrefix(config.REDIS_KEY_PREFIX);
   const lock = { lockDuration: config.WEBHOOK_LOCK_MS, stalledInterval: Math.max(500, Math.floor(config.WEBHOOK_LOCK_MS / 2)) };
-  const fanOutWorker = new Worker<EventJob>(EVENTS_QUEUE, (job) => fanOut(job, { db, deliveries, retryBaseMs: config.WEBHOOK_RETRY_BASE_MS }), {
-    connection: redis,
-    prefix,
-    concurrency: 10,
-    ...lock,
-  });
   // Many deliveries at once, but at most WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT of them to one
   // endpoint: a slow or dead receiver holds that many slots for at most WEBHOOK_TIMEOUT_MS
   // each, and its other jobs step aside (without using an attempt) for everyone else's.
@@ -71,12 +54,17 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
         deferrals.inc();
         logger.debug({ jobId: job.id, endpointId: job.data.endpointId, delayMs }, 'webhook deferred: endpoint at its in-flight cap');
       }),
-    { connection: redis, prefix, concurrency: config.WEBHOOK_CONCURRENCY, ...lock },
+    {
+      connection: redis,
+      prefix,
+      concurrency: config.WEBHOOK_CONCURRENCY,
+      ...lock,
+      // Publishers queue deliveries with this backoff type; the waits are the dispatcher's to set.
+      settings: { backoffStrategy: (attemptsMade: number, type?: string) => (type === WEBHOOK_BACKOFF ? retryDelayMs(config.WEBHOOK_RETRY_BASE_MS, attemptsMade) : 0) },
+    },
   );
-  for (const worker of [fanOutWorker, deliveryWorker]) worker.on('error', (error) => logger.warn({ err: error }, 'queue error'));
-  shutdown.register('workers', () =>
-    withDeadline(Promise.all([fanOutWorker.close(), deliveryWorker.close()]), config.SHUTDOWN_TIMEOUT_MS - 2_000),
-  );
+  deliveryWorker.on('error', (error) => logger.warn({ err: error }, 'queue error'));
+  shutdown.register('workers', () => withDeadline(deliveryWorker.close(), config.SHUTDOWN_TIMEOUT_MS - 2_000));
 
   await serveOps(context, {
     port: config.METRICS_PORT,

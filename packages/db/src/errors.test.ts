@@ -34,4 +34,15 @@ describe('isUniqueViolation', () => {
     expect(isUniqueViolation(errors[0])).toBe(true);
     expect(isUniqueViolation(other)).toBe(false);
   });
+
+  it('recognises a duplicate key from db.sql, and nothing else', async () => {
+    const db = createPrismaClient(process.env.TEST_POSTGRES_URL ? `${process.env.TEST_POSTGRES_URL}/postgres` : 'postgresql://postgres@127.0.0.1:5432/postgres', { poolSize: 1 });
+    await db.sql.query({ text: 'CREATE TEMP TABLE unique_check_sql (k text PRIMARY KEY)' });
+    await db.sql.query({ name: 'unique-check-insert', text: 'INSERT INTO unique_check_sql VALUES ($1)' }, ['a']);
+    const duplicate = await db.sql.query({ name: 'unique-check-insert', text: 'INSERT INTO unique_check_sql VALUES ($1)' }, ['a']).catch((e: unknown) => e);
+    const other = await db.sql.query({ text: 'SELECT * FROM no_such_table' }).catch((e: unknown) => e);
+    await db.$disconnect();
+    expect(isUniqueViolation(duplicate)).toBe(true);
+    expect(isUniqueViolation(other)).toBe(false);
+  });
 });

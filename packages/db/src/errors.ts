@@ -21,11 +21,11 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 }
 
 /**
- * True when a write hit a unique index: P2002 from a model query, or P2010 whose driver
- * error is a UniqueConstraintViolation from a raw one.
+ * True when a write hit a unique index: P2002 from a model query, P2010 whose driver
+ * error is a UniqueConstraintViolation from a raw one, or SQLSTATE 23505 from `db.sql`.
  */
 export function isUniqueViolation(error: unknown): boolean {
   const { code, meta } = (error ?? {}) as { code?: unknown; meta?: { driverAdapterError?: { cause?: { kind?: unknown } } } };
-  if (code === 'P2002') return true;
+  if (code === 'P2002' || code === '23505') return true;
   return code === 'P2010' && meta?.driverAdapterError?.cause?.kind === 'UniqueConstraintViolation';
 }

@@ -2,7 +2,6 @@ import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { z } from 'zod';
 
 export const RENDER_QUEUE = 'render';
-export const EVENTS_QUEUE = 'events';
 export const WEBHOOK_DELIVERY_QUEUE = 'webhook-deliveries';
 export const BULK_ASSEMBLY_QUEUE = 'bulk-assembly';
 
@@ -10,17 +9,38 @@ export const BULK_ASSEMBLY_QUEUE = 'bulk-assembly';
 export const RenderJob = z.object({ documentId: z.uuid(), generation: z.int().positive() });
 export type RenderJob = z.output<typeof RenderJob>;
 
-/**
- * An events job names an outbox row; the dispatcher reads the event from there and fans it
- * out to the subscribed endpoints — or only to `endpointId` (a `webhook.test` event).
- */
-export const EventJob = z.object({ eventId: z.uuid(), endpointId: z.uuid().optional() });
-export type EventJob = z.output<typeof EventJob>;
-
 /** One event to one endpoint; its retries are BullMQ attempts of the same job. */
 export const DeliveryJob = z.object({ eventId: z.uuid(), endpointId: z.uuid() });
 export type DeliveryJob = z.output<typeof DeliveryJob>;
 export const deliveryJobId = (job: DeliveryJob) => `${job.eventId}.${job.endpointId}`;
+
+/**
+ * The backoff type of delivery jobs: the dispatcher spaces the retries itself (its
+ * WEBHOOK_RETRY_BASE_MS × 1, 2, 4), so whoever queues a delivery needs no such setting.
+ */
+export const WEBHOOK_BACKOFF = 'webhook';
+
+/** 1 try + 3 retries. */
+export const DELIVERY_JOB_OPTIONS: JobsOptions = {
+  attempts: 4,
+  backoff: { type: WEBHOOK_BACKOFF },
+  removeOnComplete: { age: 24 * 3600, count: 10_000 },
+  removeOnFail: { age: 7 * 24 * 3600 },
+};
+
+/**
+ * Queues one delivery job per endpoint for an outbox event. The job id (event, endpoint)
+ * makes publishing the same event again add nothing while the job is still kept.
+ */
+export async function queueDeliveries(queue: Queue<DeliveryJob>, event: { id: string; type: string }, endpointIds: string[]): Promise<void> {
+  if (endpointIds.length === 0) return;
+  await queue.addBulk(
+    endpointIds.map((endpointId) => {
+      const data = { eventId: event.id, endpointId };
+      return { name: event.type, data, opts: { ...DELIVERY_JOB_OPTIONS, jobId: deliveryJobId(data) } };
+    }),
+  );
+}
 
 /** Once every row of a bulk job is done, its ZIP is assembled; the job id is the bulk job id. */
 export const BulkAssemblyJob = z.object({ bulkJobId: z.uuid() });
@@ -43,20 +63,8 @@ export function createRenderQueue(connection: ConnectionOptions | import('ioredi
   return new Queue<RenderJob>(RENDER_QUEUE, { connection, prefix: bullPrefix(redisKeyPrefix), defaultJobOptions: RENDER_JOB_OPTIONS });
 }
 
-export function createEventsQueue(connection: ConnectionOptions | import('ioredis').Redis, redisKeyPrefix: string): Queue<EventJob> {
-  return new Queue<EventJob>(EVENTS_QUEUE, {
-    connection,
-    prefix: bullPrefix(redisKeyPrefix),
-    defaultJobOptions: { removeOnComplete: { age: 24 * 3600, count: 10_000 }, removeOnFail: { age: 7 * 24 * 3600 } },
-  });
-}
-
 export function createDeliveryQueue(connection: ConnectionOptions | import('ioredis').Redis, redisKeyPrefix: string): Queue<DeliveryJob> {
-  return new Queue<DeliveryJob>(WEBHOOK_DELIVERY_QUEUE, {
-    connection,
-    prefix: bullPrefix(redisKeyPrefix),
-    defaultJobOptions: { removeOnComplete: { age: 24 * 3600, count: 10_000 }, removeOnFail: { age: 7 * 24 * 3600 } },
-  });
+  return new Queue<DeliveryJob>(WEBHOOK_DELIVERY_QUEUE, { connection, prefix: bullPrefix(redisKeyPrefix), defaultJobOptions: DELIVERY_JOB_OPTIONS });
 }
 
 export const BULK_ASSEMBLY_JOB_OPTIONS: JobsOptions = {

@@ -31,15 +31,16 @@ interface KeyRow {
   rate_limit_per_minute: number;
 }
 
+const FIND_KEY = {
+  name: 'find-api-key',
+  text: `SELECT k.id, k.name, k.prefix, k.expires_at, k.revoked_at, k.last_used_at,
+                o.id AS organization_id, o.name AS organization_name, o.rate_limit_per_minute
+         FROM api_keys k JOIN organizations o ON o.id = k.organization_id
+         WHERE k.key_hash = $1`,
+};
+
 /** The key and its organisation in one round trip (an ORM include would take two; bench/). */
-const findKey = async (db: Database, keyHash: string): Promise<KeyRow | undefined> =>
-  (
-    await db.$queryRaw<KeyRow[]>`
-      SELECT k.id, k.name, k.prefix, k.expires_at, k.revoked_at, k.last_used_at,
-             o.id AS organization_id, o.name AS organization_name, o.rate_limit_per_minute
-      FROM api_keys k JOIN organizations o ON o.id = k.organization_id
-      WHERE k.key_hash = ${keyHash}`
-  )[0];
+const findKey = async (db: Database, keyHash: string): Promise<KeyRow | undefined> => (await db.sql.query<KeyRow>(FIND_KEY, [keyHash]))[0];
 
 /**
  * Resolves X-API-Key to its organisation. The key is looked up on every request (one

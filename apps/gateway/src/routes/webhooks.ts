@@ -13,7 +13,7 @@ import {
   WebhookTestAccepted,
 } from '@docgen/contracts';
 import type { Database, WebhookDelivery, WebhookEndpoint as EndpointRow } from '@docgen/db';
-import type { EventJob } from '@docgen/queue';
+import { queueDeliveries, type DeliveryJob } from '@docgen/queue';
 import { generateWebhookSecret } from '@docgen/security';
 import { HttpError, dependencyDown } from '../errors';
 import { requireCaller, type Caller } from '../middleware/authenticate';
@@ -23,7 +23,7 @@ import { isUuid } from '../ids';
 
 export interface WebhookRouteDeps {
   db: Database;
-  events: Queue<EventJob>;
+  deliveries: Queue<DeliveryJob>;
   allowPrivate: boolean;
 }
 
@@ -57,7 +57,7 @@ async function findEndpoint(db: Database, caller: Caller, id: string, isUat: boo
   return endpoint;
 }
 
-export function webhookRoutes({ db, events, allowPrivate }: WebhookRouteDeps): Router {
+export function webhookRoutes({ db, deliveries, allowPrivate }: WebhookRouteDeps): Router {
   const router = Router();
 
   router.post('/webhooks', async (req, res) => {
@@ -113,7 +113,7 @@ export function webhookRoutes({ db, events, allowPrivate }: WebhookRouteDeps): R
       },
     });
     try {
-      await events.add('webhook.test', { eventId: event.id, endpointId: endpoint.id }, { jobId: event.id });
+      await queueDeliveries(deliveries, event, [endpoint.id]);
     } catch {
       await db.outboxEvent.delete({ where: { id: event.id } });
       throw dependencyDown('redis');

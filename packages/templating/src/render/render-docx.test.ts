@@ -108,6 +108,22 @@ describe('renderDocx', () => {
     expect(textOf(docx)).toContain('A:x;y;');
   });
 
+  it('writes the parts stored, not deflated, for a DOCX that is only converted', () => {
+    const { file, variables } = prepareDocxTemplate(buildDocx({ body: paragraph('Hello {name}') }));
+    const compressed = renderDocx(file, variables, { name: 'Ada' });
+    const stored = renderDocx(file, variables, { name: 'Ada' }, new Map(), { compress: false });
+    expect(textOf(stored)).toBe(textOf(compressed));
+    // The compression method of every entry, from its local file header (0 stored, 8 deflated).
+    const methods = (zip: Buffer) => {
+      const found = new Set<number>();
+      for (let at = zip.indexOf('PK\x03\x04'); at >= 0; at = zip.indexOf('PK\x03\x04', at + 4)) found.add(zip.readUInt16LE(at + 8));
+      return [...found];
+    };
+    expect(methods(stored)).toEqual([0]);
+    expect(methods(compressed)).toContain(8);
+    expect(stored.length).toBeGreaterThan(compressed.length);
+  });
+
   it('inserts an image scaled to the text width, keeping its aspect ratio', () => {
     const png = makePng(2000, 500);
     const docx = render(buildDocx({ body: paragraph('Logo: {%logo}') }), { logo: 'https://example.test/logo.png' }, new Map([

@@ -1,0 +1,89 @@
+import { presentDocument } from '@docgen/contracts';
+import { createLogger } from '@docgen/observability';
+import { createDeliveryQueue, createRedisConnection, deliveryJobId } from '@docgen/queue';
+import { createTestDatabase, seedOrganization, uniqueId, type TestDatabase } from '@docgen/testing';
+import { finishRendering, startRendering } from '../src/document-state';
+import { OutboxRelay } from '../src/outbox-relay';
+
+/** The hot-path statements (raw SQL) against what Prisma reads of the same rows. */
+describe('document state and the outbox relay', () => {
+  let database: TestDatabase;
+  const redis = createRedisConnection(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'worker');
+  const prefix = `test:${uniqueId()}:`;
+  const deliveries = createDeliveryQueue(redis, prefix);
+  let organizationId: string;
+  let templateId: string;
+  const endpoints: Record<string, string> = {};
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    ({ organizationId } = await seedOrganization(database.db));
+    const template = await database.db.template.create({
+      data: { organizationId, name: 'letter', format: 'docx', fileKey: 'templates/letter.docx', fileSize: 10, variables: [{ name: 'name', type: 'text' }] },
+    });
+    templateId = template.id;
+    const endpoint = (name: string, events: string[], extra: { isUat?: boolean; deletedAt?: Date } = {}) =>
+      database.db.webhookEndpoint.create({ data: { organizationId, url: `https://example.test/${name}`, events, secret: 'whsec_x', ...extra } });
+    endpoints.all = (await endpoint('all', ['document.ready', 'document.failed', 'bulk.completed'])).id;
+    endpoints.failedOnly = (await endpoint('failed-only', ['document.failed'])).id;
+    endpoints.deleted = (await endpoint('deleted', ['document.ready'], { deletedAt: new Date() })).id;
+    endpoints.uat = (await endpoint('uat', ['document.ready'], { isUat: true })).id;
+  });
+
+  afterAll(async () => {
+    await deliveries.obliterate({ force: true });
+    await deliveries.close();
+    redis.disconnect();
+    await database.drop();
+  });
+
+  const newDocument = () =>
+    database.db.document.create({ data: { organizationId, templateId, inputFormat: 'docx', outputFormat: 'pdf', inputJson: { name: 'Ada' } } });
+
+  it('takes a document with its template, and finishes it once, with its event and subscribers', async () => {
+    const created = await newDocument();
+    const doc = (await startRendering(database.db, created.id, created.generation))!;
+    const { template, ...row } = doc;
+    expect(row).toEqual(await database.db.document.findUniqueOrThrow({ where: { id: created.id } }));
+    expect(row).toMatchObject({ status: 'rendering', renderAttempts: 1 });
+    expect(template).toEqual({ variables: [{ name: 'name', type: 'text' }], fileKey: 'templates/letter.docx' });
+    expect(await startRendering(database.db, created.id, created.generation + 1)).toBeUndefined();
+
+    const finished = await finishRendering(database.db, doc, { status: 'ready', files: ['pdf'] });
+    expect(finished?.event).toEqual({ id: expect.any(String), type: 'document.ready', endpointIds: [endpoints.all] });
+    const event = await database.db.outboxEvent.findUniqueOrThrow({ where: { id: finished!.event!.id } });
+    const stored = await database.db.document.findUniqueOrThrow({ where: { id: created.id } });
+    // The event presents the document exactly as it is now stored.
+    expect(event.payload).toEqual({ job_id: created.id, event: 'document.ready', occurred_at: stored.completedAt!.toISOString(), data: presentDocument(stored) });
+    expect(event).toMatchObject({ organizationId, isUat: false, subjectId: created.id, publishedAt: null });
+
+    expect(await finishRendering(database.db, doc, { status: 'failed', errorMessage: 'late' })).toBeUndefined();
+    expect(await database.db.outboxEvent.count({ where: { subjectId: created.id } })).toBe(1);
+  });
+
+  it('publishes an event as one delivery job per subscriber and marks it published; the sweep catches one left unpublished', async () => {
+    const relay = new OutboxRelay(database.db, deliveries, createLogger('test', 'silent'));
+    const created = await newDocument();
+    const doc = (await startRendering(database.db, created.id, created.generation))!;
+    const finished = (await finishRendering(database.db, doc, { status: 'failed', errorMessage: 'Missing value for "name"' }))!;
+    expect(finished.event!.endpointIds!.sort()).toEqual([endpoints.all, endpoints.failedOnly].sort());
+
+    await relay.publish(finished.event!);
+    await relay.flushMarks();
+    for (const endpointId of [endpoints.all!, endpoints.failedOnly!]) {
+      expect((await deliveries.getJob(deliveryJobId({ eventId: finished.event!.id, endpointId })))?.opts.attempts).toBe(4);
+    }
+    expect((await database.db.outboxEvent.findUniqueOrThrow({ where: { id: finished.event!.id } })).publishedAt).not.toBeNull();
+
+    // A worker that died between its commit and its publish left this one.
+    const orphan = await database.db.outboxEvent.create({
+      data: { type: 'bulk.completed', organizationId, isUat: false, subjectId: created.id, payload: {}, createdAt: new Date(Date.now() - 60_000) },
+    });
+    expect(await relay.sweep()).toBe(1);
+    expect(await deliveries.getJob(deliveryJobId({ eventId: orphan.id, endpointId: endpoints.all! }))).toBeDefined();
+    expect(await deliveries.getJob(deliveryJobId({ eventId: orphan.id, endpointId: endpoints.failedOnly! }))).toBeUndefined();
+    expect((await database.db.outboxEvent.findUniqueOrThrow({ where: { id: orphan.id } })).publishedAt).not.toBeNull();
+    expect(await relay.sweep()).toBe(0);
+    await relay.stop();
+  });
+});
