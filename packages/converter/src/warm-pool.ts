@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConversionTimeoutError, ConverterUnavailableError } from './errors';
@@ -102,7 +102,8 @@ export class WarmConverterPool {
       await instance.convert(source, target, EXPORT_FILTERS[to], timeoutMs);
       return await readFile(target);
     } finally {
-      await Promise.all([rm(source, { force: true }), rm(target, { force: true })]);
+      // unlink, not rm: no lstat first; a target LibreOffice never wrote is fine to miss.
+      await Promise.all([unlink(source).catch(() => undefined), unlink(target).catch(() => undefined)]);
       this.release(slot, instance);
     }
   }

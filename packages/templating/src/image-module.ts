@@ -36,7 +36,8 @@ export class ImageModule {
   private zip: PizZip | undefined;
   private counter = 0;
   private readonly usedExtensions = new Set<ImageData['extension']>();
-  private textWidthEmu = 6 * 914_400;
+  /** Read from the template when the first image is placed (most renders place none). */
+  private textWidthEmu: number | undefined;
 
   constructor(private readonly images: Map<string, ImageData> = new Map()) {}
 
@@ -46,7 +47,6 @@ export class ImageModule {
 
   optionsTransformer<T>(options: T, doc: { getZip: () => PizZip }): T {
     this.zip = doc.getZip();
-    this.textWidthEmu = textWidthOf(this.zip) ?? this.textWidthEmu;
     return options;
   }
 
@@ -57,6 +57,8 @@ export class ImageModule {
     const image = this.images.get(String(value));
     if (!image || !this.zip) throw new RenderInputError(`Image "${part.value}" has no fetched image for its value`);
     this.counter += 1;
+    // The zip still holds the template's own document.xml: docxtemplater writes its output after rendering.
+    this.textWidthEmu ??= textWidthOf(this.zip) ?? 6 * 914_400;
     const relationshipId = this.addImagePart(options.filePath, image);
     const scale = Math.min(1, this.textWidthEmu / (image.width * EMU_PER_PIXEL));
     const cx = Math.round(image.width * EMU_PER_PIXEL * scale);
