@@ -1,3 +1,4 @@
+import { Agent, request } from 'node:http';
 import os from 'node:os';
 import { WarmConverterPool } from '@docgen/converter';
 import { apiClient, makeTestCertificates, startStack, type ApiClient, type Stack } from '@docgen/testing';
@@ -19,6 +20,32 @@ async function bareWarmBaseline(smoke: boolean) {
   } finally {
     await pool.close();
   }
+}
+
+/**
+ * POST /documents for the clients: node:http over kept-alive connections, a lighter load
+ * generator than fetch (it shares the cores with what it measures, as autocannon does in
+ * bench:gateway).
+ */
+function documentPoster(gatewayUrl: string, apiKey: string) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  return (body: unknown) =>
+    new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
+      const payload = JSON.stringify(body);
+      const req = request(`${gatewayUrl}/api/v1/documents`, {
+        method: 'POST',
+        agent,
+        headers: { 'x-api-key': apiKey, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+      });
+      req.on('response', (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown> }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
 }
 
 /**
@@ -44,7 +71,7 @@ export async function runEndToEndBench(options: BenchOptions) {
   try {
     stack = await startStack({
       keepLogs: false,
-      env: { CONVERTER_POOL_SIZE: '2', OUTBOUND_ALLOW_PRIVATE: 'true', NODE_EXTRA_CA_CERTS: certificates.caPath, RENDER_LOCK_MS: '30000', ...(process.env.XRC ? { RENDER_CONCURRENCY: process.env.XRC } : {}) },
+      env: { CONVERTER_POOL_SIZE: '2', OUTBOUND_ALLOW_PRIVATE: 'true', NODE_EXTRA_CA_CERTS: certificates.caPath, RENDER_LOCK_MS: '30000' },
     });
     const dispatcher = await stack.start('webhook-dispatcher');
     const worker = stack.workers[0]!.process.pid!;
@@ -53,14 +80,16 @@ export async function runEndToEndBench(options: BenchOptions) {
       childrenOf: { LibreOffice: worker },
       byCommand: { PostgreSQL: 'postgres', Redis: 'redis-server' },
     };
-    const api: ApiClient = apiClient(stack.gateways[0]!.url, (await stack.organization(10_000_000)).apiKey);
+    const { apiKey } = await stack.organization(10_000_000);
+    const api: ApiClient = apiClient(stack.gateways[0]!.url, apiKey);
+    const postDocument = documentPoster(stack.gateways[0]!.url, apiKey);
     const templateId = (await api.uploadTemplate(LETTER_TEMPLATE, 'invoice.docx')).id;
     const hook = await api.call('POST', '/api/v1/webhooks', { url: `${receiver.url}/ready`, events: ['document.ready', 'document.failed'] });
     if (hook.status !== 201) throw new Error(`webhook registration answered ${hook.status}`);
 
     const generate = (format: 'pdf' | 'docx') => async (index: number) => {
       const sent = Date.now();
-      const res = await api.call('POST', '/api/v1/documents', { template_id: templateId, input_json: letterInput(index), output_format: format });
+      const res = await postDocument({ template_id: templateId, input_json: letterInput(index), output_format: format });
       if (res.status !== 202) throw new Error(`POST /documents answered ${res.status}: ${JSON.stringify(res.body)}`);
       const completedAt = await receiver.waitFor(res.body.id as string);
       if (!completedAt) throw new Error(`document ${res.body.id} failed`);
