@@ -16,7 +16,7 @@ async function bareWarmBaseline(smoke: boolean) {
   try {
     await Promise.all([pool.convert(letter, 'docx', 'pdf'), pool.convert(letter, 'docx', 'pdf')]);
     const convert = async () => void (await pool.convert(letter, 'docx', 'pdf'));
-    return { single: await runClosedLoop(smoke ? 3 : 100, 1, convert), pair: await runClosedLoop(smoke ? 4 : 300, 2, convert) };
+    return { single: await runClosedLoop(smoke ? 3 : 100, 1, convert), pair: await runClosedLoop(smoke ? 4 : 500, 2, convert) };
   } finally {
     await pool.close();
   }
@@ -57,8 +57,11 @@ function documentPoster(gatewayUrl: string, apiKey: string) {
 export async function runEndToEndBench(options: BenchOptions) {
   // `--only=pdf@32,docx@32` runs just those cells (to try a change quickly); nothing is written then.
   const only = process.argv.find((arg) => arg.startsWith('--only='))?.slice('--only='.length).split(',');
-  const baseline = await bareWarmBaseline(options.smoke);
-  options.log(`bare warm: p50 ${fixed(baseline.single.p50)} ms at c=1, ${fixed(baseline.pair.perSecond)} docs/s at c=2`);
+  // The baseline is measured before and after the service runs, and the targets are checked
+  // against the better of the two (lower p50, higher throughput): on a shared machine one
+  // short measurement can come out low and flatter the ratio.
+  const before = await bareWarmBaseline(options.smoke);
+  options.log(`bare warm before: p50 ${fixed(before.single.p50)} ms at c=1, ${fixed(before.pair.perSecond)} docs/s at c=2`);
 
   const certificates = makeTestCertificates();
   const receiver = await startReadyNotices(certificates);
@@ -116,6 +119,12 @@ export async function runEndToEndBench(options: BenchOptions) {
     await stack?.close();
     await receiver.close();
   }
+  const after = await bareWarmBaseline(options.smoke);
+  options.log(`bare warm after: p50 ${fixed(after.single.p50)} ms at c=1, ${fixed(after.pair.perSecond)} docs/s at c=2`);
+  const baseline = {
+    single: before.single.p50 <= after.single.p50 ? before.single : after.single,
+    pair: before.pair.perSecond >= after.pair.perSecond ? before.pair : after.pair,
+  };
 
   if (only) {
     options.log(markdownTable(['output', 'clients', 'n', 'docs/s', 'p50 ms', 'p95 ms', 'p99 ms'], rows));
@@ -130,8 +139,9 @@ export async function runEndToEndBench(options: BenchOptions) {
     'PostgreSQL and Redis, all on this machine. Each client POSTs the one-page invoice',
     '(20-row table) and waits for its webhook before sending the next; time-to-ready is',
     "the document's `completed_at` minus the moment the POST was sent. The baseline is the",
-    'same filled DOCX converted by two bare warm LibreOffice instances in this run:',
-    `p50 ${fixed(baseline.single.p50)} ms one at a time, ${fixed(baseline.pair.perSecond)} docs/s two at a time.`,
+    'same filled DOCX converted by two bare warm LibreOffice instances in this run, once',
+    'before and once after the service, and the targets use the better of the two:',
+    `p50 ${fixed(before.single.p50)} / ${fixed(after.single.p50)} ms one at a time, ${fixed(before.pair.perSecond)} / ${fixed(after.pair.perSecond)} docs/s two at a time.`,
     '',
     markdownTable(['output', 'clients', 'n', 'docs/s', 'p50 ms', 'p95 ms', 'p99 ms'], rows),
     '',
