@@ -7,7 +7,7 @@ import { createApp } from './app';
 import { gatewayEnv } from './config';
 
 runService('gateway', gatewayEnv, async ({ config, logger, registry, shutdown }) => {
-  const db = createPrismaClient(config.DATABASE_URL);
+  const db = createPrismaClient(config.DATABASE_URL, { onIdleConnectionError: (error) => logger.warn({ err: error }, 'idle PostgreSQL connection dropped') });
   const redis = createRedisConnection(config.REDIS_URL, 'request', logger);
   shutdown.register('redis', () => redis.quit());
   shutdown.register('postgresql', () => db.$disconnect());

@@ -38,7 +38,10 @@ runService('render-worker', renderWorkerEnv, async (context) => {
   // beyond the instances wait for a free one. bench:e2e, 2 cores, 32 clients: 1 → 4 per
   // instance took DOCX from 54.7 to 65.3 docs/s and PDF from 15.5 to 16.5.
   const concurrency = config.RENDER_CONCURRENCY || (config.CONVERTER_DRIVER === 'warm' ? 4 * config.CONVERTER_POOL_SIZE : 1);
-  const db = createPrismaClient(config.DATABASE_URL, { poolSize: concurrency + 3 });
+  const db = createPrismaClient(config.DATABASE_URL, {
+    poolSize: concurrency + 3,
+    onIdleConnectionError: (error) => logger.warn({ err: error }, 'idle PostgreSQL connection dropped'),
+  });
   const redis = createRedisConnection(config.REDIS_URL, 'worker', logger);
   shutdown.register('redis', () => redis.quit());
   shutdown.register('postgresql', () => db.$disconnect());

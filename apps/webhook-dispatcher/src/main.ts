@@ -17,7 +17,7 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
   if (config.OUTBOUND_ALLOW_PRIVATE) {
     logger.warn('OUTBOUND_ALLOW_PRIVATE=true: webhooks may reach loopback and private addresses. Never use this in production.');
   }
-  const db = createPrismaClient(config.DATABASE_URL);
+  const db = createPrismaClient(config.DATABASE_URL, { onIdleConnectionError: (error) => logger.warn({ err: error }, 'idle PostgreSQL connection dropped') });
   const redis = createRedisConnection(config.REDIS_URL, 'worker', logger);
   shutdown.register('redis', () => redis.quit());
   shutdown.register('postgresql', () => db.$disconnect());

@@ -83,28 +83,43 @@ export class WarmConverterPool {
   /**
    * Converts on the next free instance. `deadlineAt` (epoch ms) gives this conversion only
    * the time left until then, counted from when an instance takes it; without it each
-   * conversion gets the pool's `timeoutMs`.
+   * conversion gets the pool's `timeoutMs`. `onInstanceFree` is called the moment the
+   * instance is handed back, before the output is read.
+   *
+   * The input is written before an instance is taken and the instance is handed back
+   * before the output is read, so an instance never idles on this process's file I/O.
    */
-  async convert(input: Buffer, from: string, to: OutputFormat, options: { deadlineAt?: number } = {}): Promise<Buffer> {
-    const slot = await this.acquire();
-    const instance = this.instances[slot]!;
-    const timeoutMs = options.deadlineAt === undefined ? this.options.timeoutMs : options.deadlineAt - Date.now();
-    if (timeoutMs <= 0) {
-      // Out of time while waiting for an instance: hand it on untouched rather than kill it.
-      this.release(slot, instance);
-      throw new ConversionTimeoutError(this.options.timeoutMs);
-    }
+  async convert(input: Buffer, from: string, to: OutputFormat, options: { deadlineAt?: number; onInstanceFree?: () => void } = {}): Promise<Buffer> {
     const id = randomUUID();
     const source = path.join(this.workDir, `${id}.${from}`);
     const target = path.join(this.workDir, `${id}.out.${to}`);
     try {
       await writeFile(source, input);
-      await instance.convert(source, target, EXPORT_FILTERS[to], timeoutMs);
+      await this.convertFile(source, target, EXPORT_FILTERS[to], options);
       return await readFile(target);
     } finally {
       // unlink, not rm: no lstat first; a target LibreOffice never wrote is fine to miss.
       await Promise.all([unlink(source).catch(() => undefined), unlink(target).catch(() => undefined)]);
+    }
+  }
+
+  private async convertFile(source: string, target: string, filter: string, options: { deadlineAt?: number; onInstanceFree?: () => void }): Promise<void> {
+    let slot: number;
+    try {
+      slot = await this.acquire();
+    } catch (error) {
+      options.onInstanceFree?.();
+      throw error;
+    }
+    const instance = this.instances[slot]!;
+    try {
+      const timeoutMs = options.deadlineAt === undefined ? this.options.timeoutMs : options.deadlineAt - Date.now();
+      // Out of time while waiting for an instance: hand it on untouched rather than kill it.
+      if (timeoutMs <= 0) throw new ConversionTimeoutError(this.options.timeoutMs);
+      await instance.convert(source, target, filter, timeoutMs);
+    } finally {
       this.release(slot, instance);
+      options.onInstanceFree?.();
     }
   }
 

@@ -23,13 +23,23 @@ export interface Sql {
  */
 export type Database = PrismaClient & { readonly sql: Sql };
 
-export function createPrismaClient(databaseUrl: string, options: { poolSize?: number } = {}): Database {
+export interface DatabaseOptions {
+  poolSize?: number;
+  /** Told when an idle connection breaks (it is dropped; the next query opens a new one). */
+  onIdleConnectionError?: (error: Error) => void;
+}
+
+export function createPrismaClient(databaseUrl: string, options: DatabaseOptions = {}): Database {
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: options.poolSize ?? 10,
     // Fail fast when PostgreSQL is down instead of queueing requests behind a dead socket.
     connectionTimeoutMillis: 3_000,
   });
+  // An idle connection that breaks (PostgreSQL restarted) is dropped from the pool and the
+  // next query opens a new one; without a listener the 'error' event would end the process
+  // (Prisma's adapter adds its own only once Prisma runs its first query).
+  pool.on('error', (error) => options.onIdleConnectionError?.(error));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   const sql: Sql = {
     query: async <Row>(statement: Statement, values: unknown[] = []) => (await pool.query<Row & pg.QueryResultRow>({ ...statement, values })).rows,

@@ -46,3 +46,19 @@ describe('isUniqueViolation', () => {
     expect(isUniqueViolation(other)).toBe(false);
   });
 });
+
+describe('db.sql', () => {
+  it('outlives an idle connection that PostgreSQL closes, before Prisma ever ran a query', async () => {
+    const url = process.env.TEST_POSTGRES_URL ? `${process.env.TEST_POSTGRES_URL}/postgres` : 'postgresql://postgres@127.0.0.1:5432/postgres';
+    let dropped!: (error: Error) => void;
+    const droppedConnection = new Promise<Error>((resolve) => (dropped = resolve));
+    const db = createPrismaClient(url, { poolSize: 1, onIdleConnectionError: dropped });
+    const admin = createPrismaClient(url, { poolSize: 1 });
+    const [first] = await db.sql.query<{ pid: number }>({ text: 'SELECT pg_backend_pid() AS pid' });
+    await admin.sql.query({ text: 'SELECT pg_terminate_backend($1)' }, [first!.pid]);
+    expect((await droppedConnection).message).toMatch(/terminat/i);
+    const [second] = await db.sql.query<{ pid: number }>({ text: 'SELECT pg_backend_pid() AS pid' });
+    expect(second!.pid).not.toBe(first!.pid);
+    await Promise.all([db.$disconnect(), admin.$disconnect()]);
+  });
+});
