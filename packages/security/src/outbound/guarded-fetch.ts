@@ -65,7 +65,8 @@ export async function guardedFetch(raw: string, options: GuardedFetchOptions): P
     try {
       response = await request(url, {
         method: options.method ?? 'GET',
-        headers: options.headers,
+        // request() sends no User-Agent of its own; some hosts refuse requests without one.
+        headers: { 'user-agent': 'docgen/1', ...options.headers },
         body: options.body,
         dispatcher: options.agent,
         signal,
