@@ -2,7 +2,7 @@ import type { Queue } from 'bullmq';
 import { presentDocument } from '@docgen/contracts';
 import type { Database, Document } from '@docgen/db';
 import { renderJobId, type RenderJob } from '@docgen/queue';
-import type { PublishableEvent } from './outbox-relay';
+import { subscribedEndpoints, type PublishableEvent } from './outbox-relay';
 
 export type CompletionEvent = 'document.ready' | 'document.failed';
 
@@ -79,9 +79,7 @@ const FINISH_RENDERING = {
          )
          SELECT (SELECT id FROM finished) AS "documentId",
                 (SELECT id FROM event) AS "eventId",
-                ARRAY(SELECT w.id FROM webhook_endpoints w JOIN event e
-                      ON w.organization_id = e.organization_id AND w.is_uat = e.is_uat AND e.type = ANY (w.events)
-                      WHERE w.deleted_at IS NULL) AS "endpointIds",
+                ARRAY(${subscribedEndpoints('event')}) AS "endpointIds",
                 (SELECT id FROM bulk WHERE done) AS "bulkJobDone"`,
 };
 

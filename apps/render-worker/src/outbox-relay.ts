@@ -13,11 +13,18 @@ export interface PublishableEvent {
 /** Marks are batched: under load one UPDATE covers every event published in this window. */
 const MARK_WINDOW_MS = 20;
 
+/**
+ * The endpoints subscribed to the outbox event(s) `e`: same organisation and environment,
+ * the event's type among theirs, not deleted. Shared with the finishing statement.
+ */
+export const subscribedEndpoints = (events: string) =>
+  `SELECT w.id FROM webhook_endpoints w JOIN ${events} e
+   ON w.organization_id = e.organization_id AND w.is_uat = e.is_uat AND e.type = ANY (w.events)
+   WHERE w.deleted_at IS NULL`;
+
 const SUBSCRIBERS = {
   name: 'event-subscribers',
-  text: `SELECT w.id FROM outbox_events e
-         JOIN webhook_endpoints w ON w.organization_id = e.organization_id AND w.is_uat = e.is_uat AND e.type = ANY (w.events)
-         WHERE e.id = $1 AND w.deleted_at IS NULL`,
+  text: `${subscribedEndpoints('outbox_events')} AND e.id = $1`,
 };
 
 const MARK_PUBLISHED = {
