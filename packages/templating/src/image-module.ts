@@ -36,8 +36,10 @@ export class ImageModule {
   private zip: PizZip | undefined;
   private counter = 0;
   private readonly usedExtensions = new Set<ImageData['extension']>();
+  /** The parts (e.g. word/document.xml) that received a picture. */
+  readonly partsWithImages = new Set<string>();
   /** Read from the template when the first image is placed (most renders place none). */
-  private textWidthEmu: number | undefined;
+  textWidthEmu: number | undefined;
 
   constructor(private readonly images: Map<string, ImageData> = new Map()) {}
 
@@ -60,6 +62,7 @@ export class ImageModule {
     // The zip still holds the template's own document.xml: docxtemplater writes its output after rendering.
     this.textWidthEmu ??= textWidthOf(this.zip) ?? 6 * 914_400;
     const relationshipId = this.addImagePart(options.filePath, image);
+    this.partsWithImages.add(options.filePath);
     const scale = Math.min(1, this.textWidthEmu / (image.width * EMU_PER_PIXEL));
     const cx = Math.round(image.width * EMU_PER_PIXEL * scale);
     const cy = Math.round(image.height * EMU_PER_PIXEL * scale);
