@@ -9,7 +9,7 @@ import { RenderInputError } from './render-error';
  * anything is fetched or filled. Messages name the token and, inside loops, the item.
  */
 
-const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;
+const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 /** A number written as text: digits, an optional sign and decimal point, nothing else. */
 export const NUMERIC_STRING = /^-?\d+(\.\d+)?$/;
 /** http://, https:// or data: in any letter case (no regex flags: JSON Schema patterns have none). */
@@ -50,15 +50,15 @@ function valueSchema(type: VariableType, fieldTypes: Record<string, VariableType
   const error = messageFor(type);
   switch (type) {
     case 'text':
-      return z.union([z.string(), z.number()], { error }).meta({ description: 'Text, or a number written as it is' });
+      return z.union([z.string({ error }), z.number({ error })], { error }).meta({ description: 'Text, or a number written as it is' });
     case 'date':
       return z
         .string({ error })
         .regex(DATE_PATTERN, { error })
         .refine((value) => parseIsoDate(value) !== undefined, { error, abort: true })
-        .meta({ format: 'date', description: 'An ISO 8601 date, e.g. 2026-11-22 (a date-time is taken in UTC)' });
+        .meta({ format: 'date', description: 'An ISO 8601 calendar date, e.g. 2026-11-22' });
     case 'number':
-      return z.union([z.number(), z.string().regex(NUMERIC_STRING)], { error }).meta({ description: 'A number, or a numeric string like "1234.50"' });
+      return z.union([z.number({ error }), z.string({ error }).regex(NUMERIC_STRING, { error })], { error }).meta({ description: 'A number, or a numeric string like "1234.50"' });
     case 'boolean':
       return z.boolean({ error }).meta({ description: 'true shows {#name} sections, false shows {^name} sections' });
     case 'image':
