@@ -46,7 +46,12 @@ const messageFor = (type: VariableType) => (issue: { input?: unknown; path?: Pro
   return issue.input === undefined || issue.input === null ? missing(path) : PROBLEM[type](path);
 };
 
-function valueSchema(type: VariableType, variable: TemplateVariable, prefix: string): z.ZodType {
+/**
+ * `outer` holds the names an enclosing scope gives a value (top-level variables, fields of
+ * enclosing loops): docxtemplater reads `{currency}` inside `{#items}` from the top level
+ * when an item has none, so there such a field may be left out of an item.
+ */
+function valueSchema(type: VariableType, variable: TemplateVariable, prefix: string, outer: ReadonlySet<string>): z.ZodType {
   const error = messageFor(type);
   switch (type) {
     case 'text':
@@ -68,8 +73,12 @@ function valueSchema(type: VariableType, variable: TemplateVariable, prefix: str
         .meta({ format: 'uri', description: 'An http(s):// URL or a data: URI of a PNG, JPEG or GIF' });
     case 'list': {
       const shape: Record<string, z.ZodType> = {};
-      for (const [field, fieldType] of directFields(variable, prefix)) {
-        shape[field.slice(prefix.length)] = valueSchema(fieldType, variable, `${field}.`);
+      const fields = directFields(variable, prefix);
+      const inner = new Set([...outer, ...fields.map(([field]) => field.slice(prefix.length))]);
+      for (const [field, fieldType] of fields) {
+        const key = field.slice(prefix.length);
+        const schema = valueSchema(fieldType, variable, `${field}.`, inner);
+        shape[key] = outer.has(key) ? schema.optional() : schema;
       }
       // An element that is not an object is the list's problem: report it on the list.
       const elementError = (issue: { path?: PropertyKey[] }) => PROBLEM.list((issue.path ?? []).slice(0, -1));
@@ -80,8 +89,9 @@ function valueSchema(type: VariableType, variable: TemplateVariable, prefix: str
 
 function buildSchema(variables: TemplateVariable[]): z.ZodObject {
   const shape: Record<string, z.ZodType> = {};
+  const topLevel = new Set(variables.map((v) => v.name));
   for (const variable of variables) {
-    const value = valueSchema(variable.type, variable, '');
+    const value = valueSchema(variable.type, variable, '', topLevel);
     shape[variable.name] = variable.required ? value : value.nullish();
   }
   return z.object(shape, { error: 'input_json must be a JSON object' });

@@ -61,6 +61,14 @@ describe('typed values: booleans, numbers, locales', () => {
     );
   });
 
+  it('lets an item leave out a field an enclosing scope provides, as docxtemplater reads it from there', () => {
+    const { file, variables } = prepared(paragraph('{currency}') + table([['{#items}{name}', '{currency}{/items}']]));
+    const items = [{ name: 'Pen' }, { name: 'Ink', currency: 'USD' }];
+    expect(textOf(renderDocx(file, variables, { currency: 'EUR', items }))).toBe('EURPenEURInkUSD');
+    expect(inputJsonSchema(variables)).toMatchObject({ properties: { items: { items: { required: ['name'] } } } });
+    expect(failure(() => renderDocx(file, variables, { currency: 'EUR', items: [{}] }))).toBe('Missing value for "name" in item 1 of "items"');
+  });
+
   it('serves a JSON Schema of every type, required as the variables say', () => {
     const { variables } = prepared(paragraph('{name}{due}{total}{#paid}x{/paid}{%logo}') + table([['{#items}{%photo}', '{price}{#lines}{sku}{/lines}{/items}']]), (vars) => {
       Object.assign(vars[1]!, { type: 'date', required: false });

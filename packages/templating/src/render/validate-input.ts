@@ -22,6 +22,7 @@ function renderValue(value: unknown, type: VariableType, format: VariableFormat 
         const row: Record<string, unknown> = { ...item };
         for (const [field, fieldType] of fields) {
           const key = field.slice(prefix.length);
+          if (item[key] === undefined) continue; // absent: read from an enclosing scope (the schema allowed it)
           row[key] = renderValue(item[key], fieldType, variable.field_formats?.[field], variable, `${field}.`, locale);
         }
         return row;
