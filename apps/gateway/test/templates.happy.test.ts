@@ -89,7 +89,7 @@ describe('templates: upload, read, list, correct, change variables, delete', () 
     ]);
     const euros = { style: 'currency', currency: 'EUR', minimum_fraction_digits: 2 };
     const patched = await api().patch(`/api/v1/templates/${id}/variables`).set('X-API-Key', org.apiKey)
-      .send({ variables: [{ name: 'total', type: 'number', format: { ...euros, currency: 'eur' } }, { name: 'paid', type: 'list' }, { name: 'rows.price', type: 'number', format: euros }] })
+      .send({ variables: [{ name: 'total', type: 'number', format: euros }, { name: 'paid', type: 'list' }, { name: 'rows.price', type: 'number', format: euros }] })
       .expect(200);
     expect(patched.body.variables).toEqual([
       { name: 'total', type: 'number', required: true, format: euros },

@@ -15,6 +15,7 @@ export {
   NumberFormat,
   Locale,
   isSupportedLocale,
+  canonicalLocale,
   TemplatePatch,
   InputJsonSchema,
   DATE_FORMAT_PATTERN,

@@ -14,11 +14,7 @@ const fractionDigits = z.number().int().min(0).max(20);
 export const NumberFormat = z
   .object({
     style: z.enum(['decimal', 'currency', 'percent']),
-    currency: z
-      .string()
-      .regex(/^[A-Za-z]{3}$/, { error: 'must be an ISO 4217 currency code such as EUR' })
-      .transform((code) => code.toUpperCase())
-      .optional(),
+    currency: z.string().regex(/^[A-Z]{3}$/, { error: 'must be an ISO 4217 currency code in capitals, such as EUR' }).optional(),
     minimum_fraction_digits: fractionDigits.optional(),
     maximum_fraction_digits: fractionDigits.optional(),
   })
@@ -60,8 +56,10 @@ export const Locale = z
   .string()
   .max(64)
   .refine(isSupportedLocale, { error: 'must be a BCP 47 language tag this server can format, such as en-US, de-DE or ja-JP' })
-  .transform((tag) => Intl.getCanonicalLocales(tag)[0]!)
-  .describe('BCP 47 language tag; numbers and dates render in it.');
+  .describe('BCP 47 language tag; numbers and dates render in it (stored in canonical form, de-de → de-DE).');
+
+/** A checked locale as ICU spells it (de-de → de-DE). */
+export const canonicalLocale = (tag: string): string => Intl.getCanonicalLocales(tag)[0]!;
 
 export const Template = z
   .object({

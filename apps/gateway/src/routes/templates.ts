@@ -1,6 +1,6 @@
 import { pipeline } from 'node:stream/promises';
 import { Router } from 'express';
-import { EnvironmentQuery, ListQuery, TemplatePage, TemplatePatch, TemplateUpload, VariablesPatch, type TemplateVariableBody } from '@docgen/contracts';
+import { EnvironmentQuery, ListQuery, canonicalLocale, TemplatePage, TemplatePatch, TemplateUpload, VariablesPatch, type TemplateVariableBody } from '@docgen/contracts';
 import type { Database } from '@docgen/db';
 import type { FileStorage } from '@docgen/storage';
 import { inputJsonSchema, type PackageLimits, type TemplateVariable } from '@docgen/templating';
@@ -52,7 +52,7 @@ export function templateRoutes(deps: TemplateRouteDeps): Router {
       filename: Buffer.from(req.file.originalname, 'latin1').toString('utf8'),
       name: form.name,
       isUat: form.is_uat || queryUat,
-      locale: form.locale,
+      locale: form.locale === undefined ? undefined : canonicalLocale(form.locale),
     });
     req.log.info({ templateId: template.id, format: template.format, bytes: template.fileSize }, 'template stored');
     res.status(201).json(presentTemplate(template));
@@ -80,7 +80,7 @@ export function templateRoutes(deps: TemplateRouteDeps): Router {
     if (!req.is('application/json')) throw new HttpError(415, 'Send the template changes as application/json');
     const patch = TemplatePatch.parse(req.body);
     const template = await findTemplate(db, caller, req.params.id, is_uat);
-    const updated = patch.locale === undefined ? template : await db.template.update({ where: { id: template.id }, data: { locale: patch.locale } });
+    const updated = patch.locale === undefined ? template : await db.template.update({ where: { id: template.id }, data: { locale: canonicalLocale(patch.locale) } });
     res.json(presentTemplate(updated));
   });
 
