@@ -14,7 +14,7 @@ interface Picture {
   end: number;
 }
 
-const TOKENS = /<w:tr[ >]|<w:tc[ >]|<\/w:tc>|<w:tcW\b[^>]*>|<w:drawing>[\s\S]*?<\/w:drawing>/g;
+const TOKENS = /<w:tr[ >]|<\/w:tr>|<w:tc[ >]|<\/w:tc>|<w:tcW\b[^>]*>|<w:drawing>[\s\S]*?<\/w:drawing>/g;
 
 /**
  * Shrinks each picture we placed inside a table cell (`rIdDocgenImage…`) to the cell's
@@ -23,12 +23,13 @@ const TOKENS = /<w:tr[ >]|<w:tc[ >]|<\/w:tc>|<w:tcW\b[^>]*>|<w:drawing>[\s\S]*?<
  * cells of its row.
  */
 export function fitImagesToCells(xml: string, textWidthEmu: number): string {
-  const rows: { cells: number }[] = [];
+  const rows: { cells: number }[] = []; // the open rows, innermost last
   const open: Cell[] = [];
   const pictures: Picture[] = [];
   for (const match of xml.matchAll(TOKENS)) {
     const token = match[0];
     if (token.startsWith('<w:tr')) rows.push({ cells: 0 });
+    else if (token === '</w:tr>') rows.pop();
     else if (token.startsWith('<w:tcW')) {
       const width = /w:w="(\d+)"/.exec(token)?.[1];
       const type = /w:type="(\w+)"/.exec(token)?.[1] ?? 'dxa';
