@@ -1,3 +1,4 @@
+import { hashSessionToken } from '@docgen/security';
 import { seedOrganization, startService, type RunningService, type SeededOrganization } from '@docgen/testing';
 import { startGatewayHarness, type GatewayHarness } from './harness';
 import { browser, cookieFrom, seedPerson, signIn, withKey, type Person } from './people-support';
@@ -184,8 +185,7 @@ describe('sessions', () => {
       const idle = await browser(a.url, admin);
       const old = await browser(a.url, admin);
       expect((await idle.call(b.url, 'GET', '/api/v1/session')).status).toBe(200);
-      await harness.database.db.session.updateMany({ where: { expiresAt: { gt: new Date() } }, data: {} });
-      const hash = (cookie: string) => require('node:crypto').createHash('sha256').update(cookie.split('=')[1]).digest('hex') as string;
+      const hash = (cookie: string) => hashSessionToken(cookie.split('=')[1]!);
       await harness.database.db.session.update({ where: { tokenHash: hash(idle.cookie) }, data: { lastSeenAt: new Date(Date.now() - 12 * 3_600_000 - 1000) } });
       await harness.database.db.session.update({ where: { tokenHash: hash(old.cookie) }, data: { expiresAt: new Date(Date.now() - 1000) } });
       for (const session of [idle, old]) {
