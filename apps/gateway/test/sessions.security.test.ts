@@ -277,6 +277,12 @@ describe('sessions', () => {
       expect((await signIn(a.url, member.email, member.password)).status).toBe(401);
     });
 
+    it('applies the access rules however the path is spelled (case, trailing slash)', async () => {
+      for (const path of ['/api/v1/API-Keys', '/api/v1/members/', '/api/v1/Members?x=1']) {
+        expect(await withKey(b.url, org.apiKey, 'GET', path)).toMatchObject({ status: 403, body: { detail: 'Sign in to the web UI to manage API keys and members' } });
+      }
+    });
+
     it('keeps people of another organisation out of reach: their ids are 404', async () => {
       const other = await seedOrganization(harness.database.db);
       const stranger = await seedPerson(harness.database.db, other.organizationId, 'member');
