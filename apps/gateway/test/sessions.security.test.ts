@@ -275,6 +275,14 @@ describe('sessions', () => {
       expect(await memberSession.call(b.url, 'GET', '/api/v1/templates')).toMatchObject({ status: 401, body: INVALID_KEY });
       expect((await adminSession.call(a.url, 'DELETE', `/api/v1/members/${member.id}`)).status).toBe(404);
       expect((await signIn(a.url, member.email, member.password)).status).toBe(401);
+
+      // Added again later: a new password, and the old one stays dead.
+      const again = await adminSession.call(a.url, 'POST', '/api/v1/members', { body: { email: member.email, role: 'member' } });
+      expect(again.status).toBe(201);
+      expect((await signIn(b.url, member.email, member.password)).status).toBe(401);
+      expect((await signIn(b.url, member.email, again.body.password)).status).toBe(200);
+      // Someone who still belongs to another organisation cannot be taken over this way.
+      expect((await adminSession.call(a.url, 'POST', '/api/v1/members', { body: { email: admin.email, role: 'member' } })).status).toBe(409);
     });
 
     it('applies the access rules however the path is spelled (case, trailing slash)', async () => {
