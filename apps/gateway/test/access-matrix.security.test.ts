@@ -1,3 +1,4 @@
+import { operations as contractOperations } from '@docgen/contracts';
 import { generateApiKey } from '@docgen/security';
 import { buildDocx, paragraph, seedOrganization, startService, uniqueId, type RunningService, type SeededOrganization } from '@docgen/testing';
 import { startGatewayHarness, type GatewayHarness } from './harness';
@@ -222,6 +223,9 @@ describe('role × operation matrix, from the served OpenAPI document', () => {
         const label = `${op.operationId} (${method.toUpperCase()} ${path}) as ${caller}: ${res.status} ${String(JSON.stringify(res.body)).slice(0, 160)}`;
         if (process.env.SHOW_MATRIX) console.log(label.slice(0, 140));
         if (!(String(res.status) in op.responses)) failures.push(`${label} — status not documented`);
+        // The body matches the schema the document was generated from.
+        const schema = contractOperations.find((candidate) => candidate.operationId === op.operationId)?.responses[res.status]?.schema;
+        if (schema && typeof res.body === 'object' && !schema.safeParse(res.body).success) failures.push(`${label} — body does not match its schema`);
         if (want.status !== undefined) {
           if (res.status !== want.status || (want.body !== undefined && JSON.stringify(res.body) !== JSON.stringify(want.body))) {
             failures.push(`${label} — expected ${want.status} ${JSON.stringify(want.body ?? '')}`);
