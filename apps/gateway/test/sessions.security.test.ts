@@ -193,6 +193,12 @@ describe('sessions', () => {
         expect(res).toMatchObject({ status: 401, body: INVALID_KEY });
         expect(res.headers.get('set-cookie')).toMatch(/^docgen_session=;/);
       }
+      // Signing in again sweeps the person's ended sessions away.
+      await signIn(a.url, admin.email, admin.password);
+      const deadline = Date.now() + 5_000;
+      const ended = () => harness.database.db.session.count({ where: { tokenHash: { in: [hash(idle.cookie), hash(old.cookie)] } } });
+      while ((await ended()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await ended()).toBe(0);
     });
 
     it('password change ends the other sessions on the other replica at once, keeps this one, and swaps the password', async () => {

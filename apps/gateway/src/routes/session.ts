@@ -9,7 +9,7 @@ import { limitFailures } from '../people/failed-sign-ins';
 import { findSignIn } from '../people/find-sign-in';
 import { presentSession } from '../people/present-session';
 import { cameOverHttps, clearSessionCookie, setSessionCookie } from '../people/session-cookie';
-import { SESSION_ABSOLUTE_MS, sessionEndsAt } from '../people/session-lifetime';
+import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, sessionEndsAt } from '../people/session-lifetime';
 import type { SlidingWindowRateLimiter } from '../rate-limiter';
 
 export interface SessionRouteDeps {
@@ -48,6 +48,10 @@ export function signInRoutes({ db, failures, maxJsonBytes, publicUrl }: SessionR
       data: { tokenHash: hash, userId: found.user_id, organizationId: found.organization_id!, createdAt: now, lastSeenAt: now, expiresAt: absoluteEnd },
     });
     setSessionCookie(res, token, cameOverHttps(req, publicUrl), SESSION_ABSOLUTE_MS);
+    // Housekeeping off the request path: this person's ended sessions go when they sign in again.
+    db.session
+      .deleteMany({ where: { userId: found.user_id, OR: [{ expiresAt: { lte: now } }, { lastSeenAt: { lte: new Date(now.getTime() - SESSION_IDLE_MS) } }] } })
+      .catch((error: unknown) => req.log.warn({ err: error }, 'could not delete ended sessions'));
     req.log.info({ userId: found.user_id, organizationId: found.organization_id }, 'signed in');
     res.json(
       presentSession(
