@@ -1,4 +1,5 @@
 import type { NumberFormat } from '../variables';
+import { RenderInputError } from './render-error';
 
 const formatters = new Map<string, Intl.NumberFormat>();
 
@@ -7,7 +8,7 @@ export function formatNumber(value: number, format: NumberFormat | undefined, lo
   const key = `${locale}|${JSON.stringify(format ?? {})}`;
   let formatter = formatters.get(key);
   if (!formatter) {
-    formatter = new Intl.NumberFormat(locale, {
+    formatter = numberFormat(locale, {
       style: format?.style ?? 'decimal',
       ...(format?.style === 'currency' ? { currency: format.currency ?? 'EUR' } : {}),
       ...(format?.minimum_fraction_digits !== undefined ? { minimumFractionDigits: format.minimum_fraction_digits } : {}),
@@ -17,4 +18,13 @@ export function formatNumber(value: number, format: NumberFormat | undefined, lo
     formatters.set(key, formatter);
   }
   return formatter.format(value);
+}
+
+/** A stored format Intl refuses is the template's problem, not a reason to retry. */
+function numberFormat(locale: string, options: Intl.NumberFormatOptions): Intl.NumberFormat {
+  try {
+    return new Intl.NumberFormat(locale, options);
+  } catch (error) {
+    throw new RenderInputError(`A number format of the template cannot be used (${(error as Error).message}); change it with PATCH /templates/{id}/variables`);
+  }
 }
