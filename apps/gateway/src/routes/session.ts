@@ -1,0 +1,105 @@
+import { randomUUID } from 'node:crypto';
+import express, { Router } from 'express';
+import { ChangePasswordBody, SignInBody } from '@docgen/contracts';
+import type { Database } from '@docgen/db';
+import { generateSessionToken, hashPassword, verifyPassword } from '@docgen/security';
+import { HttpError } from '../errors';
+import { requireCaller } from '../middleware/authenticate';
+import { limitFailures } from '../people/failed-sign-ins';
+import { presentSession } from '../people/present-session';
+import { cameOverHttps, clearSessionCookie, setSessionCookie } from '../people/session-cookie';
+import { SESSION_ABSOLUTE_MS, sessionEndsAt } from '../people/session-lifetime';
+import type { SlidingWindowRateLimiter } from '../rate-limiter';
+
+export interface SessionRouteDeps {
+  db: Database;
+  failures: SlidingWindowRateLimiter;
+  maxJsonBytes: number;
+  publicUrl: string | undefined;
+}
+
+const INVALID_CREDENTIALS = 'Invalid email or password';
+
+const requireJson = (req: express.Request, what: string) => {
+  if (!req.is('application/json')) throw new HttpError(415, `Send the ${what} as application/json`);
+};
+
+/** POST /session: open (it is how a person gets a session). */
+export function signInRoutes({ db, failures, maxJsonBytes, publicUrl }: SessionRouteDeps): Router {
+  // A hash of a password nobody knows: an unknown email is checked against it, so it costs
+  // the same time as a known one with a wrong password.
+  const dummyHash = hashPassword(randomUUID());
+  const router = Router();
+  router.post('/session', (req, _res, next) => (requireJson(req, 'email and password'), next()), express.json({ limit: maxJsonBytes }), async (req, res) => {
+    const body = SignInBody.parse(req.body);
+    const email = body.email.trim().toLowerCase();
+    const found = await limitFailures(failures, email, async () => {
+      const user = await db.user.findUnique({
+        where: { email },
+        include: { memberships: { orderBy: { createdAt: 'asc' }, take: 1, include: { organization: true } } },
+      });
+      const matches = await verifyPassword(user?.passwordHash ?? (await dummyHash), body.password);
+      const membership = user?.memberships[0];
+      return matches && user && membership ? { user, membership } : undefined;
+    });
+    if (!found) throw new HttpError(401, INVALID_CREDENTIALS);
+
+    const { user, membership } = found;
+    const { token, hash } = generateSessionToken();
+    const now = new Date();
+    const absoluteEnd = new Date(now.getTime() + SESSION_ABSOLUTE_MS);
+    const session = await db.session.create({
+      data: { tokenHash: hash, userId: user.id, organizationId: membership.organizationId, createdAt: now, lastSeenAt: now, expiresAt: absoluteEnd },
+    });
+    setSessionCookie(res, token, cameOverHttps(req, publicUrl), SESSION_ABSOLUTE_MS);
+    req.log.info({ userId: user.id, organizationId: membership.organizationId }, 'signed in');
+    const { organization } = membership;
+    res.json(
+      presentSession(
+        { id: organization.id, name: organization.name, rateLimitPerMinute: organization.rateLimitPerMinute },
+        { id: session.id, token, user: { id: user.id, email: user.email, role: membership.role as 'admin' | 'member' }, endsAt: sessionEndsAt(now, absoluteEnd) },
+      ),
+    );
+  });
+  return router;
+}
+
+/** GET/DELETE /session and POST /session/password: behind authentication, session only. */
+export function sessionRoutes({ db, failures, publicUrl }: SessionRouteDeps): Router {
+  const router = Router();
+
+  router.get('/session', (req, res) => {
+    const { organization, session } = requireCaller(req);
+    res.json(presentSession(organization, session!));
+  });
+
+  router.delete('/session', async (req, res) => {
+    const { session } = requireCaller(req);
+    await db.session.deleteMany({ where: { id: session!.id } });
+    clearSessionCookie(res, cameOverHttps(req, publicUrl));
+    res.status(204).end();
+  });
+
+  router.post('/session/password', async (req, res) => {
+    const session = requireCaller(req).session!;
+    requireJson(req, 'passwords');
+    const body = ChangePasswordBody.parse(req.body);
+    const user = await db.user.findUniqueOrThrow({ where: { id: session.user.id } });
+    // A stolen session guessing the current password meets the same limit as sign-in.
+    const matches = await limitFailures(failures, user.email, async () => ((await verifyPassword(user.passwordHash, body.current_password)) ? true : undefined));
+    if (!matches) {
+      throw new HttpError(422, 'Invalid current_password: is not your current password', {
+        errors: [{ path: 'current_password', message: 'is not your current password' }],
+      });
+    }
+    const passwordHash = await hashPassword(body.new_password);
+    await db.$transaction([
+      db.user.update({ where: { id: user.id }, data: { passwordHash } }),
+      db.session.deleteMany({ where: { userId: user.id, id: { not: session.id } } }),
+    ]);
+    req.log.info({ userId: user.id }, 'password changed; other sessions ended');
+    res.status(204).end();
+  });
+
+  return router;
+}

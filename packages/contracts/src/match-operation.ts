@@ -1,0 +1,12 @@
+import { operations, type Operation } from './operations';
+
+const patterns = operations.map((op) => ({
+  op,
+  method: op.method.toUpperCase(),
+  regex: new RegExp(`^${op.path.replace(/\{\w+\}/g, '[^/]+')}/?$`),
+}));
+
+/** The operation a request path (without its query) and method address, if any. */
+export function matchOperation(method: string, path: string): Operation | undefined {
+  return patterns.find((pattern) => pattern.method === method && pattern.regex.test(path))?.op;
+}
