@@ -15,8 +15,9 @@ export function watchProblems(page: Page): string[] {
   const problems: string[] = [];
   page.on('console', (message) => {
     const text = message.text();
-    // A 401 from GET /session before signing in is the expected answer, not a fault.
-    if (message.type() === 'error' && !/status of 40[134]/.test(text)) problems.push(`console: ${text}`);
+    // Chrome logs every 4xx answer (GET /session before signing in, a rejected upload); the
+    // UI shows those in words, so only other errors count.
+    if (message.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(text)) problems.push(`console on ${page.url()}: ${text}`);
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   return problems;

@@ -1,12 +1,10 @@
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
-import { repoRoot } from '@docgen/testing';
+import { randomBytes } from 'node:crypto';
+import { addMember, type Database } from '@docgen/db';
+import { hashPassword } from '@docgen/security';
 
-/** A person of the organisation, made the operator's way: `docgen users create`. */
-export function createUser(databaseUrl: string, organizationId: string, email: string, role: 'admin' | 'member'): { id: string; email: string; password: string } {
-  const out = execFileSync(process.execPath, [path.join(repoRoot, 'apps', 'cli', 'dist', 'main.js'), 'users', 'create', '--org', organizationId, '--email', email, '--role', role], {
-    env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl },
-    encoding: 'utf8',
-  });
-  return JSON.parse(out) as { id: string; email: string; password: string };
+/** A person of the organisation with a known password, as `docgen users create` makes one. */
+export async function createUser(db: Database, organizationId: string, email: string, role: 'admin' | 'member'): Promise<{ id: string; email: string; password: string }> {
+  const password = randomBytes(12).toString('base64url');
+  const { user } = await addMember(db, { organizationId, email, role, passwordHash: await hashPassword(password) });
+  return { id: user.id, email, password };
 }

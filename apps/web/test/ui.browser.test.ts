@@ -48,7 +48,7 @@ describe('web UI in a real browser against the real services', () => {
     base = stack.gateways[0]!.url;
     org = await stack.organization();
     client = apiClient(base, org.apiKey);
-    admin = createUser(stack.database.url, org.organizationId, 'ada@example.com', 'admin');
+    admin = await createUser(stack.database.db, org.organizationId, 'ada@example.com', 'admin');
     templateId = (await client.uploadTemplate(invoiceDocx, 'Invoice.docx')).id;
     browser = await launchBrowser();
   });
@@ -80,7 +80,7 @@ describe('web UI in a real browser against the real services', () => {
     expect(await seriousViolations(page)).toEqual([]);
   }
 
-  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true });
+  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true, caret: 'initial' });
 
   async function download(page: Page, name: string): Promise<Buffer> {
     const [file] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name, exact: true }).click()]);
@@ -94,6 +94,11 @@ describe('web UI in a real browser against the real services', () => {
   };
 
   let page: Page;
+
+  async function variableOf(name: string): Promise<{ type: string; required: boolean }> {
+    const template = (await client.call('GET', `/api/v1/templates/${templateId}`)).body;
+    return (template.variables as { name: string; type: string; required: boolean }[]).find((v) => v.name === name)!;
+  }
 
   it('a deep link without a session leads to sign-in; the keyboard alone signs in and comes back', async () => {
     page = await newPage();
@@ -157,12 +162,11 @@ describe('web UI in a real browser against the real services', () => {
     await page.getByRole('heading', { name: 'Invoice', exact: true, level: 1 }).waitFor();
     const variables = page.getByRole('table', { name: 'Variables' });
     await variables.getByRole('combobox', { name: 'Type of due', exact: true }).selectOption({ label: 'Date' });
-    await page.getByRole('checkbox', { name: 'Required description', exact: true }).uncheck();
-    await waitUntil(async () => {
-      const template = (await client.call('GET', `/api/v1/templates/${templateId}`)).body;
-      const byName = Object.fromEntries((template.variables as { name: string; type: string; required: boolean }[]).map((v) => [v.name, v]));
-      return byName.due?.type === 'date' && byName.items !== undefined;
-    }, 'the type change to be saved');
+    await waitUntil(async () => (await variableOf('due')).type === 'date', 'the type change to be saved');
+    await page.getByRole('checkbox', { name: 'Required due', exact: true }).uncheck();
+    await waitUntil(async () => (await variableOf('due')).required === false, 'the required change to be saved');
+    await page.getByRole('checkbox', { name: 'Required due', exact: true }).check();
+    await waitUntil(async () => (await variableOf('due')).required === true, 'the required change to be saved');
     await expectAccessible(page);
 
     await page.getByRole('tab', { name: 'Form', exact: true }).click();

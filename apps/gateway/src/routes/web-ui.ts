@@ -10,6 +10,9 @@ export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",
+  // CodeMirror writes a style attribute (tab-size) on its editor; attributes cannot run code,
+  // <style> elements and style sheets from elsewhere stay refused.
+  "style-src-attr 'unsafe-inline'",
   "img-src 'self' data: blob:",
   "connect-src 'self'",
   "font-src 'self'",

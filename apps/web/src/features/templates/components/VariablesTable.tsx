@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import type { Template, VariableType } from '../../../lib/types';
 import { useUpdateVariables } from '../api/update-variables';
@@ -14,8 +15,21 @@ const TYPES: { value: VariableType; label: string }[] = [
 /** Each change is saved at once with PATCH .../variables. */
 export function VariablesTable({ template }: { template: Template }) {
   const update = useUpdateVariables();
-  const save = (name: string, change: { type?: VariableType; required?: boolean }) =>
-    update.mutate({ id: template.id, isUat: template.is_uat, variables: [{ name, ...change }] });
+  // What the person chose shows at once; the server's answer replaces it when it lands.
+  const [pending, setPending] = useState<Record<string, { type?: VariableType; required?: boolean }>>({});
+  const save = (name: string, change: { type?: VariableType; required?: boolean }) => {
+    setPending((all) => ({ ...all, [name]: { ...all[name], ...change } }));
+    update.mutate(
+      { id: template.id, isUat: template.is_uat, variables: [{ name, ...change }] },
+      {
+        onSettled: () =>
+          setPending((all) => {
+            const { [name]: _done, ...rest } = all;
+            return rest;
+          }),
+      },
+    );
+  };
 
   return (
     <section aria-labelledby="variables-heading" className="card">
@@ -39,7 +53,7 @@ export function VariablesTable({ template }: { template: Template }) {
                   <code>{variable.name}</code>
                 </th>
                 <td>
-                  <select aria-label={`Type of ${variable.name}`} value={variable.type} disabled={update.isPending} onChange={(e) => save(variable.name, { type: e.target.value as VariableType })}>
+                  <select aria-label={`Type of ${variable.name}`} value={pending[variable.name]?.type ?? variable.type} onChange={(e) => save(variable.name, { type: e.target.value as VariableType })}>
                     {TYPES.map((type) => (
                       <option key={type.value} value={type.value}>
                         {type.label}
@@ -51,8 +65,7 @@ export function VariablesTable({ template }: { template: Template }) {
                   <input
                     type="checkbox"
                     aria-label={`Required ${variable.name}`}
-                    checked={variable.required}
-                    disabled={update.isPending}
+                    checked={pending[variable.name]?.required ?? variable.required}
                     onChange={(e) => save(variable.name, { required: e.target.checked })}
                   />
                 </td>
