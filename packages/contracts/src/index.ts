@@ -12,6 +12,11 @@ export {
   TemplateVariable,
   VariablesPatch,
   VariableType,
+  NumberFormat,
+  Locale,
+  isSupportedLocale,
+  TemplatePatch,
+  InputJsonSchema,
   DATE_FORMAT_PATTERN,
   DEFAULT_DATE_FORMAT,
   type TemplateBody,
@@ -28,6 +33,7 @@ export {
   IdempotencyKeyHeader,
   OutputFormat,
   FileFormat,
+  PdfStandard,
   type DocumentBody,
 } from './documents';
 export { presentBulkJob, presentDocument, presentTemplate, type BulkJobRecord, type DocumentRecord, type TemplateRecord } from './present';

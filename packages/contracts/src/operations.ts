@@ -5,7 +5,7 @@ import { EnvironmentQuery, ListQuery } from './common';
 import { CreateDocumentBody, Document, DocumentListQuery, DocumentPage, DownloadQuery, TemplateHistoryQuery } from './documents';
 import { MeResponse } from './me';
 import { ApiKeyList, ChangePasswordBody, CreateApiKeyBody, CreateMemberBody, CreatedApiKey, CreatedMember, MemberList, Session, SignInBody } from './people';
-import { Template, TemplatePage, TemplateUpload, VariablesPatch } from './templates';
+import { InputJsonSchema, Template, TemplatePage, TemplatePatch, TemplateUpload, VariablesPatch } from './templates';
 import { CreateWebhookBody, CreatedWebhookEndpoint, WebhookDeliveryPage, WebhookEndpointPage, WebhookListQuery, WebhookTestAccepted } from './webhooks';
 
 export interface ResponseSpec {
@@ -92,12 +92,33 @@ export const operations: Operation[] = [
     method: 'patch',
     path: '/api/v1/templates/{id}/variables',
     operationId: 'updateTemplateVariables',
-    summary: 'Change variable types (text ↔ date, with format) and whether they are required',
+    summary: 'Change variable types (text ↔ date ↔ number, boolean ↔ list, list fields as "items.price"), formats and whether they are required',
     tag: 'Templates',
     authenticated: true,
     query: EnvironmentQuery,
     body: { contentType: 'application/json', schema: VariablesPatch },
     responses: { 200: { description: 'The updated template', schema: Template }, ...errorResponses(400, 401, 404, 413, 415, 422, 429, 503) },
+  },
+  {
+    method: 'patch',
+    path: '/api/v1/templates/{id}',
+    operationId: 'updateTemplate',
+    summary: "Change a template's locale (BCP 47), in which its numbers and dates render",
+    tag: 'Templates',
+    authenticated: true,
+    query: EnvironmentQuery,
+    body: { contentType: 'application/json', schema: TemplatePatch },
+    responses: { 200: { description: 'The updated template', schema: Template }, ...errorResponses(400, 401, 404, 413, 415, 422, 429, 503) },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/templates/{id}/schema',
+    operationId: 'getTemplateInputSchema',
+    summary: "A JSON Schema (draft 2020-12) of input_json: exactly the check a document's input meets at render time",
+    tag: 'Templates',
+    authenticated: true,
+    query: EnvironmentQuery,
+    responses: { 200: { description: 'The JSON Schema', schema: InputJsonSchema }, ...errorResponses(401, 404, 422, 429, 503) },
   },
   {
     method: 'get',

@@ -1,0 +1,20 @@
+import type { NumberFormat } from '../variables';
+
+const formatters = new Map<string, Intl.NumberFormat>();
+
+/** A number in the template's locale and the variable's format (Intl.NumberFormat). */
+export function formatNumber(value: number, format: NumberFormat | undefined, locale = 'en-US'): string {
+  const key = `${locale}|${JSON.stringify(format ?? {})}`;
+  let formatter = formatters.get(key);
+  if (!formatter) {
+    formatter = new Intl.NumberFormat(locale, {
+      style: format?.style ?? 'decimal',
+      ...(format?.style === 'currency' ? { currency: format.currency ?? 'EUR' } : {}),
+      ...(format?.minimum_fraction_digits !== undefined ? { minimumFractionDigits: format.minimum_fraction_digits } : {}),
+      ...(format?.maximum_fraction_digits !== undefined ? { maximumFractionDigits: format.maximum_fraction_digits } : {}),
+    });
+    if (formatters.size > 1000) formatters.clear();
+    formatters.set(key, formatter);
+  }
+  return formatter.format(value);
+}
