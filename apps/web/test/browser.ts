@@ -20,6 +20,10 @@ export function watchProblems(page: Page): string[] {
     if (message.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(text)) problems.push(`console on ${page.url()}: ${text}`);
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  // Says which element or file broke the policy (the console line alone does not).
+  void page.addInitScript(() =>
+    document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP ${e.violatedDirective} by ${e.sourceFile}:${e.lineNumber} sample=${e.sample}`)),
+  );
   return problems;
 }
 

@@ -237,6 +237,7 @@ describe('web UI in a real browser against the real services', () => {
   it('bulk: the sample spreadsheet names the tokens; a CSV runs with progress; the ZIP holds each row', async () => {
     const sample = (await download(page, 'Download sample spreadsheet')).toString('utf8');
     expect(sample.split(/\r?\n/)[0]).toBe('client_name,due,items');
+    await page.getByRole('radiogroup', { name: 'Output format' }).getByRole('radio', { name: 'PDF', exact: true }).check();
     const csv = ['client_name,due,items', 'Ada,2026-12-24,"[{""description"": ""one""}]"', 'Grace,2026-12-25,"[{""description"": ""two""}]"', 'Edsger,not a date,"[]"'].join('\n');
     await page.getByLabel('Spreadsheet', { exact: true }).setInputFiles({ name: 'rows.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
     await page.getByRole('button', { name: 'Start bulk job', exact: true }).click();

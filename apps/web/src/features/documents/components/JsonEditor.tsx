@@ -33,8 +33,12 @@ export default function JsonEditor({ value, schema, onChange }: Props) {
         message: problem.message,
       }));
     };
+    // Inside a shadow root CodeMirror styles itself with constructed style sheets; on the
+    // document it would add <style> elements, which the CSP (style-src 'self') refuses.
+    const shadow = host.current!.shadowRoot ?? host.current!.attachShadow({ mode: 'open' });
     const created = new EditorView({
-      parent: host.current!,
+      root: shadow,
+      parent: shadow,
       state: EditorState.create({
         doc: value,
         extensions: [
@@ -49,6 +53,11 @@ export default function JsonEditor({ value, schema, onChange }: Props) {
           // Tab is left to move focus, so the editor never traps the keyboard.
           keymap.of([...defaultKeymap, ...historyKeymap]),
           EditorView.lineWrapping,
+          EditorView.theme({
+            '&': { minHeight: '12rem', fontSize: '14px', backgroundColor: '#fff' },
+            '&.cm-focused': { outline: '3px solid #f0a500' },
+            '.cm-scroller': { fontFamily: 'ui-monospace, "DejaVu Sans Mono", monospace' },
+          }),
           EditorView.contentAttributes.of({ 'aria-label': 'Input JSON' }),
           EditorView.updateListener.of((update) => {
             if (!update.docChanged) return;
