@@ -105,6 +105,10 @@ describe('web UI in a real browser against the real services', () => {
     await page.goto(`${base}/templates/${templateId}`);
     await page.waitForURL((url) => url.pathname === '/login');
     await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+    // A fresh profile is a cold cache: the first paint must still come within a second.
+    const firstPaint = await page.evaluate(() => performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? Infinity);
+    process.stderr.write(`first contentful paint of /login from a cold cache: ${Math.round(firstPaint)} ms\n`);
+    expect(firstPaint).toBeLessThan(1_000);
     await expectAccessible(page);
     await shot(page, 'login');
 

@@ -1,12 +1,17 @@
+import { lazy, Suspense, type ReactNode } from 'react';
 import { createBrowserRouter, Navigate } from 'react-router';
-import { AccountPage } from '../features/account/components/AccountPage';
 import { LoginPage } from '../features/auth/components/LoginPage';
 import { RequireAdmin, RequireSession } from '../features/auth/components/RequireSession';
-import { MembersPage } from '../features/members/components/MembersPage';
-import { TemplatePage } from '../features/templates/components/TemplatePage';
 import { TemplatesPage } from '../features/templates/components/TemplatesPage';
-import { DeveloperPage } from '../features/webhooks/components/DeveloperPage';
 import { AppShell } from './AppShell';
+
+// Pages past the first load in chunks of their own, so the first paint needs less script.
+const TemplatePage = lazy(() => import('../features/templates/components/TemplatePage').then((m) => ({ default: m.TemplatePage })));
+const DeveloperPage = lazy(() => import('../features/webhooks/components/DeveloperPage').then((m) => ({ default: m.DeveloperPage })));
+const MembersPage = lazy(() => import('../features/members/components/MembersPage').then((m) => ({ default: m.MembersPage })));
+const AccountPage = lazy(() => import('../features/account/components/AccountPage').then((m) => ({ default: m.AccountPage })));
+
+const page = (element: ReactNode) => <Suspense fallback={<p role="status">Loading…</p>}>{element}</Suspense>;
 
 function NotFound() {
   return (
@@ -29,10 +34,10 @@ export const router = createBrowserRouter([
         children: [
           { index: true, element: <Navigate to="/templates" replace /> },
           { path: 'templates', element: <TemplatesPage /> },
-          { path: 'templates/:id', element: <TemplatePage /> },
-          { path: 'settings/developer', element: <RequireAdmin><DeveloperPage /></RequireAdmin> },
-          { path: 'settings/members', element: <RequireAdmin><MembersPage /></RequireAdmin> },
-          { path: 'settings/account', element: <AccountPage /> },
+          { path: 'templates/:id', element: page(<TemplatePage />) },
+          { path: 'settings/developer', element: <RequireAdmin>{page(<DeveloperPage />)}</RequireAdmin> },
+          { path: 'settings/members', element: <RequireAdmin>{page(<MembersPage />)}</RequireAdmin> },
+          { path: 'settings/account', element: page(<AccountPage />) },
           { path: '*', element: <NotFound /> },
         ],
       },
