@@ -1,7 +1,10 @@
 import { useRef, useState } from 'react';
 
-/** A value shown once: read-only, selectable, with Copy. */
-export function SecretField({ label, value, note }: { label: string; value: string; note: string }) {
+/**
+ * A value shown once: read-only, selected on focus. Only one per page gets a Copy button
+ * (`copyable`), so "Copy" always names one control.
+ */
+export function SecretField({ label, value, note, copyable = false }: { label: string; value: string; note: string; copyable?: boolean }) {
   const field = useRef<HTMLInputElement>(null);
   const [copied, setCopied] = useState<string>();
   const copy = async () => {
@@ -20,9 +23,11 @@ export function SecretField({ label, value, note }: { label: string; value: stri
           {label}
           <input ref={field} type="text" readOnly value={value} onFocus={(e) => e.target.select()} spellCheck={false} />
         </label>
-        <button type="button" onClick={copy}>
-          Copy
-        </button>
+        {copyable ? (
+          <button type="button" onClick={copy}>
+            Copy
+          </button>
+        ) : null}
       </div>
       <p className="hint">{note}</p>
       {copied ? <p role="status">{copied}</p> : null}

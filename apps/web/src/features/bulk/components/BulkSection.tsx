@@ -64,7 +64,7 @@ export function BulkSection({ template, outputFormat }: { template: Template; ou
           <p role="status">
             {done} of {data.total_rows} rows · {data.succeeded} succeeded, {data.failed} failed · {data.status}
           </p>
-          {finished ? (
+          {data.status === 'completed' ? (
             <p>
               <a className="button" href={bulkZipUrl(data.id, template.is_uat)} download>
                 Download ZIP
@@ -73,7 +73,7 @@ export function BulkSection({ template, outputFormat }: { template: Template; ou
           ) : null}
           {data.status === 'failed' ? (
             <div role="alert" className="alert">
-              The bulk job failed: {data.failed} of {data.total_rows} rows failed. errors.xlsx in the ZIP says why for each row.
+              The bulk job failed: its ZIP could not be put together ({data.succeeded} of {data.total_rows} rows had rendered). Start it again.
             </div>
           ) : null}
         </div>

@@ -101,7 +101,7 @@ export function WebhooksSection() {
         </button>
       </form>
       <ErrorAlert error={create.error} title="The webhook was not added" />
-      {create.data ? <SecretField label="Signing secret" value={create.data.secret} note="Verify each delivery's webhook-signature with it. It will not be shown again." /> : null}
+      {create.data ? <SecretField label="Signing secret" value={create.data.secret} note="Verify each delivery's webhook-signature with it. Select it and copy it now: it will not be shown again." /> : null}
       <ErrorAlert error={webhooks.error} />
       {webhooks.data?.items.length === 0 ? <p>No endpoints yet.</p> : null}
       <ul className="plain">
