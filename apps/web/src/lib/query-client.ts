@@ -1,7 +1,14 @@
-import { QueryClient } from '@tanstack/react-query';
+import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
 import { ApiError } from './api-client';
 
-export const queryClient = new QueryClient({
+/** A session that ended elsewhere (expiry, sign-out, password change): back to /login. */
+function onError(error: unknown): void {
+  if (error instanceof ApiError && error.status === 401) queryClient.setQueryData(['session'], null);
+}
+
+export const queryClient: QueryClient = new QueryClient({
+  queryCache: new QueryCache({ onError }),
+  mutationCache: new MutationCache({ onError }),
   defaultOptions: {
     queries: {
       staleTime: 5_000,

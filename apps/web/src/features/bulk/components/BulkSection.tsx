@@ -61,7 +61,7 @@ export function BulkSection({ template, outputFormat }: { template: Template; ou
             Bulk progress
             <progress max={Math.max(data.total_rows, 1)} value={done} aria-valuetext={`${done} of ${data.total_rows} rows`} />
           </label>
-          <p role="status">
+          <p aria-live="polite">
             {done} of {data.total_rows} rows · {data.succeeded} succeeded, {data.failed} failed · {data.status}
           </p>
           {data.status === 'completed' ? (

@@ -73,7 +73,7 @@ export function TemplatesPage() {
         ) : null}
         <ErrorAlert error={upload.error} title="The template was not uploaded" />
         {upload.data ? (
-          <p role="status">
+          <p aria-live="polite">
             Uploaded “{upload.data.name}”: it is in the list below.
           </p>
         ) : null}

@@ -75,8 +75,10 @@ export function VariablesTable({ template }: { template: Template }) {
           </tbody>
         </table>
       </div>
-      {update.isPending ? <p role="status">Saving…</p> : null}
-      {update.isSuccess && !update.isPending ? <p role="status">Saved.</p> : null}
+      {/* A live region, not role=status: the template page's one status is the document's. */}
+      <p aria-live="polite" className="hint">
+        {update.isPending ? 'Saving…' : update.isSuccess ? 'Saved.' : ''}
+      </p>
       <ErrorAlert error={update.error} title="The change was not saved" />
     </section>
   );

@@ -71,7 +71,7 @@ function Endpoint({ endpoint }: { endpoint: WebhookEndpoint }) {
           Delete
         </button>
       </div>
-      {test.isSuccess ? <p role="status">A webhook.test event is on its way.</p> : null}
+      {test.isSuccess ? <p aria-live="polite">A webhook.test event is on its way.</p> : null}
       <ErrorAlert error={test.error} title="The test was not sent" />
       <ErrorAlert error={remove.error} title="The endpoint was not deleted" />
       {showDeliveries ? <Deliveries endpointId={endpoint.id} /> : null}
