@@ -3,7 +3,9 @@ import { operations, type Operation } from './operations';
 const patterns = operations.map((op) => ({
   op,
   method: op.method.toUpperCase(),
-  regex: new RegExp(`^${op.path.replace(/\{\w+\}/g, '[^/]+')}/?$`),
+  // Case-insensitive like Express's router: /API-KEYS reaches the /api-keys handlers, so it
+  // must meet their access rule too.
+  regex: new RegExp(`^${op.path.replace(/\{\w+\}/g, '[^/]+')}/?$`, 'i'),
 }));
 
 /** The operation a request path (without its query) and method address, if any. */

@@ -6,6 +6,7 @@ import { generateSessionToken, hashPassword, verifyPassword } from '@docgen/secu
 import { HttpError } from '../errors';
 import { requireCaller } from '../middleware/authenticate';
 import { limitFailures } from '../people/failed-sign-ins';
+import { findSignIn } from '../people/find-sign-in';
 import { presentSession } from '../people/present-session';
 import { cameOverHttps, clearSessionCookie, setSessionCookie } from '../people/session-cookie';
 import { SESSION_ABSOLUTE_MS, sessionEndsAt } from '../people/session-lifetime';
@@ -34,30 +35,24 @@ export function signInRoutes({ db, failures, maxJsonBytes, publicUrl }: SessionR
     const body = SignInBody.parse(req.body);
     const email = body.email.trim().toLowerCase();
     const found = await limitFailures(failures, email, async () => {
-      const user = await db.user.findUnique({
-        where: { email },
-        include: { memberships: { orderBy: { createdAt: 'asc' }, take: 1, include: { organization: true } } },
-      });
-      const matches = await verifyPassword(user?.passwordHash ?? (await dummyHash), body.password);
-      const membership = user?.memberships[0];
-      return matches && user && membership ? { user, membership } : undefined;
+      const row = await findSignIn(db, email);
+      const matches = await verifyPassword(row?.password_hash ?? (await dummyHash), body.password);
+      return matches && row?.organization_id ? row : undefined;
     });
     if (!found) throw new HttpError(401, INVALID_CREDENTIALS);
 
-    const { user, membership } = found;
     const { token, hash } = generateSessionToken();
     const now = new Date();
     const absoluteEnd = new Date(now.getTime() + SESSION_ABSOLUTE_MS);
     const session = await db.session.create({
-      data: { tokenHash: hash, userId: user.id, organizationId: membership.organizationId, createdAt: now, lastSeenAt: now, expiresAt: absoluteEnd },
+      data: { tokenHash: hash, userId: found.user_id, organizationId: found.organization_id!, createdAt: now, lastSeenAt: now, expiresAt: absoluteEnd },
     });
     setSessionCookie(res, token, cameOverHttps(req, publicUrl), SESSION_ABSOLUTE_MS);
-    req.log.info({ userId: user.id, organizationId: membership.organizationId }, 'signed in');
-    const { organization } = membership;
+    req.log.info({ userId: found.user_id, organizationId: found.organization_id }, 'signed in');
     res.json(
       presentSession(
-        { id: organization.id, name: organization.name, rateLimitPerMinute: organization.rateLimitPerMinute },
-        { id: session.id, token, user: { id: user.id, email: user.email, role: membership.role as 'admin' | 'member' }, endsAt: sessionEndsAt(now, absoluteEnd) },
+        { id: found.organization_id!, name: found.organization_name!, rateLimitPerMinute: found.rate_limit_per_minute! },
+        { id: session.id, token, user: { id: found.user_id, email: found.email, role: found.role! }, endsAt: sessionEndsAt(now, absoluteEnd) },
       ),
     );
   });
