@@ -105,3 +105,15 @@ export function switchableTypes(detected: VariableType): VariableType[] {
   if (detected === 'boolean') return ['boolean', 'list'];
   return [detected];
 }
+
+/**
+ * The fields directly inside a list (prefix "" for the variable's own loop, "lines." for a
+ * nested one) with their types, in template order: `fields` keeps the order, `field_types`
+ * (a JSON object, reordered by PostgreSQL's jsonb) only the types.
+ */
+export function directFields(variable: TemplateVariable, prefix = ''): [path: string, type: VariableType][] {
+  const fields = variable.fields ?? [];
+  return fields
+    .filter((field) => field.startsWith(prefix) && !field.slice(prefix.length).includes('.'))
+    .map((field) => [field, variable.field_types?.[field] ?? (fields.some((f) => f.startsWith(`${field}.`)) ? 'list' : 'text')]);
+}

@@ -34,8 +34,18 @@ function localeNames(locale: string): LocaleNames {
     const format = new Intl.DateTimeFormat(locale, { ...options, timeZone: 'UTC' });
     return (date: Date) => format.formatToParts(date).find((p) => p.type === type)?.value ?? '';
   };
-  const longMonth = part({ day: 'numeric', month: 'long' }, 'month');
-  const shortMonth = part({ day: 'numeric', month: 'short' }, 'month');
+  // Where the month beside a day is a bare number (ja: "24日 12月" has "12" and a literal "月"), the standalone name is the name.
+  const monthName = (width: 'long' | 'short') => {
+    const beside = part({ day: 'numeric', month: width }, 'month');
+    const standalone = new Intl.DateTimeFormat(locale, { month: width, timeZone: 'UTC' });
+    const alone = (date: Date) => standalone.format(date);
+    return (date: Date) => {
+      const name = beside(date);
+      return /^\d+$/.test(name) ? alone(date) : name;
+    };
+  };
+  const longMonth = monthName('long');
+  const shortMonth = monthName('short');
   const longDay = part({ weekday: 'long' }, 'weekday');
   const shortDay = part({ weekday: 'short' }, 'weekday');
   const probe = new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'long', timeZone: 'UTC' }).formatToParts(new Date(Date.UTC(2026, 11, 24)));

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { TemplateVariable, VariableType } from '../variables';
+import { directFields, type TemplateVariable, type VariableType } from '../variables';
 import { parseIsoDate } from './format-date';
 import { RenderInputError } from './render-error';
 
@@ -9,7 +9,7 @@ import { RenderInputError } from './render-error';
  * anything is fetched or filled. Messages name the token and, inside loops, the item.
  */
 
-const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;
+const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
 /** A number written as text: digits, an optional sign and decimal point, nothing else. */
 export const NUMERIC_STRING = /^-?\d+(\.\d+)?$/;
 /** http://, https:// or data: in any letter case (no regex flags: JSON Schema patterns have none). */
@@ -46,19 +46,19 @@ const messageFor = (type: VariableType) => (issue: { input?: unknown; path?: Pro
   return issue.input === undefined || issue.input === null ? missing(path) : PROBLEM[type](path);
 };
 
-function valueSchema(type: VariableType, fieldTypes: Record<string, VariableType>, prefix: string): z.ZodType {
+function valueSchema(type: VariableType, variable: TemplateVariable, prefix: string): z.ZodType {
   const error = messageFor(type);
   switch (type) {
     case 'text':
-      return z.union([z.string(), z.number()], { error }).meta({ description: 'Text, or a number written as it is' });
+      return z.union([z.string({ error }), z.number({ error })], { error }).meta({ description: 'Text, or a number written as it is' });
     case 'date':
       return z
         .string({ error })
         .regex(DATE_PATTERN, { error })
         .refine((value) => parseIsoDate(value) !== undefined, { error, abort: true })
-        .meta({ format: 'date', description: 'An ISO 8601 date, e.g. 2026-11-22 (a date-time is taken in UTC)' });
+        .meta({ format: 'date', description: 'An ISO 8601 calendar date, e.g. 2026-11-22' });
     case 'number':
-      return z.union([z.number(), z.string().regex(NUMERIC_STRING)], { error }).meta({ description: 'A number, or a numeric string like "1234.50"' });
+      return z.union([z.number({ error }), z.string({ error }).regex(NUMERIC_STRING, { error })], { error }).meta({ description: 'A number, or a numeric string like "1234.50"' });
     case 'boolean':
       return z.boolean({ error }).meta({ description: 'true shows {#name} sections, false shows {^name} sections' });
     case 'image':
@@ -68,9 +68,8 @@ function valueSchema(type: VariableType, fieldTypes: Record<string, VariableType
         .meta({ format: 'uri', description: 'An http(s):// URL or a data: URI of a PNG, JPEG or GIF' });
     case 'list': {
       const shape: Record<string, z.ZodType> = {};
-      for (const [field, fieldType] of Object.entries(fieldTypes)) {
-        if (!field.startsWith(prefix) || field.slice(prefix.length).includes('.')) continue;
-        shape[field.slice(prefix.length)] = valueSchema(fieldType, fieldTypes, `${field}.`);
+      for (const [field, fieldType] of directFields(variable, prefix)) {
+        shape[field.slice(prefix.length)] = valueSchema(fieldType, variable, `${field}.`);
       }
       // An element that is not an object is the list's problem: report it on the list.
       const elementError = (issue: { path?: PropertyKey[] }) => PROBLEM.list((issue.path ?? []).slice(0, -1));
@@ -82,16 +81,10 @@ function valueSchema(type: VariableType, fieldTypes: Record<string, VariableType
 function buildSchema(variables: TemplateVariable[]): z.ZodObject {
   const shape: Record<string, z.ZodType> = {};
   for (const variable of variables) {
-    const value = valueSchema(variable.type, variable.field_types ?? defaultFieldTypes(variable), '');
+    const value = valueSchema(variable.type, variable, '');
     shape[variable.name] = variable.required ? value : value.nullish();
   }
   return z.object(shape, { error: 'input_json must be a JSON object' });
-}
-
-/** Templates stored before field types existed: every field text, nested loops lists. */
-function defaultFieldTypes(variable: TemplateVariable): Record<string, VariableType> {
-  const fields = variable.fields ?? [];
-  return Object.fromEntries(fields.map((field) => [field, fields.some((f) => f.startsWith(`${field}.`)) ? 'list' : 'text']));
 }
 
 // Built once per distinct variable list: the worker checks every document against it.

@@ -1,4 +1,4 @@
-import type { NumberFormat, TemplateVariable, VariableFormat, VariableType } from '../variables';
+import { directFields, type NumberFormat, type TemplateVariable, type VariableFormat, type VariableType } from '../variables';
 import { formatDate, parseIsoDate } from './format-date';
 import { formatNumber } from './format-number';
 import { checkInput } from './input-schema';
@@ -6,13 +6,8 @@ import { checkInput } from './input-schema';
 const DEFAULT_DATE_FORMAT = 'YYYY-MM-DD';
 export const DEFAULT_LOCALE = 'en-US';
 
-interface Typing {
-  types: Record<string, VariableType>;
-  formats: Record<string, VariableFormat>;
-}
-
 /** A checked value as docxtemplater renders it: dates and numbers written out in the locale. */
-function renderValue(value: unknown, type: VariableType, format: VariableFormat | undefined, typing: Typing, prefix: string, locale: string): unknown {
+function renderValue(value: unknown, type: VariableType, format: VariableFormat | undefined, variable: TemplateVariable, prefix: string, locale: string): unknown {
   if (value === undefined || value === null) return type === 'list' ? [] : type === 'boolean' ? false : '';
   switch (type) {
     case 'text':
@@ -21,16 +16,17 @@ function renderValue(value: unknown, type: VariableType, format: VariableFormat 
       return formatDate(parseIsoDate(value)!, typeof format === 'string' ? format : DEFAULT_DATE_FORMAT, locale);
     case 'number':
       return formatNumber(Number(value), typeof format === 'object' ? (format as NumberFormat) : undefined, locale);
-    case 'list':
+    case 'list': {
+      const fields = directFields(variable, prefix);
       return (value as Record<string, unknown>[]).map((item) => {
         const row: Record<string, unknown> = { ...item };
-        for (const [field, fieldType] of Object.entries(typing.types)) {
-          if (!field.startsWith(prefix) || field.slice(prefix.length).includes('.')) continue;
+        for (const [field, fieldType] of fields) {
           const key = field.slice(prefix.length);
-          row[key] = renderValue(item[key], fieldType, typing.formats[field], typing, `${field}.`, locale);
+          row[key] = renderValue(item[key], fieldType, variable.field_formats?.[field], variable, `${field}.`, locale);
         }
         return row;
       });
+    }
     default:
       return value;
   }
@@ -43,9 +39,6 @@ function renderValue(value: unknown, type: VariableType, format: VariableFormat 
 export function prepareRenderData(variables: TemplateVariable[], input: Record<string, unknown>, locale = DEFAULT_LOCALE): Record<string, unknown> {
   checkInput(variables, input);
   const data: Record<string, unknown> = { ...input };
-  for (const variable of variables) {
-    const typing = { types: variable.field_types ?? {}, formats: variable.field_formats ?? {} };
-    data[variable.name] = renderValue(input[variable.name], variable.type, variable.format, typing, '', locale);
-  }
+  for (const variable of variables) data[variable.name] = renderValue(input[variable.name], variable.type, variable.format, variable, '', locale);
   return data;
 }
