@@ -48,7 +48,7 @@ describe('web UI in a real browser against the real services', () => {
     base = stack.gateways[0]!.url;
     org = await stack.organization();
     client = apiClient(base, org.apiKey);
-    admin = await createUser(stack.database.db, org.organizationId, 'ada@example.com', 'admin');
+    admin = await createUser(stack.database.url, org.organizationId, 'ada@example.com', 'admin');
     templateId = (await client.uploadTemplate(invoiceDocx, 'Invoice.docx')).id;
     browser = await launchBrowser();
   });
