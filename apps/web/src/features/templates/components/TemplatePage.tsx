@@ -14,6 +14,7 @@ import { checkInput, type InputProblem } from '../../documents/components/schema
 import { Tabs } from '../../documents/components/Tabs';
 import { useTemplate } from '../api/get-template';
 import { useTemplateSchema } from '../api/get-template-schema';
+import { TemplatePreview } from './TemplatePreview';
 import { VariablesTable } from './VariablesTable';
 
 // CodeMirror is most of the bundle: it loads only when the JSON tab is opened.
@@ -106,6 +107,7 @@ export function TemplatePage() {
         {data.corrected_tokens.length ? ` · tags renamed at upload: ${data.corrected_tokens.map((t) => `${t.from} → ${t.to}`).join(', ')}` : ''}
       </p>
 
+      <TemplatePreview id={data.id} isUat={data.is_uat} name={data.name} />
       <VariablesTable template={data} />
 
       <section aria-labelledby="generate-heading" className="card">
