@@ -27,7 +27,10 @@ describe('web UI: the gateway serves the built SPA at / beside the API', () => {
     const csp = res.headers['content-security-policy'] as string;
     expect(csp).toContain("script-src 'self'");
     expect(csp).not.toContain('unsafe-eval');
-    expect(csp).not.toContain('unsafe-inline');
+    // Only style attributes may be inline (CodeMirror's tab size); never a script or <style>.
+    const directives = csp.split('; ');
+    expect(directives.filter((d) => d.includes('unsafe-inline'))).toEqual(["style-src-attr 'unsafe-inline'"]);
+    expect(directives).toContain("style-src 'self'");
     expect(csp).toContain("frame-ancestors 'none'");
   });
 
