@@ -66,6 +66,7 @@ seedSampleTemplate().then(
   (template) =>
     process.stderr.write(`
 [docgen] running: gateway ${base}  (API docs: ${base}/docs)
+[docgen] web UI: ${base}/
 [docgen] demo organisation API key: ${key}
 [docgen] demo admin (web UI sign-in): ${adminEmail} / ${adminPassword}
 [docgen] sample template: ${template.id} ("${template.name}", variables: ${template.variables.map((v) => v.name).join(', ')})

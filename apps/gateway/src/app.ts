@@ -24,6 +24,7 @@ import { meRoutes } from './routes/me';
 import { sessionRoutes, signInRoutes } from './routes/session';
 import { templateRoutes } from './routes/templates';
 import { webhookRoutes } from './routes/webhooks';
+import { defaultWebDistDir, webUiRoutes } from './routes/web-ui';
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -83,6 +84,7 @@ export function createApp({ config, db, redis, storage, renderQueue, deliveryQue
   api.use(webhookRoutes({ db, deliveries: deliveryQueue, allowPrivate: config.OUTBOUND_ALLOW_PRIVATE }));
   api.use(notFound);
   app.use('/api/v1', api);
+  app.use(webUiRoutes(config.WEB_DIST_DIR || defaultWebDistDir()));
 
   app.use(notFound);
   app.use(errorHandler);

@@ -15,6 +15,7 @@ export const gatewayEnv = z.object({
   MAX_TEMPLATE_EXPANDED_BYTES: envVar.integer(100 * MiB, 1),
   BULK_MAX_ROWS: envVar.integer(10_000, 1, 1_000_000),
   OUTBOUND_ALLOW_PRIVATE: envVar.boolean(false),
+  WEB_DIST_DIR: envVar.text(''),
   SESSION_RATE_LIMIT: envVar.integer(600, 1),
   SIGN_IN_LOCKOUT_WINDOW_MS: envVar.integer(15 * 60_000, 1_000),
   PUBLIC_URL: z.preprocess(
