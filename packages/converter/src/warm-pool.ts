@@ -30,6 +30,8 @@ export type PoolEvent =
 
 export interface PoolConvertOptions {
   deadlineAt?: number;
+  /** LibreOffice import filter, e.g. "HTML (StarWriter)" to open HTML as a Writer text document. */
+  inputFilter?: string;
   onInstanceTaken?: (pid: number | undefined) => void;
   onInstanceFree?: () => void;
 }
@@ -124,7 +126,7 @@ export class WarmConverterPool {
       // Out of time while waiting for an instance: hand it on untouched rather than kill it.
       if (timeoutMs <= 0) throw new ConversionTimeoutError(this.options.timeoutMs);
       options.onInstanceTaken?.(instance.pid);
-      await instance.convert(source, target, filter, timeoutMs);
+      await instance.convert(source, target, filter, timeoutMs, options.inputFilter);
     } finally {
       this.release(slot, instance);
       options.onInstanceFree?.();
