@@ -17,3 +17,15 @@ export {
   BulkAssemblyJob,
   createBulkAssemblyQueue,
 } from './queues';
+export {
+  TEMPLATE_IMPORT_QUEUE,
+  TemplateImportJob,
+  TemplateImportResult,
+  templateImportDocxKey,
+  createTemplateImportQueue,
+  TEMPLATE_PREVIEW_QUEUE,
+  TemplatePreviewJob,
+  previewJobId,
+  createTemplatePreviewQueue,
+  queuePreview,
+} from './template-jobs';

@@ -9,3 +9,5 @@ export { RenderInputError } from './render/render-error';
 export { prepareRenderData } from './render/validate-input';
 export { removeExternalReferences } from './external-references';
 export { prepareUpload, templateFormatOf, type TemplateFormat } from './prepare-upload';
+export { htmlToDocx, HTML_IMPORT_FILTER, type HtmlConversion } from './html/html-to-docx';
+export { decodeHtml } from './html/decode-html';
