@@ -19,6 +19,7 @@ import { documentRoutes } from './routes/documents';
 import { meRoutes } from './routes/me';
 import { templateRoutes } from './routes/templates';
 import { webhookRoutes } from './routes/webhooks';
+import type { TemplateJobs } from './templates/template-jobs';
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -27,11 +28,12 @@ export interface GatewayDeps {
   storage: FileStorage;
   renderQueue: Queue<RenderJob>;
   deliveryQueue: Queue<DeliveryJob>;
+  templateJobs: TemplateJobs;
   logger: Logger;
   registry: Registry;
 }
 
-export function createApp({ config, db, redis, storage, renderQueue, deliveryQueue, logger, registry }: GatewayDeps): express.Express {
+export function createApp({ config, db, redis, storage, renderQueue, deliveryQueue, templateJobs, logger, registry }: GatewayDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
@@ -62,7 +64,8 @@ export function createApp({ config, db, redis, storage, renderQueue, deliveryQue
       storage,
       maxUploadBytes: config.MAX_UPLOAD_BYTES,
       limits: { maxExpandedBytes: config.MAX_TEMPLATE_EXPANDED_BYTES, maxEntries: 5_000 },
-      conversionTimeoutMs: config.RENDER_TIMEOUT_MS,
+      importer: templateJobs.importer,
+      previews: templateJobs.previews,
     }),
   );
   api.use(documentRoutes({ db, storage, renderQueue }));

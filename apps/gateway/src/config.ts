@@ -15,6 +15,8 @@ export const gatewayEnv = z.object({
   MAX_TEMPLATE_EXPANDED_BYTES: envVar.integer(100 * MiB, 1),
   BULK_MAX_ROWS: envVar.integer(10_000, 1, 1_000_000),
   OUTBOUND_ALLOW_PRIVATE: envVar.boolean(false),
+  /** HTML template uploads being converted at once per organisation, across replicas (429 beyond). */
+  TEMPLATE_IMPORTS_PER_ORG: envVar.integer(2, 1, 100),
 });
 
 export type GatewayConfig = z.output<typeof gatewayEnv>;

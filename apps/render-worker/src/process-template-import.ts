@@ -25,15 +25,17 @@ export interface TemplateImportDeps {
  * means the worker could not do the work (the upload then answers 503).
  */
 export async function processTemplateImport(job: Job<TemplateImportJob>, deps: TemplateImportDeps): Promise<TemplateImportResult> {
-  const { organizationId, html, deadlineAt } = TemplateImportJob.parse(job.data);
+  const { organizationId, htmlKey, deadlineAt } = TemplateImportJob.parse(job.data);
   // The upload has already answered 503; converting now would only cost a LibreOffice.
   if (Date.now() >= deadlineAt) return { outcome: 'expired' };
+  const html = await deps.redis.getBuffer(htmlKey);
+  if (!html) return { outcome: 'expired' };
   const log = deps.logger.child({ importJobId: job.id, organizationId });
   const timeoutMs = deadlineAt - job.timestamp;
   const deadline = new Deadline(deadlineAt, timeoutMs);
   const started = performance.now();
   try {
-    const docx = await htmlToDocx(Buffer.from(html, 'base64'), {
+    const docx = await htmlToDocx(html, {
       convert: (input, { inputFilter }) => deps.converter.htmlToDocx(input, inputFilter, { deadline, log }),
     });
     const docxKey = templateImportDocxKey(deps.redisKeyPrefix, job.id!);

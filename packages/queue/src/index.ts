@@ -22,6 +22,8 @@ export {
   TemplateImportJob,
   TemplateImportResult,
   templateImportDocxKey,
+  templateImportHtmlKey,
+  TEMPLATE_IMPORT_JOB_OPTIONS,
   createTemplateImportQueue,
   TEMPLATE_PREVIEW_QUEUE,
   TemplatePreviewJob,

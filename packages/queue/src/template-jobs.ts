@@ -7,11 +7,12 @@ export const TEMPLATE_IMPORT_QUEUE = 'template-imports';
 export const TEMPLATE_PREVIEW_QUEUE = 'template-previews';
 
 /**
- * HTML → DOCX for an upload that waits on it. The HTML travels in the job (base64: the
- * bytes as uploaded, whatever their encoding); the job is removed once it ends, and a
- * worker that takes it after `deadlineAt` does nothing, as the upload has been refused.
+ * HTML → DOCX for an upload that waits on it. The HTML (the bytes as uploaded, up to the
+ * upload limit) waits under `htmlKey`, a Redis key that expires by itself, so job hashes
+ * and event streams stay small. A worker that takes the job after `deadlineAt` does
+ * nothing: the upload has already been refused.
  */
-export const TemplateImportJob = z.object({ organizationId: z.uuid(), html: z.string(), deadlineAt: z.int().positive() });
+export const TemplateImportJob = z.object({ organizationId: z.uuid(), htmlKey: z.string(), deadlineAt: z.int().positive() });
 export type TemplateImportJob = z.output<typeof TemplateImportJob>;
 
 /**
@@ -25,10 +26,12 @@ export const TemplateImportResult = z.discriminatedUnion('outcome', [
 ]);
 export type TemplateImportResult = z.output<typeof TemplateImportResult>;
 
-/** Where the worker leaves an import's DOCX for the gateway to take, under the deployment's prefix. */
+/** Where an import's HTML and its DOCX wait for the other side, under the deployment's prefix. */
+export const templateImportHtmlKey = (redisKeyPrefix: string, jobId: string) => `${redisKeyPrefix}template-import:${jobId}:html`;
 export const templateImportDocxKey = (redisKeyPrefix: string, jobId: string) => `${redisKeyPrefix}template-import:${jobId}:docx`;
 
-export const TEMPLATE_IMPORT_JOB_OPTIONS: JobsOptions = { attempts: 1, removeOnComplete: true, removeOnFail: true };
+/** Kept a few minutes after they end, so an upload that starts waiting late still finds the outcome. */
+export const TEMPLATE_IMPORT_JOB_OPTIONS: JobsOptions = { attempts: 1, removeOnComplete: { age: 300 }, removeOnFail: { age: 300 } };
 
 export function createTemplateImportQueue(connection: ConnectionOptions | Redis, redisKeyPrefix: string): Queue<TemplateImportJob> {
   return new Queue<TemplateImportJob>(TEMPLATE_IMPORT_QUEUE, { connection, prefix: bullPrefix(redisKeyPrefix), defaultJobOptions: TEMPLATE_IMPORT_JOB_OPTIONS });
