@@ -45,7 +45,8 @@ export async function processTemplatePreview(job: Job<TemplatePreviewJob>, deps:
       log.warn({ err: error }, 'template preview attempt failed; will retry');
       throw error;
     }
-    const reason = templateFault ? (error as Error).message : `the render worker could not render it (${(error as Error).message})`;
+    const reason = templateFault ? (error as Error).message : 'the render worker could not render it; upload the template again';
+    if (!templateFault) log.warn({ err: error }, 'template preview failed on its last attempt');
     await deps.db.$executeRaw`UPDATE templates SET preview_status = 'failed', preview_error = ${reason.slice(0, 500)} WHERE id = ${template.id}::uuid`;
     log.info({ reason }, 'template preview failed');
     return 'failed';

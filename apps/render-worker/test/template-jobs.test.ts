@@ -1,4 +1,4 @@
-import { readdir, writeFile } from 'node:fs/promises';
+import { readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import PizZip from 'pizzip';
@@ -64,7 +64,7 @@ describe('template jobs without a render worker (gateway process alone)', () => 
     expect(res.body.detail).toMatch(/binary, not HTML text/);
   });
 
-  it('answers 202 while a preview is being prepared, queues a missing one, 404 for another organisation, then 200 PNG once a worker runs', async () => {
+  it('answers 202 while a preview is being prepared, queues a missing one, 404 for another organisation, then 200 PNG once a worker runs (409 when it cannot be rendered)', async () => {
     const fresh = await api.uploadTemplate(buildDocx({ body: paragraph('Dear {client_name}, your order {order_no} has shipped.') }), 'letter.docx');
     const pending = await api.call('GET', `/api/v1/templates/${fresh.id}/preview`);
     expect(pending.status).toBe(202);
@@ -87,6 +87,11 @@ describe('template jobs without a render worker (gateway process alone)', () => 
       redis.disconnect();
     }
 
+    // One whose stored file is gone cannot be rendered: after its attempts it says so (409).
+    const lost = await api.uploadTemplate(buildDocx({ body: paragraph('Lost {thing}') }), 'lost.docx');
+    const lostRow = await stack.database.db.template.findUniqueOrThrow({ where: { id: lost.id } });
+    await rm(path.join(stack.env.STORAGE_DIR!, lostRow.fileKey));
+
     const foreign = await stranger.call('GET', `/api/v1/templates/${fresh.id}/preview`);
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual({ detail: 'Template not found' });
@@ -102,6 +107,9 @@ describe('template jobs without a render worker (gateway process alone)', () => 
       expect(size.width).toBeLessThanOrEqual(620);
       expect(size.height).toBeGreaterThan(size.width); // a portrait page
     }
+    const failed = await previewWhenDone(api, lost.id);
+    expect(failed.status).toBe(409);
+    expect(failed.body).toEqual({ detail: 'This template has no preview: its first page could not be rendered (the render worker could not render it; upload the template again)' });
     // Rendered once: the template's own updated_at did not move.
     const template = await api.call('GET', `/api/v1/templates/${fresh.id}`);
     expect(template.body.updated_at).toBe(template.body.created_at);
