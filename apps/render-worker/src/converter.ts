@@ -7,6 +7,8 @@ export interface ConversionContext {
   /** The render's deadline: waiting for an instance and converting must end by then. */
   deadline: Deadline;
   log: Logger;
+  /** Called when LibreOffice starts on this conversion (after any wait for a free instance). */
+  onStarted?: () => void;
 }
 
 export interface DocxToPdf {
@@ -27,8 +29,9 @@ export async function startConverter(config: RenderWorkerConfig, logger: Logger,
         log.debug({ driver: 'per-call' }, 'conversion started');
         return deadline.race(convertPerCall(docx, 'pdf', Math.max(1, deadline.remainingMs())));
       },
-      htmlToDocx: (html, inputFilter, { deadline }) => {
+      htmlToDocx: (html, inputFilter, { deadline, onStarted }) => {
         deadline.check();
+        onStarted?.();
         const timeoutMs = Math.max(1, deadline.remainingMs());
         return deadline.race(convertOnce(html, { from: 'html', inputFilter, to: 'docx:MS Word 2007 XML', timeoutMs }));
       },
@@ -48,14 +51,17 @@ export async function startConverter(config: RenderWorkerConfig, logger: Logger,
   });
   await pool.start();
   const slots = new Slots(config.CONVERTER_POOL_SIZE);
-  const convert = async (input: Buffer, from: string, to: OutputFormat, { deadline, log }: ConversionContext, inputFilter?: string) => {
+  const convert = async (input: Buffer, from: string, to: OutputFormat, { deadline, log, onStarted }: ConversionContext, inputFilter?: string) => {
     const release = await slots.acquire(deadline);
     // LibreOffice gets only the time this job has left; the next job may go as soon
     // as the instance is free, while this one still reads its output.
     const conversion = pool.convert(input, from, to, {
       deadlineAt: deadline.at,
       inputFilter,
-      onInstanceTaken: (pid) => log.debug({ driver: 'warm', pid }, 'conversion started'),
+      onInstanceTaken: (pid) => {
+        onStarted?.();
+        log.debug({ driver: 'warm', pid }, 'conversion started');
+      },
       onInstanceFree: release,
     });
     conversion.then(release, release);

@@ -34,16 +34,20 @@ export async function processTemplateImport(job: Job<TemplateImportJob>, deps: T
   const timeoutMs = deadlineAt - job.timestamp;
   const deadline = new Deadline(deadlineAt, timeoutMs);
   const started = performance.now();
+  let converting = false;
   try {
     const docx = await htmlToDocx(html, {
-      convert: (input, { inputFilter }) => deps.converter.htmlToDocx(input, inputFilter, { deadline, log }),
+      convert: (input, { inputFilter }) => deps.converter.htmlToDocx(input, inputFilter, { deadline, log, onStarted: () => (converting = true) }),
     });
     const docxKey = templateImportDocxKey(deps.redisKeyPrefix, job.id!);
     await deps.redis.set(docxKey, docx, 'PX', DOCX_TTL_MS);
     log.info({ ms: Math.round(performance.now() - started), bytes: docx.length }, 'HTML template converted');
     return { outcome: 'converted', docxKey };
   } catch (error) {
-    const message = refusal(error, timeoutMs);
+    // Out of time before LibreOffice even started (every instance busy): the worker's
+    // capacity, not the HTML, so the job fails and the upload answers 503.
+    const waitedOnly = (error instanceof RenderTimeoutError || error instanceof ConversionTimeoutError) && !converting;
+    const message = waitedOnly ? undefined : refusal(error, timeoutMs);
     if (message === undefined) throw error;
     log.info({ reason: message }, 'HTML template refused');
     return { outcome: 'refused', message };
