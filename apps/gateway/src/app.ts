@@ -25,6 +25,7 @@ import { sessionRoutes, signInRoutes } from './routes/session';
 import { templateRoutes } from './routes/templates';
 import { webhookRoutes } from './routes/webhooks';
 import { defaultWebDistDir, webUiRoutes } from './routes/web-ui';
+import type { TemplateJobs } from './templates/template-jobs';
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -33,11 +34,12 @@ export interface GatewayDeps {
   storage: FileStorage;
   renderQueue: Queue<RenderJob>;
   deliveryQueue: Queue<DeliveryJob>;
+  templateJobs: TemplateJobs;
   logger: Logger;
   registry: Registry;
 }
 
-export function createApp({ config, db, redis, storage, renderQueue, deliveryQueue, logger, registry }: GatewayDeps): express.Express {
+export function createApp({ config, db, redis, storage, renderQueue, deliveryQueue, templateJobs, logger, registry }: GatewayDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   // Whether X-Forwarded-Proto/-For are believed (TRUST_PROXY): what makes the session
@@ -76,7 +78,8 @@ export function createApp({ config, db, redis, storage, renderQueue, deliveryQue
       storage,
       maxUploadBytes: config.MAX_UPLOAD_BYTES,
       limits: { maxExpandedBytes: config.MAX_TEMPLATE_EXPANDED_BYTES, maxEntries: 5_000 },
-      conversionTimeoutMs: config.RENDER_TIMEOUT_MS,
+      importer: templateJobs.importer,
+      previews: templateJobs.previews,
     }),
   );
   api.use(documentRoutes({ db, storage, renderQueue }));

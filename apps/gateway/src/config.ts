@@ -33,6 +33,8 @@ export const gatewayEnv = z.object({
       return /^\d+$/.test(value) ? Number(value) : value;
     }),
   ),
+  /** HTML template uploads being converted at once per organisation, across replicas (429 beyond). */
+  TEMPLATE_IMPORTS_PER_ORG: envVar.integer(2, 1, 100),
 });
 
 export type GatewayConfig = z.output<typeof gatewayEnv>;

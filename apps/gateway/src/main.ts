@@ -5,6 +5,7 @@ import { runService } from '@docgen/runtime';
 import { LocalFileStorage } from '@docgen/storage';
 import { createApp } from './app';
 import { gatewayEnv } from './config';
+import { createTemplateJobs } from './templates/template-jobs';
 
 runService('gateway', gatewayEnv, async ({ config, logger, registry, shutdown }) => {
   const db = createPrismaClient(config.DATABASE_URL, { onIdleConnectionError: (error) => logger.warn({ err: error }, 'idle PostgreSQL connection dropped') });
@@ -15,10 +16,11 @@ runService('gateway', gatewayEnv, async ({ config, logger, registry, shutdown })
 
   const renderQueue = createRenderQueue(redis, config.REDIS_KEY_PREFIX);
   const deliveryQueue = createDeliveryQueue(redis, config.REDIS_KEY_PREFIX);
-  shutdown.register('queues', () => Promise.all([renderQueue.close(), deliveryQueue.close()]));
+  const templateJobs = createTemplateJobs(config, redis, logger);
+  shutdown.register('queues', () => Promise.all([renderQueue.close(), deliveryQueue.close(), templateJobs.close()]));
   if (config.OUTBOUND_ALLOW_PRIVATE) logger.warn('OUTBOUND_ALLOW_PRIVATE=true: webhooks may be registered for private addresses. Never use this in production.');
   const storage = new LocalFileStorage(config.STORAGE_DIR);
-  const server = createApp({ config, db, redis, storage, renderQueue, deliveryQueue, logger, registry }).listen(config.PORT, config.HOST);
+  const server = createApp({ config, db, redis, storage, renderQueue, deliveryQueue, templateJobs, logger, registry }).listen(config.PORT, config.HOST);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

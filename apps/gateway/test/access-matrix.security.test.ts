@@ -25,6 +25,7 @@ const EXPECTED: Record<string, Rule> = {
   updateTemplate: 'anyone',
   getTemplateInputSchema: 'anyone',
   downloadTemplateFile: 'anyone',
+  getTemplatePreview: 'anyone',
   deleteTemplate: 'anyone',
   listTemplateDocuments: 'anyone',
   createDocument: 'anyone',

@@ -10,6 +10,7 @@ import { LocalFileStorage } from '@docgen/storage';
 import { createTestDatabase, uniqueId, type TestDatabase } from '@docgen/testing';
 import { createApp } from '../src/app';
 import { gatewayEnv, type GatewayConfig } from '../src/config';
+import { createTemplateJobs } from '../src/templates/template-jobs';
 
 export interface GatewayHarness {
   app: Express;
@@ -41,9 +42,11 @@ export async function startGatewayHarness(overrides: Record<string, string> = {}
   await waitForRedis(redis, 5_000);
   const renderQueue = createRenderQueue(redis, config.REDIS_KEY_PREFIX);
   const deliveryQueue = createDeliveryQueue(redis, config.REDIS_KEY_PREFIX);
+  const templateJobs = createTemplateJobs(config, redis);
   const app = createApp({
     renderQueue,
     deliveryQueue,
+    templateJobs,
     config,
     db: database.db,
     redis,
@@ -59,7 +62,7 @@ export async function startGatewayHarness(overrides: Record<string, string> = {}
     storageDir,
     env,
     close: async () => {
-      await Promise.all([renderQueue.close(), deliveryQueue.close()]);
+      await Promise.all([renderQueue.close(), deliveryQueue.close(), templateJobs.close()]);
       const keys = await redis.keys(`${config.REDIS_KEY_PREFIX}*`);
       if (keys.length) await redis.del(...keys);
       redis.disconnect();

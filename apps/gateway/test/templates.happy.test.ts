@@ -124,17 +124,6 @@ describe('templates: upload, read, list, correct, change variables, delete', () 
     expect(uat.body.items.map((t: { name: string; is_uat: boolean }) => [t.name, t.is_uat])).toEqual([['uat', true]]);
   });
 
-  it('turns an HTML upload into a DOCX template', async () => {
-    const html = Buffer.from('<!doctype html><html><body><h1>Invoice for {client name}</h1><p>Total: {total}</p></body></html>');
-    const res = await upload(html, 'invoice.html').expect(201);
-    expect(res.body).toMatchObject({ name: 'invoice', format: 'html', corrected_tokens: [{ from: 'client name', to: 'client_name' }] });
-    expect(res.body.variables.map((v: { name: string }) => v.name)).toEqual(['client_name', 'total']);
-    const file = await api().get(`/api/v1/templates/${res.body.id}/file`).set('X-API-Key', org.apiKey).responseType('blob').expect(200);
-    expect(file.headers['content-disposition']).toContain('filename="invoice.docx"');
-    const text = new PizZip(file.body as Buffer).file('word/document.xml')!.asText().replace(/<[^>]+>/g, '');
-    expect(text).toContain('Invoice for {client_name}');
-  });
-
   it('takes is_uat as a form field too', async () => {
     const res = await upload(buildDocx({ body: paragraph('{x}') }), 'form-uat.docx', { is_uat: 'true' }).expect(201);
     expect(res.body.is_uat).toBe(true);

@@ -1,4 +1,4 @@
-import { convertPerCall, WarmConverterPool, type PdfStandard, type PoolEvent } from '@docgen/converter';
+import { convertOnce, convertPerCall, WarmConverterPool, type OutputFormat, type PdfStandard, type PoolEvent } from '@docgen/converter';
 import type { Logger } from '@docgen/observability';
 import type { RenderWorkerConfig } from './config';
 import type { Deadline } from './deadline';
@@ -9,11 +9,15 @@ export interface ConversionContext {
   log: Logger;
   /** An archival PDF/A instead of a plain PDF. */
   pdfStandard?: PdfStandard;
+  /** Called when LibreOffice starts on this conversion (after any wait for a free instance). */
+  onStarted?: () => void;
 }
 
 export interface DocxToPdf {
   /** Rejects with RenderTimeoutError (or ConversionTimeoutError) when the deadline passes first. */
   toPdf: (docx: Buffer, context: ConversionContext) => Promise<Buffer>;
+  /** An HTML upload opened with LibreOffice's import filter and stored as DOCX (template imports). */
+  htmlToDocx: (html: Buffer, inputFilter: string, context: ConversionContext) => Promise<Buffer>;
   liveInstances: () => number;
   close: () => Promise<void>;
 }
@@ -26,6 +30,12 @@ export async function startConverter(config: RenderWorkerConfig, logger: Logger,
         deadline.check();
         log.debug({ driver: 'per-call' }, 'conversion started');
         return deadline.race(convertPerCall(docx, 'pdf', Math.max(1, deadline.remainingMs()), pdfStandard));
+      },
+      htmlToDocx: (html, inputFilter, { deadline, onStarted }) => {
+        deadline.check();
+        onStarted?.();
+        const timeoutMs = Math.max(1, deadline.remainingMs());
+        return deadline.race(convertOnce(html, { from: 'html', inputFilter, to: 'docx:MS Word 2007 XML', timeoutMs }));
       },
       liveInstances: () => 0,
       close: async () => undefined,
@@ -43,20 +53,26 @@ export async function startConverter(config: RenderWorkerConfig, logger: Logger,
   });
   await pool.start();
   const slots = new Slots(config.CONVERTER_POOL_SIZE);
+  const convert = async (input: Buffer, from: string, to: OutputFormat, { deadline, log, onStarted, pdfStandard }: ConversionContext, inputFilter?: string) => {
+    const release = await slots.acquire(deadline);
+    // LibreOffice gets only the time this job has left; the next job may go as soon
+    // as the instance is free, while this one still reads its output.
+    const conversion = pool.convert(input, from, to, {
+      deadlineAt: deadline.at,
+      inputFilter,
+      pdfStandard,
+      onInstanceTaken: (pid) => {
+        onStarted?.();
+        log.debug({ driver: 'warm', pid }, 'conversion started');
+      },
+      onInstanceFree: release,
+    });
+    conversion.then(release, release);
+    return deadline.race(conversion);
+  };
   return {
-    toPdf: async (docx, { deadline, log, pdfStandard }) => {
-      const release = await slots.acquire(deadline);
-      // LibreOffice gets only the time this render has left; the next job may go as soon
-      // as the instance is free, while this one still reads its PDF.
-      const conversion = pool.convert(docx, 'docx', 'pdf', {
-        deadlineAt: deadline.at,
-        pdfStandard,
-        onInstanceTaken: (pid) => log.debug({ driver: 'warm', pid }, 'conversion started'),
-        onInstanceFree: release,
-      });
-      conversion.then(release, release);
-      return deadline.race(conversion);
-    },
+    toPdf: (docx, context) => convert(docx, 'docx', 'pdf', context),
+    htmlToDocx: (html, inputFilter, context) => convert(html, 'html', 'docx', context, inputFilter),
     liveInstances: () => pool.liveCount,
     close: () => pool.close(),
   };

@@ -3,6 +3,8 @@ import { createPrismaClient } from '@docgen/db';
 import {
   BULK_ASSEMBLY_QUEUE,
   RENDER_QUEUE,
+  TEMPLATE_IMPORT_QUEUE,
+  TEMPLATE_PREVIEW_QUEUE,
   bullPrefix,
   createBulkAssemblyQueue,
   createDeliveryQueue,
@@ -10,6 +12,8 @@ import {
   createRenderQueue,
   type BulkAssemblyJob,
   type RenderJob,
+  type TemplateImportJob,
+  type TemplatePreviewJob,
 } from '@docgen/queue';
 import { runService, serveOps } from '@docgen/runtime';
 import { createGuardedAgent } from '@docgen/security';
@@ -22,6 +26,8 @@ import { startConverter } from './converter';
 import { renderMetrics } from './metrics';
 import { OutboxRelay } from './outbox-relay';
 import { processRenderJob } from './process-render-job';
+import { processTemplateImport } from './process-template-import';
+import { processTemplatePreview } from './process-template-preview';
 import { backstopTiming, watchStuckDocuments } from './stuck-documents';
 
 /** BullMQ's worker.close() has no deadline of its own. */
@@ -107,6 +113,24 @@ runService('render-worker', renderWorkerEnv, async (context) => {
   shutdown.register('bulk assembly worker', () => withDeadline(bulkWorker.close(), config.SHUTDOWN_TIMEOUT_MS - 2_000));
   // Stop taking jobs first; a job still running past the deadline is handed back by its lock.
   shutdown.register('render worker', () => withDeadline(worker.close(), config.SHUTDOWN_TIMEOUT_MS - 2_000));
+
+  // HTML uploads wait on these (a gateway holds the request open), so one per warm
+  // instance; they share the instances with renders through the converter's slots.
+  const importWorker = new Worker<TemplateImportJob>(
+    TEMPLATE_IMPORT_QUEUE,
+    (job) => processTemplateImport(job, { converter, redis, redisKeyPrefix: config.REDIS_KEY_PREFIX, logger }),
+    { connection: redis, prefix: bullPrefix(config.REDIS_KEY_PREFIX), concurrency: config.CONVERTER_POOL_SIZE, lockDuration: config.RENDER_LOCK_MS },
+  );
+  importWorker.on('error', (error) => logger.warn({ err: error }, 'template import queue error'));
+  shutdown.register('template import worker', () => withDeadline(importWorker.close(), config.SHUTDOWN_TIMEOUT_MS - 2_000));
+  // Previews are rendered once per template and nobody waits on them: one at a time.
+  const previewWorker = new Worker<TemplatePreviewJob>(
+    TEMPLATE_PREVIEW_QUEUE,
+    (job) => processTemplatePreview(job, { db, storage, converter, templateFile: deps.templateFile, logger, renderTimeoutMs: config.RENDER_TIMEOUT_MS }),
+    { connection: redis, prefix: bullPrefix(config.REDIS_KEY_PREFIX), concurrency: 1, lockDuration: config.RENDER_LOCK_MS },
+  );
+  previewWorker.on('error', (error) => logger.warn({ err: error }, 'template preview queue error'));
+  shutdown.register('template preview worker', () => withDeadline(previewWorker.close(), config.SHUTDOWN_TIMEOUT_MS - 2_000));
 
   await serveOps(context, {
     port: config.METRICS_PORT,

@@ -46,4 +46,11 @@ describe('buildOpenApiDocument', () => {
     expect(op('/api/v1/documents', 'get').parameters.map((p) => p.name)).not.toContain('X-CSRF-Token');
     expect(op('/api/v1/webhooks', 'get').responses).toHaveProperty('403');
   });
+
+  it('documents the template preview: a PNG, 202 while it is prepared, 409 when it failed, 404', () => {
+    const preview = doc.paths['/api/v1/templates/{id}/preview']!.get as { responses: Record<string, { content?: Record<string, unknown>; headers?: Record<string, unknown> }> };
+    expect(Object.keys(preview.responses['200']!.content!)).toEqual(['image/png']);
+    expect(Object.keys(preview.responses['202']!.headers!)).toContain('Retry-After');
+    expect(Object.keys(preview.responses)).toEqual(expect.arrayContaining(['200', '202', '401', '404', '409', '429', '503']));
+  });
 });

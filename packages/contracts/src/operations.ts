@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { BulkJob, BulkJobUpload } from './bulk-jobs';
-import { errorResponses } from './errors';
+import { ErrorBody, errorResponses } from './errors';
 import { EnvironmentQuery, ListQuery } from './common';
 import { CreateDocumentBody, Document, DocumentListQuery, DocumentPage, DownloadQuery, TemplateHistoryQuery } from './documents';
 import { MeResponse } from './me';
@@ -66,7 +66,12 @@ export const operations: Operation[] = [
     authenticated: true,
     query: EnvironmentQuery,
     body: { contentType: 'multipart/form-data', schema: TemplateUpload },
-    responses: { 201: { description: 'The stored template', schema: Template }, ...errorResponses(401, 413, 415, 422, 429, 503) },
+    responses: {
+      201: { description: 'The stored template', schema: Template },
+      ...errorResponses(401, 413, 415, 422, 429, 503),
+      429: { description: 'Organisation over its rate limit, or (HTML) already converting as many HTML uploads as it may at once (see Retry-After)', schema: ErrorBody },
+      503: { description: 'A dependency (PostgreSQL or Redis) is unreachable, or (HTML) no render worker converted the file in time; nothing was stored', schema: ErrorBody },
+    },
   },
   {
     method: 'get',
@@ -131,6 +136,25 @@ export const operations: Operation[] = [
     responses: {
       200: { description: 'The DOCX', contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' },
       ...errorResponses(401, 404, 422, 429, 503),
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/templates/{id}/preview',
+    operationId: 'getTemplatePreview',
+    summary: 'The first page of the template as uploaded (tags visible), a PNG about 600 px wide',
+    tag: 'Templates',
+    authenticated: true,
+    query: EnvironmentQuery,
+    responses: {
+      200: { description: 'The preview', contentType: 'image/png' },
+      202: {
+        description: 'The preview is being prepared (rendered once per template by a render worker); ask again after Retry-After seconds',
+        schema: ErrorBody,
+        headers: { 'Retry-After': { description: 'Seconds to wait before asking again', schema: { type: 'integer' } } },
+      },
+      ...errorResponses(401, 404, 409, 422, 429, 503),
+      409: { description: 'The template has no preview: its first page could not be rendered (`detail` says why)', schema: ErrorBody },
     },
   },
   {

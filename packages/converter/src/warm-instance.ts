@@ -81,8 +81,11 @@ export class WarmInstance {
     }
   }
 
-  /** Converts input → output (absolute paths) with a LibreOffice export filter and its options (FilterData). */
-  convert(input: string, output: string, filter: string, timeoutMs: number, filterData?: FilterData): Promise<void> {
+  /**
+   * Converts input → output (absolute paths) with a LibreOffice export filter and its options
+   * (FilterData), and optionally an import filter.
+   */
+  convert(input: string, output: string, filter: string, timeoutMs: number, filterData?: FilterData, inputFilter?: string): Promise<void> {
     if (!this.alive) return Promise.reject(new ConverterUnavailableError('LibreOffice instance is not running'));
     if (this.pending) return Promise.reject(new Error('WarmInstance converts one file at a time'));
     this.conversions += 1;
@@ -92,7 +95,8 @@ export class WarmInstance {
         this.kill();
       }, timeoutMs);
       this.pending = { resolve, reject, timer };
-      this.child!.stdin!.write(`${JSON.stringify({ id: String(this.conversions), input, output, filter, ...(filterData ? { filter_data: filterData } : {}) })}\n`);
+      const request = { id: String(this.conversions), input, output, filter, filter_data: filterData, input_filter: inputFilter };
+      this.child!.stdin!.write(`${JSON.stringify(request)}\n`);
     });
   }
 

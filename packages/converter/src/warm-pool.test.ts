@@ -57,6 +57,13 @@ describe('WarmConverterPool (real LibreOffice)', () => {
     expect(docx.subarray(0, 2).toString()).toBe('PK');
   });
 
+  it('opens HTML with an import filter as a Writer document and stores DOCX', async () => {
+    const html = Buffer.from('<!doctype html><html><body><h1>Invoice for {client_name}</h1></body></html>');
+    const docx = await pool.convert(html, 'html', 'docx', { inputFilter: 'HTML (StarWriter)' });
+    expect(docx.subarray(0, 2).toString()).toBe('PK');
+    expect(pdfText(await pool.convert(docx, 'docx', 'pdf'))).toContain('Invoice for {client_name}');
+  });
+
   it('retires an instance killed mid-conversion with a retryable error and returns to full size', async () => {
     const restarted = nextEvent(events, listeners, (e) => e.type === 'started');
     // Killed the moment it takes the conversion: mid-conversion, whatever the timing.

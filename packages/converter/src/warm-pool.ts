@@ -33,6 +33,8 @@ export interface PoolConvertOptions {
   deadlineAt?: number;
   /** PDF output only: an archival PDF/A level instead of a plain PDF. */
   pdfStandard?: PdfStandard;
+  /** LibreOffice import filter, e.g. "HTML (StarWriter)" to open HTML as a Writer text document. */
+  inputFilter?: string;
   onInstanceTaken?: (pid: number | undefined) => void;
   onInstanceFree?: () => void;
 }
@@ -127,7 +129,7 @@ export class WarmConverterPool {
       // Out of time while waiting for an instance: hand it on untouched rather than kill it.
       if (timeoutMs <= 0) throw new ConversionTimeoutError(this.options.timeoutMs);
       options.onInstanceTaken?.(instance.pid);
-      await instance.convert(source, target, filter, timeoutMs, filterData);
+      await instance.convert(source, target, filter, timeoutMs, filterData, options.inputFilter);
     } finally {
       this.release(slot, instance);
       options.onInstanceFree?.();

@@ -5,7 +5,8 @@ profile of its own, connects to it over a named pipe, then converts one file at 
 a JSON request per line on stdin, a JSON reply per line on stdout.
 
   request: {"id": "...", "input": "/abs/in.docx", "output": "/abs/out.pdf", "filter": "writer_pdf_Export",
-            "filter_data": {"SelectPdfVersion": 2}}   (filter_data optional: the filter's options)
+            "filter_data": {"SelectPdfVersion": 2},   (optional: the export filter's options)
+            "input_filter": "HTML (StarWriter)"}      (optional: the import filter, e.g. to open HTML as a text document)
   reply:   {"id": "...", "ok": true}  or  {"id": "...", "ok": false, "error": "..."}
 
 The first line written is {"ready": true} once LibreOffice answers. Must run under Debian's
@@ -74,6 +75,8 @@ def convert(desktop, request):
         prop("UpdateDocMode", NO_UPDATE),
         prop("MacroExecutionMode", NEVER_EXECUTE),
     )
+    if request.get("input_filter"):
+        load += (prop("FilterName", request["input_filter"]),)
     document = desktop.loadComponentFromURL(uno.systemPathToFileUrl(request["input"]), "_blank", 0, load)
     if document is None:
         raise RuntimeError("LibreOffice could not open the document")

@@ -17,3 +17,17 @@ export {
   BulkAssemblyJob,
   createBulkAssemblyQueue,
 } from './queues';
+export {
+  TEMPLATE_IMPORT_QUEUE,
+  TemplateImportJob,
+  TemplateImportResult,
+  templateImportDocxKey,
+  templateImportHtmlKey,
+  TEMPLATE_IMPORT_JOB_OPTIONS,
+  createTemplateImportQueue,
+  TEMPLATE_PREVIEW_QUEUE,
+  TemplatePreviewJob,
+  previewJobId,
+  createTemplatePreviewQueue,
+  queuePreview,
+} from './template-jobs';

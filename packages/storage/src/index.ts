@@ -1,3 +1,3 @@
 export { type FileStorage, FileNotFoundError } from './file-storage';
 export { LocalFileStorage } from './local-file-storage';
-export { templateFileKey, documentFileKey, bulkZipKey } from './keys';
+export { templateFileKey, templatePreviewKey, documentFileKey, bulkZipKey } from './keys';

@@ -11,3 +11,5 @@ export { checkInput, inputJsonSchema } from './render/input-schema';
 export { imageSources, type ImageSource } from './render/image-sources';
 export { removeExternalReferences } from './external-references';
 export { prepareUpload, templateFormatOf, type TemplateFormat } from './prepare-upload';
+export { htmlToDocx, HTML_IMPORT_FILTER, type HtmlConversion } from './html/html-to-docx';
+export { decodeHtml } from './html/decode-html';

@@ -1,7 +1,9 @@
 import { pipeline } from 'node:stream/promises';
 import { Router } from 'express';
 import { EnvironmentQuery, ListQuery, canonicalLocale, TemplatePage, TemplatePatch, TemplateUpload, VariablesPatch, type TemplateVariableBody } from '@docgen/contracts';
+import type { Queue } from 'bullmq';
 import type { Database } from '@docgen/db';
+import type { TemplatePreviewJob } from '@docgen/queue';
 import type { FileStorage } from '@docgen/storage';
 import { inputJsonSchema, type PackageLimits, type TemplateVariable } from '@docgen/templating';
 import { HttpError } from '../errors';
@@ -10,6 +12,8 @@ import { singleFileUpload } from '../middleware/single-file-upload';
 import { afterCursor, decodeCursor, newestFirst, toPage } from '../pagination';
 import { createTemplate } from '../templates/create-template';
 import { findTemplate } from '../templates/find-template';
+import type { HtmlImporter } from '../templates/html-importer';
+import { requestPreview, templatePreview } from '../templates/template-preview';
 import { presentTemplate } from '@docgen/contracts';
 import { updateVariables } from '../templates/update-variables';
 
@@ -20,8 +24,12 @@ export interface TemplateRouteDeps {
   storage: FileStorage;
   maxUploadBytes: number;
   limits: PackageLimits;
-  conversionTimeoutMs: number;
+  importer: HtmlImporter;
+  previews: Queue<TemplatePreviewJob>;
 }
+
+/** How long a client is asked to wait before asking for a preview again. */
+const PREVIEW_RETRY_AFTER_S = 2;
 
 /**
  * Content-Disposition as API.md writes it, `attachment; filename="<name>"`; a name that
@@ -55,6 +63,8 @@ export function templateRoutes(deps: TemplateRouteDeps): Router {
       locale: form.locale === undefined ? undefined : canonicalLocale(form.locale),
     });
     req.log.info({ templateId: template.id, format: template.format, bytes: template.fileSize }, 'template stored');
+    // The upload is done either way: a preview not queued now is queued when first asked for.
+    await requestPreview(deps, template.id).catch((error: unknown) => req.log.warn({ err: error }, 'template preview not queued'));
     res.status(201).json(presentTemplate(template));
   });
 
@@ -102,6 +112,21 @@ export function templateRoutes(deps: TemplateRouteDeps): Router {
     res.setHeader('Content-Length', String(size));
     res.setHeader('Content-Disposition', attachment(`${template.name}.docx`));
     await pipeline(stream, res);
+  });
+
+  router.get('/templates/:id/preview', async (req, res) => {
+    const { is_uat } = EnvironmentQuery.parse(req.query);
+    const template = await findTemplate(db, requireCaller(req), req.params.id, is_uat);
+    const preview = await templatePreview(deps, template);
+    if (!preview.ready) {
+      res.setHeader('Retry-After', String(PREVIEW_RETRY_AFTER_S));
+      res.status(202).json({ detail: 'The preview is being prepared; try again in a few seconds' });
+      return;
+    }
+    res.setHeader('Content-Type', 'image/png');
+    res.setHeader('Content-Length', String(preview.size));
+    res.setHeader('Cache-Control', 'private, max-age=3600');
+    await pipeline(preview.stream, res);
   });
 
   router.patch('/templates/:id/variables', async (req, res) => {

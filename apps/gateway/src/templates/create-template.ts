@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Database, Template } from '@docgen/db';
 import { templateFileKey, type FileStorage } from '@docgen/storage';
-import { TemplateError, prepareUpload, templateFormatOf, type PackageLimits } from '@docgen/templating';
+import { TemplateError, decodeHtml, prepareDocxTemplate, templateFormatOf, type PackageLimits } from '@docgen/templating';
 import { HttpError } from '../errors';
 import type { Caller } from '../middleware/authenticate';
+import type { HtmlImporter } from './html-importer';
 
 const STATUS_BY_KIND = { unsupported: 415, invalid: 422, too_large: 413, syntax: 422 } as const;
 
@@ -18,21 +19,22 @@ export interface NewTemplate {
 }
 
 /**
- * Checks and stores an uploaded template. The file is written before the row, and removed
- * again if the row cannot be written, so nothing is half-stored; a rejected upload stores
- * nothing at all.
+ * Checks and stores an uploaded template. An HTML upload is converted to DOCX by a render
+ * worker first (this process has no LibreOffice); then both formats get the same checks.
+ * The file is written before the row, and removed again if the row cannot be written, so
+ * nothing is half-stored; a rejected upload stores nothing at all.
  */
 export async function createTemplate(
-  deps: { db: Database; storage: FileStorage; limits: PackageLimits; conversionTimeoutMs: number },
+  deps: { db: Database; storage: FileStorage; limits: PackageLimits; importer: HtmlImporter },
   caller: Caller,
   upload: NewTemplate,
 ): Promise<Template> {
   let prepared;
   try {
-    prepared = await prepareUpload(upload.file, templateFormatOf(upload.filename), {
-      limits: deps.limits,
-      conversionTimeoutMs: deps.conversionTimeoutMs,
-    });
+    const format = templateFormatOf(upload.filename);
+    if (format === 'html') decodeHtml(upload.file); // what is not HTML text is refused here, without a worker
+    const docx = format === 'html' ? await deps.importer.toDocx(caller.organization.id, upload.file) : upload.file;
+    prepared = prepareDocxTemplate(docx, deps.limits);
   } catch (error) {
     if (!(error instanceof TemplateError)) throw error;
     throw new HttpError(STATUS_BY_KIND[error.kind], error.message, {

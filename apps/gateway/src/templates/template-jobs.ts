@@ -1,0 +1,54 @@
+import { QueueEvents, type Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import {
+  TEMPLATE_IMPORT_QUEUE,
+  bullPrefix,
+  createRedisConnection,
+  createTemplateImportQueue,
+  createTemplatePreviewQueue,
+  type TemplatePreviewJob,
+} from '@docgen/queue';
+import type { GatewayConfig } from '../config';
+import { HtmlImporter } from './html-importer';
+import { ImportSlots } from './import-slots';
+
+export interface TemplateJobs {
+  importer: HtmlImporter;
+  previews: Queue<TemplatePreviewJob>;
+  close: () => Promise<void>;
+}
+
+interface Logger {
+  warn: (obj: object, msg: string) => void;
+  info: (msg: string) => void;
+}
+
+/**
+ * The gateway's side of the template jobs the render worker runs: HTML imports (waited
+ * on, through QueueEvents on a connection of its own, as its blocking reads require) and
+ * previews (queued, never waited on).
+ */
+export function createTemplateJobs(config: GatewayConfig, redis: Redis, logger?: Logger): TemplateJobs {
+  const importQueue = createTemplateImportQueue(redis, config.REDIS_KEY_PREFIX);
+  const previews = createTemplatePreviewQueue(redis, config.REDIS_KEY_PREFIX);
+  const eventsConnection = createRedisConnection(config.REDIS_URL, 'worker', logger);
+  const events = new QueueEvents(TEMPLATE_IMPORT_QUEUE, { connection: eventsConnection, prefix: bullPrefix(config.REDIS_KEY_PREFIX) });
+  events.on('error', (error) => logger?.warn({ err: error }, 'template import events error'));
+  const importer = new HtmlImporter({
+    queue: importQueue,
+    events,
+    redis,
+    slots: new ImportSlots(redis, config.REDIS_KEY_PREFIX, config.TEMPLATE_IMPORTS_PER_ORG),
+    redisKeyPrefix: config.REDIS_KEY_PREFIX,
+    timeoutMs: config.RENDER_TIMEOUT_MS,
+    perOrganization: config.TEMPLATE_IMPORTS_PER_ORG,
+  });
+  return {
+    importer,
+    previews,
+    close: async () => {
+      await Promise.all([events.close(), importQueue.close(), previews.close()]);
+      eventsConnection.disconnect();
+    },
+  };
+}

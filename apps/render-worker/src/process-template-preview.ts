@@ -1,0 +1,56 @@
+import type { Job } from 'bullmq';
+import { ConversionFailedError, ConversionTimeoutError } from '@docgen/converter';
+import type { Database } from '@docgen/db';
+import type { Logger } from '@docgen/observability';
+import { TemplatePreviewJob } from '@docgen/queue';
+import { templatePreviewKey, type FileStorage } from '@docgen/storage';
+import type { DocxToPdf } from './converter';
+import { Deadline, RenderTimeoutError } from './deadline';
+import { firstPagePng } from './first-page-png';
+
+export interface TemplatePreviewDeps {
+  db: Database;
+  storage: FileStorage;
+  converter: DocxToPdf;
+  templateFile: (fileKey: string) => Promise<Buffer>;
+  logger: Logger;
+  renderTimeoutMs: number;
+}
+
+/**
+ * Renders a template's first page as uploaded (tags visible) once: the stored DOCX →
+ * PDF on the warm pool → PNG with pdftoppm → storage; then the template row says
+ * `ready`. A template LibreOffice cannot render says `failed` with the reason at once;
+ * other failures are retried and say `failed` after the last attempt.
+ * The row is updated with plain SQL so the template's own updated_at stays as it was.
+ */
+export async function processTemplatePreview(job: Job<TemplatePreviewJob>, deps: TemplatePreviewDeps): Promise<string> {
+  const { templateId } = TemplatePreviewJob.parse(job.data);
+  const template = await deps.db.template.findUnique({ where: { id: templateId } });
+  if (!template || template.deletedAt) return 'gone';
+  const log = deps.logger.child({ templateId, attempt: job.attemptsMade + 1 });
+  const deadline = new Deadline(Date.now() + deps.renderTimeoutMs, deps.renderTimeoutMs);
+  const started = performance.now();
+  try {
+    const pdf = await deps.converter.toPdf(await deps.templateFile(template.fileKey), { deadline, log });
+    const png = await firstPagePng(pdf, { timeoutMs: Math.max(1_000, deadline.remainingMs()) });
+    await deps.storage.put(templatePreviewKey(template.organizationId, template.id), png);
+    await deps.db.$executeRaw`UPDATE templates SET preview_status = 'ready', preview_error = NULL WHERE id = ${template.id}::uuid`;
+    log.info({ ms: Math.round(performance.now() - started), bytes: png.length }, 'template preview ready');
+    return 'ready';
+  } catch (error) {
+    const templateFault = error instanceof ConversionFailedError || error instanceof ConversionTimeoutError || error instanceof RenderTimeoutError;
+    const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    if (!templateFault && !lastAttempt) {
+      log.warn({ err: error }, 'template preview attempt failed; will retry');
+      throw error;
+    }
+    const reason = templateFault ? (error as Error).message : 'the render worker could not render it; upload the template again';
+    if (!templateFault) log.warn({ err: error }, 'template preview failed on its last attempt');
+    await deps.db.$executeRaw`UPDATE templates SET preview_status = 'failed', preview_error = ${reason.slice(0, 500)} WHERE id = ${template.id}::uuid`;
+    log.info({ reason }, 'template preview failed');
+    return 'failed';
+  } finally {
+    deadline.dispose();
+  }
+}

@@ -1,0 +1,61 @@
+import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { bullPrefix } from './queues';
+
+export const TEMPLATE_IMPORT_QUEUE = 'template-imports';
+export const TEMPLATE_PREVIEW_QUEUE = 'template-previews';
+
+/**
+ * HTML → DOCX for an upload that waits on it. The HTML (the bytes as uploaded, up to the
+ * upload limit) waits under `htmlKey`, a Redis key that expires by itself, so job hashes
+ * and event streams stay small. A worker that takes the job after `deadlineAt` does
+ * nothing: the upload has already been refused.
+ */
+export const TemplateImportJob = z.object({ organizationId: z.uuid(), htmlKey: z.string(), deadlineAt: z.int().positive() });
+export type TemplateImportJob = z.output<typeof TemplateImportJob>;
+
+/**
+ * What the worker answers: where the DOCX waits (a Redis key that expires by itself, so
+ * an upload that gave up leaves nothing behind), or the reason the HTML was refused.
+ */
+export const TemplateImportResult = z.discriminatedUnion('outcome', [
+  z.object({ outcome: z.literal('converted'), docxKey: z.string() }),
+  z.object({ outcome: z.literal('refused'), message: z.string() }),
+  z.object({ outcome: z.literal('expired') }),
+]);
+export type TemplateImportResult = z.output<typeof TemplateImportResult>;
+
+/** Where an import's HTML and its DOCX wait for the other side, under the deployment's prefix. */
+export const templateImportHtmlKey = (redisKeyPrefix: string, jobId: string) => `${redisKeyPrefix}template-import:${jobId}:html`;
+export const templateImportDocxKey = (redisKeyPrefix: string, jobId: string) => `${redisKeyPrefix}template-import:${jobId}:docx`;
+
+/** Kept a few minutes after they end, so an upload that starts waiting late still finds the outcome. */
+export const TEMPLATE_IMPORT_JOB_OPTIONS: JobsOptions = { attempts: 1, removeOnComplete: { age: 300 }, removeOnFail: { age: 300 } };
+
+export function createTemplateImportQueue(connection: ConnectionOptions | Redis, redisKeyPrefix: string): Queue<TemplateImportJob> {
+  return new Queue<TemplateImportJob>(TEMPLATE_IMPORT_QUEUE, { connection, prefix: bullPrefix(redisKeyPrefix), defaultJobOptions: TEMPLATE_IMPORT_JOB_OPTIONS });
+}
+
+/** The first page of a stored template as a PNG, rendered once; the job id is the template id. */
+export const TemplatePreviewJob = z.object({ templateId: z.uuid() });
+export type TemplatePreviewJob = z.output<typeof TemplatePreviewJob>;
+export const previewJobId = (job: TemplatePreviewJob) => `preview.${job.templateId}`;
+
+export const TEMPLATE_PREVIEW_JOB_OPTIONS: JobsOptions = {
+  attempts: 3,
+  backoff: { type: 'exponential', delay: 2_000 },
+  // Gone once done, so a preview asked for again (its file lost) can be queued again under the same id.
+  removeOnComplete: true,
+  removeOnFail: { age: 24 * 3600 },
+};
+
+export function createTemplatePreviewQueue(connection: ConnectionOptions | Redis, redisKeyPrefix: string): Queue<TemplatePreviewJob> {
+  return new Queue<TemplatePreviewJob>(TEMPLATE_PREVIEW_QUEUE, { connection, prefix: bullPrefix(redisKeyPrefix), defaultJobOptions: TEMPLATE_PREVIEW_JOB_OPTIONS });
+}
+
+/** Queues the preview of a template; a preview already queued or running is not queued twice. */
+export async function queuePreview(queue: Queue<TemplatePreviewJob>, templateId: string): Promise<void> {
+  const data = { templateId };
+  await queue.add('preview', data, { jobId: previewJobId(data) });
+}
