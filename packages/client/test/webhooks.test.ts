@@ -46,7 +46,7 @@ describe('verifyWebhook on deliveries from the real dispatcher (HTTPS receiver o
   it('accepts a real delivery and returns its event', () => {
     const event = verifyWebhook(newSecret, newDelivery.headers, newDelivery.body);
     expect(event).toMatchObject({ event: 'document.ready', data: { status: 'ready', template_id: templateId } });
-    expect(event.job_id).toBe(event.data.id);
+    expect(event.job_id).toBe((event.data as { id: string }).id);
     // The same check with Fetch API headers and the raw bytes.
     expect(verifyWebhook(newSecret, new Headers(newDelivery.headers as Record<string, string>), Buffer.from(newDelivery.body))).toEqual(event);
   });
