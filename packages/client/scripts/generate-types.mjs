@@ -5,6 +5,8 @@
 //   ... --check                                     writes nothing; exits 1 when the file is stale
 import { readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
+import process from 'node:process';
+import { URL } from 'node:url';
 import { parseArgs } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 
@@ -13,7 +15,7 @@ const { values } = parseArgs({ options: { url: { type: 'string' }, check: { type
 
 async function loadDocument() {
   if (values.url) {
-    const res = await fetch(values.url);
+    const res = await globalThis.fetch(values.url);
     if (!res.ok) throw new Error(`${values.url} answered ${res.status}`);
     return res.json();
   }

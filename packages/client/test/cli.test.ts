@@ -125,7 +125,8 @@ describe('docgen-client CLI (built dist) against the real service', () => {
       child.on('close', (code) => resolve({ code, stdout: out, stderr: '' }));
     });
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/\r\x1b\[2K. document [0-9a-f-]{36} (queued|rendering|ready) \(\d+\.\d s\)/);
+    expect(run.stdout).toContain('\r\x1b[2K'); // back to the start of the line, erase it
+    expect(run.stdout).toMatch(/. document [0-9a-f-]{36} (queued|rendering|ready) \(\d+\.\d s\)/);
   });
 
   it('runs from the repository root as npm run -s docgen-client', async () => {
