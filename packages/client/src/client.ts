@@ -91,16 +91,22 @@ export function createClient(options: ClientOptions) {
     let document = first;
     let interval = opts.pollIntervalMs ?? 250;
     opts.onStatus?.(document);
-    while (!DOCUMENT_DONE.has(document.status)) {
-      const event = opts.events?.next(document.id, opts.signal);
-      const woken = await Promise.race([sleep(interval, opts.signal).then(() => undefined), event]);
-      interval = Math.min(interval * 1.5, opts.maxPollIntervalMs ?? 5000);
-      const next =
-        woken && (woken.event === 'document.ready' || woken.event === 'document.failed') && woken.data.id === document.id
-          ? woken.data
-          : await getDocument(document.id, { is_uat: document.is_uat, signal: opts.signal });
-      if (next.status !== document.status) opts.onStatus?.(next);
-      document = next;
+    // One subscription for the whole wait, dropped when it ends.
+    const stop = new AbortController();
+    const event = opts.events?.next(document.id, AbortSignal.any([opts.signal, stop.signal]));
+    try {
+      while (!DOCUMENT_DONE.has(document.status)) {
+        const woken = await Promise.race([sleep(interval, opts.signal).then(() => undefined), event]);
+        interval = Math.min(interval * 1.5, opts.maxPollIntervalMs ?? 5000);
+        const next =
+          woken && (woken.event === 'document.ready' || woken.event === 'document.failed') && woken.data.id === document.id
+            ? woken.data
+            : await getDocument(document.id, { is_uat: document.is_uat, signal: opts.signal });
+        if (next.status !== document.status) opts.onStatus?.(next);
+        document = next;
+      }
+    } finally {
+      stop.abort();
     }
     if (document.status === 'failed') throw new DocumentFailedError(document);
     const ready = document;

@@ -29,7 +29,14 @@ export class WebhookEvents {
       const set = this.waiters.get(jobId) ?? new Set();
       set.add(wake);
       this.waiters.set(jobId, set);
-      signal?.addEventListener('abort', () => set.delete(wake), { once: true });
+      signal?.addEventListener(
+        'abort',
+        () => {
+          set.delete(wake);
+          if (set.size === 0 && this.waiters.get(jobId) === set) this.waiters.delete(jobId);
+        },
+        { once: true },
+      );
     });
   }
 }

@@ -23,7 +23,7 @@ export interface VerifyOptions {
 const SECRET_PREFIX = 'whsec_';
 
 function header(headers: WebhookHeaders, name: string): string {
-  const value = headers instanceof Headers ? headers.get(name) : (headers[name] ?? headers[name.toLowerCase()]);
+  const value = headers instanceof Headers ? headers.get(name) : Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1];
   const text = Array.isArray(value) ? value[0] : value;
   if (!text) throw new WebhookVerificationError(`Missing ${name} header`);
   return text;

@@ -49,6 +49,8 @@ describe('verifyWebhook on deliveries from the real dispatcher (HTTPS receiver o
     expect(event.job_id).toBe((event.data as { id: string }).id);
     // The same check with Fetch API headers and the raw bytes.
     expect(verifyWebhook(newSecret, new Headers(newDelivery.headers as Record<string, string>), Buffer.from(newDelivery.body))).toEqual(event);
+    const capitalised = Object.fromEntries(Object.entries(newDelivery.headers).map(([k, v]) => [k.replace(/(^|-)w/g, (m) => m.toUpperCase()), v]));
+    expect(verifyWebhook(newSecret, capitalised, newDelivery.body)).toEqual(event);
   });
 
   it('refuses a tampered body, a wrong secret, and missing headers', () => {
