@@ -61,7 +61,8 @@ const envQuery = (isUat: boolean | undefined) => (isUat ? { is_uat: 'true' as co
 /** The client: every method throws DocgenApiError for an error status, with its detail and errors[]. */
 export function createClient(options: ClientOptions) {
   const api = createFetchClient<paths>({
-    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    // Accept the service root or its API root (…/api/v1): the paths below carry /api/v1.
+    baseUrl: options.baseUrl.replace(/\/+$/, '').replace(/\/api\/v1$/, ''),
     headers: { 'X-API-Key': options.apiKey },
     fetch: retryingFetch(options.fetch ?? globalThis.fetch, options.retry),
   });
