@@ -94,7 +94,7 @@ export function createClient(options: ClientOptions) {
     opts.onStatus?.(document);
     // One subscription for the whole wait, dropped when it ends.
     const stop = new AbortController();
-    const event = opts.events?.next(document.id, AbortSignal.any([opts.signal, stop.signal]));
+    const event = opts.events?.next(document.id, AbortSignal.any([opts.signal, stop.signal]), first.updated_at);
     try {
       while (!DOCUMENT_DONE.has(document.status)) {
         const woken = await Promise.race([sleep(interval, opts.signal).then(() => undefined), event]);
@@ -122,7 +122,7 @@ export function createClient(options: ClientOptions) {
     try {
       return await work(signal);
     } catch (error) {
-      if (deadline.aborted && !opts.signal?.aborted) throw new DocgenTimeoutError(`${what()} within ${timeoutMs} ms`);
+      if (deadline.aborted && !opts.signal?.aborted) throw new DocgenTimeoutError(`${what()} after ${timeoutMs} ms`);
       throw error;
     }
   };
@@ -136,7 +136,7 @@ export function createClient(options: ClientOptions) {
       let latest: Document | undefined;
       return withDeadline(
         opts,
-        () => (latest ? `Document ${latest.id} was still ${latest.status}` : 'The document was not accepted'),
+        () => (latest ? `Document ${latest.id} was still ${latest.status}` : 'The document request had no answer'),
         async (signal) => {
           const onStatus = (document: Document) => {
             latest = document;
@@ -148,7 +148,7 @@ export function createClient(options: ClientOptions) {
     },
     /** Waits for a document made earlier. */
     waitForDocument: (id: string, opts: WaitOptions & { is_uat?: boolean } = {}) =>
-      withDeadline(opts, () => `Document ${id} did not finish`, async (signal) => waitForDocument(await getDocument(id, { ...opts, signal }), { ...opts, signal })),
+      withDeadline(opts, () => `Document ${id} was not finished`, async (signal) => waitForDocument(await getDocument(id, { ...opts, signal }), { ...opts, signal })),
     getDocument,
     downloadDocument,
     listTemplates: async (query: { is_uat?: boolean; limit?: number; cursor?: string } = {}, opts: RequestOptions = {}): Promise<TemplatePage> =>
@@ -174,7 +174,7 @@ export function createClient(options: ClientOptions) {
       unwrap(await api.GET('/api/v1/bulk-jobs/{id}', { params: { path: { id }, query: envQuery(opts.is_uat) }, signal: opts.signal })),
     /** Polls a bulk job until it is completed or failed, calling `onProgress` as rows finish. */
     waitForBulkJob: (id: string, opts: Omit<WaitOptions, 'events' | 'onStatus'> & { is_uat?: boolean; onProgress?: (job: BulkJob) => void } = {}) =>
-      withDeadline({ timeoutMs: 600_000, ...opts }, () => `Bulk job ${id} did not finish`, async (signal) => {
+      withDeadline({ timeoutMs: 600_000, ...opts }, () => `Bulk job ${id} was not finished`, async (signal) => {
         let interval = opts.pollIntervalMs ?? 250;
         for (;;) {
           const job = unwrap(await api.GET('/api/v1/bulk-jobs/{id}', { params: { path: { id }, query: envQuery(opts.is_uat) }, signal }));

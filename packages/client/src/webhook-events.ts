@@ -7,7 +7,8 @@ import type { WebhookEvent } from './webhooks.js';
  */
 export class WebhookEvents {
   private readonly recent = new Map<string, WebhookEvent>();
-  private readonly waiters = new Map<string, Set<(event: WebhookEvent) => void>>();
+  /** Each waiter answers whether it took the event. */
+  private readonly waiters = new Map<string, Set<(event: WebhookEvent) => boolean>>();
 
   constructor(private readonly keep = 1000) {}
 
@@ -16,16 +17,27 @@ export class WebhookEvents {
     this.recent.delete(event.job_id);
     this.recent.set(event.job_id, event);
     if (this.recent.size > this.keep) this.recent.delete(this.recent.keys().next().value!);
-    for (const wake of this.waiters.get(event.job_id) ?? []) wake(event);
-    this.waiters.delete(event.job_id);
+    const waiting = this.waiters.get(event.job_id);
+    for (const wake of waiting ?? []) if (wake(event)) waiting!.delete(wake);
+    if (waiting?.size === 0) this.waiters.delete(event.job_id);
   }
 
-  /** The next event about `jobId` (or one that already came); never rejects, so race it with something that does. */
-  next(jobId: string, signal?: AbortSignal): Promise<WebhookEvent> {
+  /**
+   * The next event about `jobId` that occurred at or after `notBefore` (or one that already
+   * came); never rejects, so race it with something that does. `notBefore` keeps the
+   * `document.failed` of an earlier attempt from ending the wait for its idempotent retry.
+   */
+  next(jobId: string, signal?: AbortSignal, notBefore?: string): Promise<WebhookEvent> {
+    const since = notBefore ? Date.parse(notBefore) : -Infinity;
+    const current = (event: WebhookEvent) => !(Date.parse(event.occurred_at) < since);
     const seen = this.recent.get(jobId);
-    if (seen) return Promise.resolve(seen);
+    if (seen && current(seen)) return Promise.resolve(seen);
     return new Promise((resolve) => {
-      const wake = (event: WebhookEvent) => resolve(event);
+      const wake = (event: WebhookEvent) => {
+        if (!current(event)) return false;
+        resolve(event);
+        return true;
+      };
       const set = this.waiters.get(jobId) ?? new Set();
       set.add(wake);
       this.waiters.set(jobId, set);
