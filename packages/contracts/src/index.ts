@@ -44,3 +44,21 @@ export {
   WebhookListQuery,
   type WebhookEndpointBody,
 } from './webhooks';
+export { matchOperation } from './match-operation';
+export type { Access } from './operations';
+export {
+  Role,
+  Session,
+  SignInBody,
+  ChangePasswordBody,
+  ApiKey,
+  ApiKeyList,
+  CreatedApiKey,
+  CreateApiKeyBody,
+  Member,
+  MemberList,
+  CreatedMember,
+  CreateMemberBody,
+  SESSION_COOKIE,
+  CSRF_HEADER,
+} from './people';
