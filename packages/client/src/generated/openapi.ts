@@ -51,7 +51,8 @@ export interface paths {
         delete: operations["deleteTemplate"];
         options?: never;
         head?: never;
-        patch?: never;
+        /** Change a template's locale (BCP 47), in which its numbers and dates render */
+        patch: operations["updateTemplate"];
         trace?: never;
     };
     "/api/v1/templates/{id}/variables": {
@@ -67,8 +68,25 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change variable types (text ↔ date, with format) and whether they are required */
+        /** Change variable types (text ↔ date ↔ number, boolean ↔ list, list fields as "items.price"), formats and whether they are required */
         patch: operations["updateTemplateVariables"];
+        trace?: never;
+    };
+    "/api/v1/templates/{id}/schema": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A JSON Schema (draft 2020-12) of input_json: exactly the check a document's input meets at render time */
+        get: operations["getTemplateInputSchema"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/v1/templates/{id}/file": {
@@ -80,6 +98,23 @@ export interface paths {
         };
         /** The stored template file (DOCX; HTML uploads as converted) */
         get: operations["downloadTemplateFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/templates/{id}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The first page of the template as uploaded (tags visible), a PNG about 600 px wide */
+        get: operations["getTemplatePreview"];
         put?: never;
         post?: never;
         delete?: never;
@@ -461,6 +496,11 @@ export interface components {
             error_message?: string;
             /** @description The formats ready to download. */
             files: ("pdf" | "docx")[];
+            /**
+             * @description Only when the document asked for an archival PDF.
+             * @enum {string}
+             */
+            pdf_standard?: "PDF/A-2b" | "PDF/A-3b";
         };
         DocumentPage: {
             items: components["schemas"]["Document"][];
@@ -475,6 +515,11 @@ export interface components {
             /** @enum {string} */
             output_format: "pdf" | "docx" | "both";
             is_uat?: boolean;
+            /**
+             * @description An archival PDF (PDF/A-2b or PDF/A-3b: fonts embedded, conformance declared in XMP). Needs output_format pdf or both.
+             * @enum {string}
+             */
+            pdf_standard?: "PDF/A-2b" | "PDF/A-3b";
         };
         BulkJob: {
             /** Format: uuid */
@@ -593,15 +638,30 @@ export interface components {
         MemberList: {
             items: components["schemas"]["Member"][];
         };
+        NumberFormat: {
+            /** @enum {string} */
+            style: "decimal" | "currency" | "percent";
+            currency?: string;
+            minimum_fraction_digits?: number;
+            maximum_fraction_digits?: number;
+        };
         TemplateVariable: {
             name: string;
             /** @enum {string} */
-            type: "text" | "date" | "list" | "image";
+            type: "text" | "date" | "number" | "boolean" | "list" | "image";
             required: boolean;
-            /** @description Date variables: how the date is written, e.g. DD/MM/YYYY. */
-            format?: string;
+            /** @description Date variables: how the date is written, e.g. DD/MM/YYYY. Number variables: a NumberFormat. */
+            format?: string | components["schemas"]["NumberFormat"];
             /** @description List variables: the tags used inside the loop ("inner.field" for nested loops). */
             fields?: string[];
+            /** @description List variables: the type of each field, keyed like fields. */
+            field_types?: {
+                [key: string]: "text" | "date" | "number" | "boolean" | "list" | "image";
+            };
+            /** @description List variables: the format of each date or number field, keyed like fields. */
+            field_formats?: {
+                [key: string]: string | components["schemas"]["NumberFormat"];
+            };
         };
         Template: {
             /** Format: uuid */
@@ -610,6 +670,8 @@ export interface components {
             /** @enum {string} */
             format: "docx" | "html";
             is_uat: boolean;
+            /** @description BCP 47; numbers and month and day names render in it. */
+            locale: string;
             variables: components["schemas"]["TemplateVariable"][];
             corrected_tokens: {
                 from: string;
@@ -630,12 +692,22 @@ export interface components {
             items: components["schemas"]["Template"][];
             next_cursor: string | null;
         };
+        TemplatePatch: {
+            /** @description BCP 47 language tag; numbers and dates render in it (stored in canonical form, de-de → de-DE). */
+            locale?: string;
+        };
+        /** @description A JSON Schema (draft 2020-12) of input_json for this template: the check a document input meets at render time. */
+        InputJsonSchema: {
+            [key: string]: unknown;
+        };
         VariablesPatch: {
             variables: {
+                /** @description A variable, or a list field as "items.price" ("orders.lines.qty" when nested). */
                 name: string;
                 /** @enum {string} */
-                type?: "text" | "date" | "list" | "image";
-                format?: string;
+                type?: "text" | "date" | "number" | "boolean" | "list" | "image";
+                /** @description A date format string for a date, a NumberFormat object for a number. */
+                format?: string | components["schemas"]["NumberFormat"];
                 required?: boolean;
             }[];
         };
@@ -885,6 +957,7 @@ export interface operations {
                     name?: string;
                     /** @enum {string} */
                     is_uat?: "0" | "1" | "true" | "false";
+                    locale?: string;
                 };
             };
         };
@@ -973,7 +1046,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Organisation over its rate limit (see Retry-After) */
+            /** @description Organisation over its rate limit, or (HTML) already converting as many HTML uploads as it may at once (see Retry-After) */
             429: {
                 headers: {
                     /** @description Requests allowed per window */
@@ -990,7 +1063,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A dependency (PostgreSQL or Redis) is unreachable */
+            /** @description A dependency (PostgreSQL or Redis) is unreachable, or (HTML) no render worker converted the file in time; nothing was stored */
             503: {
                 headers: {
                     /** @description Requests allowed per window */
@@ -1225,6 +1298,174 @@ export interface operations {
             };
         };
     };
+    updateTemplate: {
+        parameters: {
+            query?: {
+                is_uat?: "0" | "1" | "true" | "false";
+            };
+            header?: {
+                /** @description Required with the session cookie: the csrf_token of GET /api/v1/session. */
+                "X-CSRF-Token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TemplatePatch"];
+            };
+        };
+        responses: {
+            /** @description The updated template */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Template"];
+                };
+            };
+            /** @description Malformed request (e.g. body is not valid JSON) */
+            400: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description X-API-Key missing, not svc_-prefixed, unknown, revoked or expired, and no live session cookie */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential or role may not do this, or a session request lacks its X-CSRF-Token */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id, or a resource of another organisation or environment */
+            404: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists each problem */
+            422: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Organisation over its rate limit (see Retry-After) */
+            429: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (PostgreSQL or Redis) is unreachable */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     updateTemplateVariables: {
         parameters: {
             query?: {
@@ -1393,6 +1634,107 @@ export interface operations {
             };
         };
     };
+    getTemplateInputSchema: {
+        parameters: {
+            query?: {
+                is_uat?: "0" | "1" | "true" | "false";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The JSON Schema */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InputJsonSchema"];
+                };
+            };
+            /** @description X-API-Key missing, not svc_-prefixed, unknown, revoked or expired, and no live session cookie */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id, or a resource of another organisation or environment */
+            404: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists each problem */
+            422: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Organisation over its rate limit (see Retry-After) */
+            429: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (PostgreSQL or Redis) is unreachable */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     downloadTemplateFile: {
         parameters: {
             query?: {
@@ -1432,6 +1774,139 @@ export interface operations {
             };
             /** @description Unknown id, or a resource of another organisation or environment */
             404: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists each problem */
+            422: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Organisation over its rate limit (see Retry-After) */
+            429: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A dependency (PostgreSQL or Redis) is unreachable */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTemplatePreview: {
+        parameters: {
+            query?: {
+                is_uat?: "0" | "1" | "true" | "false";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preview */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/png": string;
+                };
+            };
+            /** @description The preview is being prepared (rendered once per template by a render worker); ask again after Retry-After seconds */
+            202: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before asking again */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description X-API-Key missing, not svc_-prefixed, unknown, revoked or expired, and no live session cookie */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id, or a resource of another organisation or environment */
+            404: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The template has no preview: its first page could not be rendered (`detail` says why) */
+            409: {
                 headers: {
                     /** @description Requests allowed per window */
                     "RateLimit-Limit"?: number;
