@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { operations as contractOperations } from '@docgen/contracts';
 import { generateApiKey } from '@docgen/security';
 import { buildDocx, paragraph, seedOrganization, startService, uniqueId, type RunningService, type SeededOrganization } from '@docgen/testing';
@@ -215,6 +216,28 @@ describe('role × operation matrix, from the served OpenAPI document', () => {
     expect(Object.keys(EXPECTED).filter((id) => !documented.includes(id))).toEqual([]);
   });
 
+  // Express routes on the parsed path; the rule must be matched on that same path, not on the
+  // raw request target, or `/api/v1/members#` and absolute-form targets slip past it.
+  it.each([
+    ['a fragment', '/api/v1/members#x'],
+    ['an absolute-form target', 'http://gateway.example/api/v1/members'],
+    ['upper case and a fragment', '/API/V1/MEMBERS/#'],
+  ])('applies the access rule to a request target with %s', async (_label, target) => {
+    const body = JSON.stringify({ email: `${uniqueId()}@example.com`, role: 'admin' });
+    const reply = await rawRequest(gateway.port, [
+      `POST ${target} HTTP/1.1`,
+      'Host: gateway.example',
+      `X-API-Key: ${orgA.apiKey}`,
+      'Content-Type: application/json',
+      `Content-Length: ${Buffer.byteLength(body)}`,
+      'Connection: close',
+      '',
+      body,
+    ].join('\r\n'));
+    expect(reply.split('\r\n')[0]).toMatch(/^HTTP\/1\.1 (403|404) /);
+    expect(reply).not.toContain('"password"');
+  });
+
   it('gives every caller what its role and credential allow, on every operation, with documented statuses', async () => {
     const failures: string[] = [];
     for (const { method, path, op } of operations) {
@@ -249,3 +272,11 @@ describe('role × operation matrix, from the served OpenAPI document', () => {
     expect(failures).toEqual([]);
   }, 180_000);
 });
+
+function rawRequest(port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(request));
+    let reply = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (reply += chunk)).on('end', () => resolve(reply)).on('error', reject);
+  });
+}

@@ -80,7 +80,11 @@ async function loadImage(label: string, source: string, options: FetchOptions): 
   if (source.startsWith('data:')) {
     const match = /^data:[^;,]*(;base64)?,(.*)$/s.exec(source);
     if (!match) throw new RenderInputError(`${label} has a malformed data: URI`);
-    bytes = match[1] ? Buffer.from(match[2]!, 'base64') : Buffer.from(decodeURIComponent(match[2]!));
+    try {
+      bytes = match[1] ? Buffer.from(match[2]!, 'base64') : Buffer.from(decodeURIComponent(match[2]!));
+    } catch {
+      throw new RenderInputError(`${label} has a malformed data: URI`);
+    }
     if (bytes.length > options.maxBytes) throw new RenderInputError(`${label} is larger than ${Math.round(options.maxBytes / 1024 / 1024)} MiB`);
   } else {
     try {

@@ -18,7 +18,7 @@ export {
   canonicalLocale,
   TemplatePatch,
   InputJsonSchema,
-  DATE_FORMAT_PATTERN,
+  isDateFormat,
   DEFAULT_DATE_FORMAT,
   type TemplateBody,
   type TemplateVariableBody,

@@ -3,7 +3,21 @@ import { BinaryFile, IsUatParam, Timestamp, page } from './common';
 import { apiSchemas } from './registry';
 
 /** Date formats: YYYY YY MMMM MMM MM M DD D dddd ddd, any punctuation, [literal text]. */
-export const DATE_FORMAT_PATTERN = /^(\[[^\]]*\]|YYYY|YY|MMMM|MMM|MM|M|DD|D|dddd|ddd|[^A-Za-z[\]])+$/;
+const DATE_FORMAT_TOKEN = /\[[^\]]*\]|YYYY|YY|MMMM|MMM|MM|M|DD|D|dddd|ddd|[^A-Za-z[\]]/y;
+
+/**
+ * Whether a date format is made only of the tokens the renderer knows. Read token by token
+ * (each the longest that fits, as the renderer reads it) in linear time: a single regex of
+ * the overlapping alternatives under `+` backtracks exponentially on "MMMM…Ma" and would
+ * freeze the gateway's event loop on one request.
+ */
+export function isDateFormat(format: string): boolean {
+  for (let at = 0; at < format.length; at = DATE_FORMAT_TOKEN.lastIndex) {
+    DATE_FORMAT_TOKEN.lastIndex = at;
+    if (!DATE_FORMAT_TOKEN.test(format)) return false;
+  }
+  return format.length > 0;
+}
 export const DEFAULT_DATE_FORMAT = 'YYYY-MM-DD';
 
 export const VariableType = z.enum(['text', 'date', 'number', 'boolean', 'list', 'image']);
@@ -104,7 +118,7 @@ export const VariablesPatch = z
           type: VariableType.optional(),
           format: z
             .union([
-              z.string().min(1).max(100).regex(DATE_FORMAT_PATTERN, { error: 'is not a date format (use YYYY, MM, DD, MMMM, D... e.g. DD/MM/YYYY)' }),
+              z.string().min(1).max(100).refine(isDateFormat, { error: 'is not a date format (use YYYY, MM, DD, MMMM, D... e.g. DD/MM/YYYY)' }),
               NumberFormat,
             ])
             .optional()

@@ -30,10 +30,17 @@ export async function addMember(
   if (existing?.memberships.length) throw new MemberConflictError('other-organization');
   if (existing) {
     // A person removed from every organisation can reach nothing: adding them again is
-    // like adding someone new (a new password, given to whoever adds them).
-    const membership = await db.membership.create({ data: { organizationId: input.organizationId, userId: existing.id, role: input.role } });
-    const user = await db.user.update({ where: { id: existing.id }, data: { passwordHash: input.passwordHash } });
-    return { user, membership };
+    // like adding someone new (a new password, given to whoever adds them). The user row is
+    // locked and the check repeated, so two organisations adding them at once cannot both win.
+    return db.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT id FROM users WHERE id = ${existing.id}::uuid FOR UPDATE`;
+      const memberships = await tx.membership.findMany({ where: { userId: existing.id }, select: { organizationId: true } });
+      if (memberships.some((membership) => membership.organizationId === input.organizationId)) throw new MemberConflictError('already-member');
+      if (memberships.length) throw new MemberConflictError('other-organization');
+      const membership = await tx.membership.create({ data: { organizationId: input.organizationId, userId: existing.id, role: input.role } });
+      const user = await tx.user.update({ where: { id: existing.id }, data: { passwordHash: input.passwordHash } });
+      return { user, membership };
+    });
   }
   try {
     const user = await db.user.create({

@@ -9,10 +9,15 @@ export const NEEDS_SESSION = 'Sign in to the web UI to use a session; API keys h
 
 /**
  * Enforces each operation's `access` from the contract's operations table, so the rule and
- * the OpenAPI document cannot disagree. Paths that match no operation fall through to 404.
+ * the OpenAPI document cannot disagree. The path is the one Express routes on (baseUrl + path),
+ * never the raw request target: `/api/v1/members#` or an absolute-form target must meet the
+ * same rule as the handler they reach. A request that matches no operation is a 404 here, so
+ * a handler without an operation can never be reached unguarded.
  */
 export const authorize: RequestHandler = (req, _res, next) => {
-  const access = matchOperation(req.method === 'HEAD' ? 'GET' : req.method, req.originalUrl.split('?')[0] ?? '')?.access ?? 'anyone';
+  const operation = matchOperation(req.method === 'HEAD' ? 'GET' : req.method, req.baseUrl + req.path);
+  if (!operation) throw new HttpError(404, 'Not found');
+  const access = operation.access ?? 'anyone';
   const { session } = requireCaller(req);
   if (access === 'anyone') return next();
   if (!session) {

@@ -43,7 +43,7 @@ export function webUiRoutes(distDir: string): Router {
     res.status(404).type('text/plain').send('Not found');
   });
   router.use(express.static(distDir, { index: false, maxAge: 0 }));
-  router.get(/^\/(?!api\/).*/, (_req, res) => {
+  router.get(/^\/(?!api(?:\/|$))/i, (_req, res) => {
     res.setHeader('Cache-Control', 'no-cache');
     res.sendFile(index);
   });

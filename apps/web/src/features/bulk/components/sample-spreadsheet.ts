@@ -1,6 +1,8 @@
 import type { Variable } from '../../../lib/types';
 
-function csvCell(value: string): string {
+/** A cell no spreadsheet evaluates: text starting like a formula gets a leading apostrophe. */
+function csvCell(text: string): string {
+  const value = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
   return /[",\n\r]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
 }
 
