@@ -3,6 +3,7 @@ import InspectModule from 'docxtemplater/js/inspect-module.js';
 import { XMLSerializer } from '@xmldom/xmldom';
 import { checkImagesInLoops, checkLoopPlacement } from './check-loop-placement';
 import { removeExternalReferences } from './external-references';
+import { refuseDocumentTypeDeclarations } from './package-links';
 import { correctTokenNames, type CorrectedToken } from './correct-token-names';
 import { issuesFromDocxtemplater } from './docxtemplater-errors';
 import { DEFAULT_PACKAGE_LIMITS, openDocxPackage, partLabel, readPart, templatedParts, type PackageLimits } from './docx-package';
@@ -28,6 +29,7 @@ export const DOCXTEMPLATER_OPTIONS = { paragraphLoop: true, linebreaks: true, er
  */
 export function prepareDocxTemplate(upload: Buffer, limits: PackageLimits = DEFAULT_PACKAGE_LIMITS): PreparedTemplate {
   const zip = openDocxPackage(upload, limits);
+  refuseDocumentTypeDeclarations(zip);
   const correctedTokens: CorrectedToken[] = [];
   const issues: TemplateIssue[] = [];
   let changed = false;
