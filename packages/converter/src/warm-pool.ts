@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConversionTimeoutError, ConverterUnavailableError } from './errors';
+import { writeHardenedProfile } from './hardened-profile';
 import { WarmInstance } from './warm-instance';
 
 export type OutputFormat = 'pdf' | 'docx';
@@ -142,6 +143,7 @@ export class WarmConverterPool {
     const profileDir = path.join(this.workDir, `profile-${slot}`);
     await rm(profileDir, { recursive: true, force: true }); // a profile is never shared with a predecessor
     await mkdir(profileDir, { recursive: true });
+    await writeHardenedProfile(profileDir);
     const instance = new WarmInstance({
       sofficePath: this.options.sofficePath ?? 'soffice',
       pythonPath: this.options.pythonPath ?? '/usr/bin/python3',
