@@ -1,4 +1,9 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { hostileDocxTemplates, solidPng, startCanary } from '@docgen/testing';
 import { WarmConverterPool } from './warm-pool';
 
 /** The processes of a process group (the warm instance's bridge leads its own group). */
@@ -61,4 +66,26 @@ describe('LibreOffice runs with a hardened profile and a minimal environment', (
       expect(settings).toMatch(new RegExp(`<item oor:path="${path}"><prop oor:name="${name}" oor:op="fuse"><value>${value}</value>`));
     }
   });
+
+  // Without the profile settings LibreOffice 7.4 fetched these (OPTIONS + 2 GETs each) and drew
+  // the local file into the PDF; here the package is NOT cleaned first, so only the profile stops them.
+  it('does not fetch a linked image or draw a file:// image even from an uncleaned package', async () => {
+    const [canary, work] = await Promise.all([startCanary(), mkdtemp(path.join(tmpdir(), 'docgen-profile-security-'))]);
+    try {
+      const secret = path.join(work, 'secret.png');
+      await writeFile(secret, solidPng(50, 50, [0, 200, 0]));
+      const raw = hostileDocxTemplates(canary.url, secret).filter((t) => ['linked-image', 'hyperlink-rel-used-by-r-link', 'file-url-linked', 'vml-imagedata'].includes(t.name));
+      expect(raw).toHaveLength(4);
+      for (const template of raw) {
+        const pdfFile = path.join(work, `${template.name}.pdf`);
+        await writeFile(pdfFile, await pool.convert(template.file, 'docx', 'pdf'));
+        const images = execFileSync('pdfimages', ['-list', pdfFile]).toString().trim().split('\n').slice(2);
+        expect({ name: template.name, images }).toEqual({ name: template.name, images: [] });
+      }
+      expect(canary.requests).toEqual([]);
+      expect(canary.connections()).toBe(0);
+    } finally {
+      await Promise.all([canary.close(), rm(work, { recursive: true, force: true })]);
+    }
+  }, 60_000);
 });

@@ -11,6 +11,9 @@ const RELATIONSHIP_ATTRIBUTE_NAMESPACES = new Set([
 // imported as HTML/MHT/RTF, a subdocument or template is opened, a mail-merge source is read):
 // never kept, even when their target lies inside the package.
 const PULLING_TYPES = /\/(?:aFChunk|subDocument|attachedTemplate|frame|mailMergeSource|mailMergeHeaderSource|mailMergeRecipientData)$/;
+// The elements that use those relationships (and a mail merge's connection string and query):
+// removed whole, so nothing is left half-pointing anywhere.
+const PULLING_ELEMENTS = new Set(['altChunk', 'subDoc', 'attachedTemplate', 'mailMerge']);
 const HYPERLINK_TYPE = /\/hyperlink$/;
 // Only what a reader clicks: LibreOffice never opens a hyperlink's target while converting.
 const CLICKABLE_TARGET = /^(?:https?:\/\/|mailto:)/i;
@@ -21,7 +24,7 @@ const HYPERLINK_ELEMENTS = new Set(['hyperlink', 'hlinkClick', 'hlinkHover', 'hl
 const LOCATION_ATTRIBUTES = new Set(['href', 'src', 'link']);
 // Attribute names cannot be written with character references, so a part without these is
 // left alone (and not parsed, which keeps renders cheap).
-const MAY_POINT_OUTSIDE = /(?:href|src|link)\s*=|mailMerge/;
+const MAY_POINT_OUTSIDE = /(?:href|src|link)\s*=|mailMerge|altChunk|subDoc|attachedTemplate/;
 const DOCTYPE = /<!DOCTYPE|<!ENTITY/i;
 const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
@@ -88,6 +91,9 @@ export function makePackageSelfContained(zip: PizZip): boolean {
     const xml = xmlText(name, zip.files[name]!.asNodeBuffer());
     if (xml === undefined) continue;
     if (droppedIds.size === 0 && hyperlinkIds.size === 0 && !MAY_POINT_OUTSIDE.test(xml)) continue;
+    // A part that is not XML whatever it starts with (an altChunk's HTML, a text file) is not
+    // read as XML by LibreOffice either; what references it was judged above.
+    if (!/\.(xml|rels)$/i.test(name) && !isWellFormed(xml)) continue;
     const document = parseXml(name, xml);
     if (removeOutsideReferences(document, droppedIds, hyperlinkIds)) {
       zip.file(name, serialize(document));
@@ -145,7 +151,7 @@ function removeOutsideReferences(document: Document, droppedIds: Set<string>, hy
   const pending: Element[] = document.documentElement ? [document.documentElement] : [];
   while (pending.length > 0) {
     const element = pending.pop()!;
-    if ((element.localName ?? element.nodeName) === 'mailMerge') {
+    if (PULLING_ELEMENTS.has(element.localName ?? element.nodeName)) {
       element.parentNode?.removeChild(element);
       changed = true;
       continue;
@@ -181,6 +187,15 @@ function parseXml(name: string, xml: string): Document {
 // Written back as UTF-8 whatever the part was read as, so its declaration must say so.
 function serialize(document: Document): string {
   return new XMLSerializer().serializeToString(document).replace(/^<\?xml[^>]*\?>/, '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>');
+}
+
+function isWellFormed(xml: string): boolean {
+  try {
+    new DOMParser({ onError: onErrorStopParsing }).parseFromString(xml, 'text/xml');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function elementsNamed(document: Document, localName: string): Element[] {
