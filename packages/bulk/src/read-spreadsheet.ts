@@ -3,6 +3,7 @@ import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import PizZip from 'pizzip';
 import { BulkInputError } from './bulk-input-error';
+import { checkZipIntegrity } from './check-zip-integrity';
 
 export type CellValue = string | number | boolean;
 export type SpreadsheetFormat = 'xlsx' | 'csv';
@@ -57,6 +58,7 @@ function assertExpandedSize(file: Buffer): void {
  */
 async function* xlsxRows(file: Buffer): AsyncGenerator<SourceRow> {
   assertExpandedSize(file);
+  checkZipIntegrity(file, MAX_EXPANDED_XLSX_BYTES);
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from([file]), {
     sharedStrings: 'cache',
     styles: 'cache', // dates are numbers with a date format

@@ -45,6 +45,21 @@ export function refuseDocumentTypeDeclarations(zip: PizZip): void {
 }
 
 /**
+ * Refuses a package whose XML parts (by name) are not well-formed, naming the part, before
+ * anything else (docxtemplater included) reads them and fails in its own words.
+ */
+export function refuseMalformedXml(zip: PizZip): void {
+  for (const required of ['[Content_Types].xml', '_rels/.rels']) {
+    if (!zip.file(required)) throw new TemplateError('invalid', `The file is not a valid DOCX (${required} is missing); open it in Word, save it again and upload it`);
+  }
+  for (const [name, entry] of Object.entries(zip.files)) {
+    if (entry.dir || !/\.(xml|rels)$/i.test(name)) continue;
+    // Read as UTF-8, the way docxtemplater reads it: a UTF-16 part is refused here too.
+    parseXml(name, entry.asNodeBuffer().toString('utf8'));
+  }
+}
+
+/**
  * Makes the package self-contained, reading every relationships part with an XML parser:
  * a relationship is kept only when it is internal by the OPC definition (no TargetMode, or
  * exactly "Internal", and a relative target that stays inside the package) and does not
