@@ -87,13 +87,19 @@ describe('upload fuzzing: every answer is a 2xx or a 4xx with a detail, never a 
   }, 60_000);
   afterAll(() => harness?.close());
 
+  it('accepts the unmutated seeds, so the mutations start from files that get past every check', async () => {
+    const xlsx = await request(harness.app).post('/api/v1/bulk-jobs').set('X-API-Key', org.apiKey).attach('file', minimalXlsx([['name'], ['Ada']]), 'seed.xlsx').field('template_id', templateId).field('output_format', 'pdf');
+    expect({ status: xlsx.status, detail: xlsx.body.detail }).toEqual({ status: 202, detail: undefined });
+    await request(harness.app).post('/api/v1/templates').set('X-API-Key', org.apiKey).attach('file', wellBehavedDocx(), 'seed.docx').expect(201);
+  });
+
   it(`survives ${RUNS} mutated DOCX, XLSX and HTML uploads (seed ${SEED})`, async () => {
     const docxBases = [
       buildDocx({ body: `${paragraph('Dear {name}')}${table([['{#items}{x}', '{y}{/items}']])}`, header: paragraph('{company}'), footer: paragraph('p') }),
       wellBehavedDocx(),
       ...hostileDocxTemplates('http://127.0.0.1:9', '/etc/passwd').slice(0, 6).map((t) => t.file),
     ];
-    const xlsxBase = minimalXlsx([['name', 'x'], ['Ada', '1'], ['Grace', '2']]);
+    const xlsxBase = minimalXlsx([['name'], ['Ada'], ['Grace']]);
     const upload: fc.Arbitrary<Upload> = fc.oneof(
       { weight: 60, arbitrary: zipMutation(docxBases).map((file) => ({ path: '/api/v1/templates' as const, filename: 'fuzz.docx', file })) },
       { weight: 35, arbitrary: zipMutation([xlsxBase]).map((file) => ({ path: '/api/v1/bulk-jobs' as const, filename: 'fuzz.xlsx', file })) },
