@@ -148,6 +148,7 @@ export function isInsidePackage(target: string, baseDir: string): boolean {
   }
   for (const form of [target, decoded]) {
     const trimmed = form.trim();
+    // eslint-disable-next-line no-control-regex -- a control character in a target is refused on purpose
     if (trimmed === '' || SCHEME.test(trimmed) || trimmed.startsWith('//') || /[\\\u0000-\u001f\u007f]/.test(form)) return false;
   }
   const start = decoded.startsWith('/') ? [] : baseDir.split('/').filter((segment) => segment && segment !== '.');

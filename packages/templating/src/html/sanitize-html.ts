@@ -124,6 +124,7 @@ function sanitizeAttributes(node: HtmlNode, allowed: string[], note: (what: stri
   for (const [attribute, value] of Object.entries(attributes)) {
     const name = attribute.toLowerCase();
     let keep = GLOBAL_ATTRIBUTES.includes(name) || allowed.includes(name);
+    // eslint-disable-next-line no-control-regex -- control characters and spaces are what browsers strip from a URL before reading its scheme
     if (keep && name === 'href') keep = CLICKABLE.test(value.replace(/[\u0000-\u0020]/g, ''));
     if (keep && name === 'style') {
       const { css, changed } = sanitizeDeclarations(value);
