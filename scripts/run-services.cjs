@@ -37,7 +37,7 @@ for (const name of services) {
 process.on('SIGINT', () => stopAll(0));
 process.on('SIGTERM', () => stopAll(0));
 
-const { key } = JSON.parse(fs.readFileSync(path.join(root, 'data', 'demo-api-key.json'), 'utf8'));
+const { key, admin_email: adminEmail, admin_password: adminPassword } = JSON.parse(fs.readFileSync(path.join(root, 'data', 'demo-api-key.json'), 'utf8'));
 const base = `http://127.0.0.1:${port}`;
 
 /** Waits for the gateway, then makes sure the demo organisation has the sample template. */
@@ -66,7 +66,9 @@ seedSampleTemplate().then(
   (template) =>
     process.stderr.write(`
 [docgen] running: gateway ${base}  (API docs: ${base}/docs)
+[docgen] web UI: ${base}/
 [docgen] demo organisation API key: ${key}
+[docgen] demo admin (web UI sign-in): ${adminEmail} / ${adminPassword}
 [docgen] sample template: ${template.id} ("${template.name}", variables: ${template.variables.map((v) => v.name).join(', ')})
 [docgen] try: curl -H "X-API-Key: ${key}" ${base}/api/v1/templates/${template.id}
 [docgen] Ctrl-C stops everything.

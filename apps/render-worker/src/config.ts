@@ -17,6 +17,8 @@ export const renderWorkerEnv = z.object({
   OUTBOUND_ALLOW_PRIVATE: envVar.boolean(false),
   MAX_IMAGE_BYTES: envVar.integer(10 * 1024 * 1024, 1),
   IMAGE_FETCH_TIMEOUT_MS: envVar.integer(10_000, 100),
+  MAX_IMAGES_PER_DOCUMENT: envVar.integer(200, 1),
+  MAX_IMAGE_BYTES_PER_DOCUMENT: envVar.integer(50 * 1024 * 1024, 1),
 });
 
 export type RenderWorkerConfig = z.output<typeof renderWorkerEnv>;

@@ -80,6 +80,7 @@ runService('render-worker', renderWorkerEnv, async (context) => {
       maxBytes: config.MAX_IMAGE_BYTES,
       maxRedirects: 3,
     },
+    imageLimits: { maxImages: config.MAX_IMAGES_PER_DOCUMENT, maxTotalBytes: config.MAX_IMAGE_BYTES_PER_DOCUMENT, concurrency: 6 },
     onOutcome,
   };
 

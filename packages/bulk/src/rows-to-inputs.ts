@@ -31,10 +31,17 @@ export function rowsToInputs(sheet: Sheet, variables: TemplateVariable[]): RowIn
     names.forEach((name, column) => {
       const cell = cells[column];
       if (cell === undefined || (typeof cell === 'string' && cell === '')) return;
-      input[name] = types.get(name) === 'list' && typeof cell === 'string' ? parseList(cell) : cell;
+      input[name] = typeof cell === 'string' ? fromText(cell, types.get(name)) : cell;
     });
     return { rowNumber, input };
   });
+}
+
+/** A list cell holds JSON; a boolean cell TRUE or FALSE (any case), as spreadsheets write them. */
+function fromText(cell: string, type: TemplateVariable['type'] | undefined): unknown {
+  if (type === 'list') return parseList(cell);
+  if (type === 'boolean' && /^(true|false)$/i.test(cell.trim())) return cell.trim().toLowerCase() === 'true';
+  return cell;
 }
 
 function parseList(cell: string): unknown {

@@ -6,7 +6,9 @@ import { TemplateError } from '../template-error';
 import { ImageModule, type ImageData } from '../image-module';
 import { DOCXTEMPLATER_OPTIONS } from '../prepare-docx-template';
 import type { TemplateVariable } from '../variables';
+import { fitImagesToCells } from './fit-images-to-cells';
 import { RenderInputError } from './render-error';
+import { dropTrailingPageBreak } from './trailing-page-break';
 import { prepareRenderData } from './validate-input';
 
 interface NullPart {
@@ -24,16 +26,17 @@ interface ScopeManager {
  * with a message naming it — top-level tokens by name, tokens inside loops with the loop
  * and the item — instead of printing "undefined" or nothing. The result never references
  * anything outside the package, so converting it cannot make LibreOffice fetch.
- * `compress: false` writes the parts stored, for a DOCX that is only converted.
+ * `compress: false` writes the parts stored, for a DOCX that is only converted; `locale`
+ * (BCP 47) is the template's, for numbers and month and day names.
  */
 export function renderDocx(
   template: Buffer,
   variables: TemplateVariable[],
   input: Record<string, unknown>,
   images: Map<string, ImageData> = new Map(),
-  options: { compress?: boolean } = {},
+  options: { compress?: boolean; locale?: string } = {},
 ): Buffer {
-  const data = prepareRenderData(variables, input);
+  const data = prepareRenderData(variables, input, options.locale);
   const missing: string[] = [];
   const imageModule = new ImageModule(images);
   const doc = new Docxtemplater(new PizZip(template), {
@@ -60,11 +63,18 @@ export function renderDocx(
   if (fetching.length > 0) {
     throw new RenderInputError(`A value completes a field that would fetch content from elsewhere (${fetching.join(', ')}); template tags must not sit inside field codes`);
   }
-  imageModule.declareContentTypes(doc.getZip());
+  const zip = doc.getZip();
+  for (const part of imageModule.partsWithImages) {
+    zip.file(part, fitImagesToCells(zip.file(part)!.asText(), imageModule.textWidthEmu!));
+  }
+  const body = zip.file('word/document.xml')?.asText();
+  const trimmed = body === undefined ? body : dropTrailingPageBreak(body);
+  if (trimmed !== body) zip.file('word/document.xml', trimmed!);
+  imageModule.declareContentTypes(zip);
   // Again on the filled package, whatever the upload checked: a template stored before a check
   // existed, or written to storage by other means, must not reach LibreOffice with a way out.
   try {
-    makePackageSelfContained(doc.getZip());
+    makePackageSelfContained(zip);
   } catch (error) {
     if (error instanceof TemplateError) throw new RenderInputError(`The template cannot be converted: ${error.message}`);
     throw error;
