@@ -3,6 +3,8 @@ import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import PizZip from 'pizzip';
 import { BulkInputError } from './bulk-input-error';
+import { checkZipIntegrity } from './check-zip-integrity';
+import { withStallLimit } from './stall-limit';
 
 export type CellValue = string | number | boolean;
 export type SpreadsheetFormat = 'xlsx' | 'csv';
@@ -35,6 +37,8 @@ function cellValue(value: ExcelJS.CellValue): CellValue | undefined {
 }
 
 const MAX_EXPANDED_XLSX_BYTES = 100 * 1024 * 1024;
+// Longest wait for the next row (a large shared-strings part is read before the first one).
+const XLSX_STALL_MS = 10_000;
 
 /** Refuses a zip bomb by the sizes the archive declares, before anything is inflated. */
 function assertExpandedSize(file: Buffer): void {
@@ -57,6 +61,7 @@ function assertExpandedSize(file: Buffer): void {
  */
 async function* xlsxRows(file: Buffer): AsyncGenerator<SourceRow> {
   assertExpandedSize(file);
+  checkZipIntegrity(file, MAX_EXPANDED_XLSX_BYTES);
   const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from([file]), {
     sharedStrings: 'cache',
     styles: 'cache', // dates are numbers with a date format
@@ -115,7 +120,7 @@ export async function readSpreadsheet(file: Buffer, format: SpreadsheetFormat, m
   let header: string[] | undefined;
   const rows: SheetRow[] = [];
   let count = 0;
-  for await (const row of format === 'xlsx' ? xlsxRows(file) : csvRows(file)) {
+  for await (const row of format === 'xlsx' ? withStallLimit(xlsxRows(file), XLSX_STALL_MS) : csvRows(file)) {
     if (!header) {
       header = headerOf(row);
       if (row.rowNumber === 1) continue;

@@ -3,6 +3,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { sofficeEnvironment, writeHardenedProfile } from './hardened-profile';
 import { ConversionFailedError, ConversionTimeoutError, ConverterUnavailableError } from './errors';
 
 export interface ConvertOptions {
@@ -26,7 +27,10 @@ let queue: Promise<unknown> = Promise.resolve();
  * sharing one profile (for conversions that run rarely, such as HTML templates at upload).
  */
 export function convertOnce(input: Buffer, options: ConvertOptions): Promise<Buffer> {
-  profileDir ??= mkdtemp(path.join(tmpdir(), 'docgen-soffice-profile-'));
+  profileDir ??= mkdtemp(path.join(tmpdir(), 'docgen-soffice-profile-')).then(async (dir) => {
+    await writeHardenedProfile(dir);
+    return dir;
+  });
   const run = queue.then(async () => convertWithSoffice(input, options, await profileDir!));
   queue = run.catch(() => undefined);
   return run;
@@ -54,7 +58,7 @@ async function convertWithSoffice(
       ...(inputFilter ? [`--infilter=${inputFilter}`] : []),
       '--convert-to', to, '--outdir', outdir, source,
     ];
-    await runSoffice(sofficePath, args, timeoutMs);
+    await runSoffice(sofficePath, args, timeoutMs, sofficeEnvironment(profile));
     const outputExtension = to.split(':')[0]!;
     try {
       return await readFile(path.join(outdir, `input.${outputExtension}`));
@@ -66,9 +70,9 @@ async function convertWithSoffice(
   }
 }
 
-function runSoffice(command: string, args: string[], timeoutMs: number): Promise<void> {
+function runSoffice(command: string, args: string[], timeoutMs: number, env: NodeJS.ProcessEnv): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(command, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'], env });
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2_000)));
     const timer = setTimeout(() => {

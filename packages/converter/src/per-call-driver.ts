@@ -3,11 +3,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { convertWithOptions } from 'libreoffice-convert';
+import { sofficeEnvironment } from './hardened-profile';
 import { pdfFilterArgument, type PdfStandard } from './pdf-standard';
 import { ConversionFailedError, ConversionTimeoutError, ConverterUnavailableError } from './errors';
 
 type Options = Parameters<typeof convertWithOptions>[3] & {
-  execOptions?: { timeout: number; killSignal: NodeJS.Signals };
+  execOptions?: { timeout: number; killSignal: NodeJS.Signals; env: NodeJS.ProcessEnv };
   tmpOptions?: { tmpdir: string };
 };
 
@@ -23,7 +24,7 @@ type Options = Parameters<typeof convertWithOptions>[3] & {
  */
 export async function convertPerCall(docx: Buffer, to: 'pdf', timeoutMs: number, pdfStandard?: PdfStandard): Promise<Buffer> {
   const callDir = await mkdtemp(path.join(tmpdir(), 'docgen-per-call-'));
-  const options: Options = { fileName: 'document.docx', tmpOptions: { tmpdir: callDir }, execOptions: { timeout: timeoutMs, killSignal: 'SIGKILL' } };
+  const options: Options = { fileName: 'document.docx', tmpOptions: { tmpdir: callDir }, execOptions: { timeout: timeoutMs, killSignal: 'SIGKILL', env: sofficeEnvironment(callDir) } };
   let failed = true;
   try {
     return await new Promise<Buffer>((resolve, reject) => {

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { sofficeEnvironment } from './hardened-profile';
 import { ConversionFailedError, ConversionTimeoutError, ConverterUnavailableError } from './errors';
 
 const BRIDGE = path.resolve(__dirname, '../uno/convert_server.py');
@@ -49,6 +50,7 @@ export class WarmInstance {
     const child = spawn(this.options.pythonPath, [BRIDGE, this.options.sofficePath, this.options.profileDir, pipeName], {
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe'],
+      env: sofficeEnvironment(this.options.profileDir),
     });
     this.child = child;
     let stderr = '';

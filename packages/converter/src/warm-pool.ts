@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConversionTimeoutError, ConverterUnavailableError } from './errors';
+import { writeHardenedProfile } from './hardened-profile';
 import { pdfFilterData, type FilterData, type PdfStandard } from './pdf-standard';
 import { WarmInstance } from './warm-instance';
 
@@ -147,6 +148,7 @@ export class WarmConverterPool {
     const profileDir = path.join(this.workDir, `profile-${slot}`);
     await rm(profileDir, { recursive: true, force: true }); // a profile is never shared with a predecessor
     await mkdir(profileDir, { recursive: true });
+    await writeHardenedProfile(profileDir);
     const instance = new WarmInstance({
       sofficePath: this.options.sofficePath ?? 'soffice',
       pythonPath: this.options.pythonPath ?? '/usr/bin/python3',

@@ -116,7 +116,12 @@ function boundedContent(entry: ZipEntry, maxBytes: number): Buffer | undefined {
     const bytes = entry.asNodeBuffer();
     return bytes.length <= maxBytes ? bytes : undefined;
   }
-  const raw = data.getCompressedContent();
+  let raw: Uint8Array | string;
+  try {
+    raw = data.getCompressedContent();
+  } catch {
+    throw new TemplateError('invalid', 'The file is not a valid DOCX (the zip archive is damaged)');
+  }
   const compressed = typeof raw === 'string' ? Buffer.from(raw, 'latin1') : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
   if (data.compressionMethod === STORED || compressed.length === 0) return compressed.length <= maxBytes ? compressed : undefined;
   if (data.compressionMethod !== DEFLATED) {

@@ -8,7 +8,7 @@ const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships
 
 function docx(body: string, relationships: string): Buffer {
   const zip = new PizZip();
-  zip.file('word/document.xml', `<w:document xmlns:w="w" xmlns:r="${REL}"><w:body>${body}</w:body></w:document>`);
+  zip.file('word/document.xml', `<w:document xmlns:w="w" xmlns:a="a" xmlns:r="${REL}"><w:body>${body}</w:body></w:document>`);
   zip.file('word/_rels/document.xml.rels', `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${relationships}</Relationships>`);
   return zip.generate({ type: 'nodebuffer' });
 }

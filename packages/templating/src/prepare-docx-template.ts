@@ -3,6 +3,7 @@ import InspectModule from 'docxtemplater/js/inspect-module.js';
 import { XMLSerializer } from '@xmldom/xmldom';
 import { checkLoopPlacement } from './check-loop-placement';
 import { removeExternalReferences } from './external-references';
+import { refuseDocumentTypeDeclarations, refuseMalformedXml } from './package-links';
 import { correctTokenNames, type CorrectedToken } from './correct-token-names';
 import { issuesFromDocxtemplater } from './docxtemplater-errors';
 import { DEFAULT_PACKAGE_LIMITS, openDocxPackage, partLabel, readPart, templatedParts, type PackageLimits } from './docx-package';
@@ -28,6 +29,8 @@ export const DOCXTEMPLATER_OPTIONS = { paragraphLoop: true, linebreaks: true, er
  */
 export function prepareDocxTemplate(upload: Buffer, limits: PackageLimits = DEFAULT_PACKAGE_LIMITS): PreparedTemplate {
   const zip = openDocxPackage(upload, limits);
+  refuseDocumentTypeDeclarations(zip);
+  refuseMalformedXml(zip);
   const correctedTokens: CorrectedToken[] = [];
   const issues: TemplateIssue[] = [];
   let changed = false;
@@ -53,6 +56,11 @@ export function prepareDocxTemplate(upload: Buffer, limits: PackageLimits = DEFA
     new Docxtemplater(zip, { ...DOCXTEMPLATER_OPTIONS, modules: [inspector, new ImageModule()] });
   } catch (error) {
     const fromDocxtemplater = issuesFromDocxtemplater(error);
+    // A part docxtemplater reads that is not XML (checked above for the usual names, but it
+    // follows relationships to any name).
+    if (!fromDocxtemplater && (error as Error).name === 'ParseError') {
+      throw new TemplateError('invalid', 'The DOCX holds a part that is not well-formed XML; open the file in Word, save it again and upload it');
+    }
     if (!fromDocxtemplater) throw error;
     issues.push(...fromDocxtemplater);
   }

@@ -6,4 +6,6 @@ export { uniqueId, repoRoot } from './paths';
 export { buildDocx, paragraph, run, table, textBox } from './docx-builder';
 export { startStack, apiClient, type Stack, type ApiClient, type ApiResponse } from './stack';
 export { solidPng, pngDataUri } from './png';
+export { startCanary, type Canary } from './canary';
 export { makeTestCertificates, startHttpsReceiver, type HttpsReceiver, type ReceivedWebhook, type TestCertificates, type Reply } from './https-receiver';
+export { hostileDocxTemplates, wellBehavedDocx, picture, withParts, type HostileDocx } from './hostile-docx';

@@ -1,7 +1,7 @@
 import { load } from 'cheerio';
 import { PAGE_MARGIN_MM } from './page-layout';
+import { sanitizeHtml } from './sanitize-html';
 import { fitImagesToTextWidth } from './size-images';
-import { stripRemoteContent } from './strip-remote-content';
 import { explicitTableBorders } from './table-borders';
 
 export interface RewrittenHtml {
@@ -17,11 +17,12 @@ export interface RewrittenHtml {
  */
 export function rewriteHtml(source: string): RewrittenHtml {
   const $ = load(source);
-  const removed = stripRemoteContent($);
+  const removed = sanitizeHtml($);
   explicitTableBorders($);
   fitImagesToTextWidth($);
   $('meta[charset]').remove();
   // Prepended, so the author's own @page rule (later in the document) still wins.
   $('head').prepend(`<meta charset="utf-8"><style>@page { margin: ${PAGE_MARGIN_MM}mm }</style>`);
-  return { html: $.html(), removed };
+  // The sanitiser removed the author's doctype (one naming a DTD could be fetched).
+  return { html: `<!DOCTYPE html>${$.html()}`, removed };
 }

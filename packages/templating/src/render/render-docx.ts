@@ -1,6 +1,8 @@
 import Docxtemplater from 'docxtemplater';
 import PizZip from 'pizzip';
-import { dropExternalRelationships, fetchingFieldsAfterFill } from '../external-references';
+import { fetchingFieldsAfterFill } from '../external-references';
+import { makePackageSelfContained } from '../package-links';
+import { TemplateError } from '../template-error';
 import { ImageModule, type ImageData } from '../image-module';
 import { DOCXTEMPLATER_OPTIONS } from '../prepare-docx-template';
 import type { TemplateVariable } from '../variables';
@@ -69,7 +71,14 @@ export function renderDocx(
   const trimmed = body === undefined ? body : dropTrailingPageBreak(body);
   if (trimmed !== body) zip.file('word/document.xml', trimmed!);
   imageModule.declareContentTypes(zip);
-  dropExternalRelationships(doc.getZip());
+  // Again on the filled package, whatever the upload checked: a template stored before a check
+  // existed, or written to storage by other means, must not reach LibreOffice with a way out.
+  try {
+    makePackageSelfContained(zip);
+  } catch (error) {
+    if (error instanceof TemplateError) throw new RenderInputError(`The template cannot be converted: ${error.message}`);
+    throw error;
+  }
   // An intermediate only LibreOffice reads need not be compressed (deflate was ~15% of a render's CPU).
   return doc.getZip().generate({ type: 'nodebuffer', compression: options.compress === false ? 'STORE' : 'DEFLATE' });
 }

@@ -1,0 +1,102 @@
+import * as csstree from 'css-tree';
+
+// What a printed template can use. Everything else goes, not only what is known to fetch:
+// a property LibreOffice might one day resolve as a URL is not on this list.
+const PROPERTIES = new Set([
+  'color', 'background', 'background-color', 'opacity', 'visibility',
+  'font', 'font-family', 'font-size', 'font-weight', 'font-style', 'font-variant', 'font-stretch',
+  'text-align', 'text-indent', 'text-decoration', 'text-transform', 'text-shadow', 'vertical-align', 'line-height',
+  'letter-spacing', 'word-spacing', 'white-space', 'direction', 'unicode-bidi', 'so-language',
+  'margin', 'margin-top', 'margin-right', 'margin-bottom', 'margin-left',
+  'padding', 'padding-top', 'padding-right', 'padding-bottom', 'padding-left',
+  'border', 'border-width', 'border-style', 'border-color', 'border-radius', 'border-collapse', 'border-spacing',
+  ...['top', 'right', 'bottom', 'left'].flatMap((side) => [`border-${side}`, `border-${side}-width`, `border-${side}-style`, `border-${side}-color`]),
+  'width', 'height', 'min-width', 'max-width', 'min-height', 'max-height', 'size',
+  'display', 'float', 'clear', 'overflow', 'table-layout', 'caption-side', 'empty-cells',
+  'list-style', 'list-style-type', 'list-style-position',
+  'page-break-before', 'page-break-after', 'page-break-inside', 'break-before', 'break-after', 'break-inside', 'orphans', 'widows',
+]);
+// Colour functions only: url(), image-set(), var(), attr(), expression() and the rest go.
+const FUNCTIONS = new Set(['rgb', 'rgba', 'hsl', 'hsla']);
+const AT_RULES = new Set(['page', 'media']);
+
+/**
+ * A style attribute's declarations reduced to the allowed properties with plain values
+ * (no url() or other functions but colours, no escapes, nothing the parser could not read).
+ */
+export function sanitizeDeclarations(style: string): { css: string; changed: boolean } {
+  let list: csstree.CssNode;
+  try {
+    list = csstree.parse(style, { context: 'declarationList', parseValue: true });
+  } catch {
+    return { css: '', changed: style.trim() !== '' };
+  }
+  const kept = keptDeclarations(list);
+  const css = kept.join('; ');
+  return { css, changed: normalise(css) !== normalise(style) };
+}
+
+/**
+ * A `<style>` block reduced to rules of allowed declarations, `@page` and `@media` (nothing
+ * imported, no fonts loaded). The result never holds `<` or a backslash, so no HTML reader
+ * can see the block end early or read an escape differently.
+ */
+export function sanitizeStylesheet(css: string): { css: string; changed: boolean } {
+  let sheet: csstree.CssNode;
+  try {
+    sheet = csstree.parse(css, { parseValue: true, parseAtrulePrelude: true, parseRulePrelude: true });
+  } catch {
+    return { css: '', changed: css.trim() !== '' };
+  }
+  const out = sheet.type === 'StyleSheet' ? rules(sheet.children.toArray()) : [];
+  const result = out.join('\n');
+  return { css: result, changed: normalise(result) !== normalise(css) };
+}
+
+function rules(nodes: csstree.CssNode[]): string[] {
+  const out: string[] = [];
+  for (const node of nodes) {
+    if (node.type === 'Rule') {
+      const prelude = csstree.generate(node.prelude);
+      if (!safeText(prelude)) continue;
+      out.push(`${prelude} { ${keptDeclarations(node.block).join('; ')} }`);
+    } else if (node.type === 'Atrule' && AT_RULES.has(node.name.toLowerCase()) && node.block) {
+      const prelude = node.prelude ? csstree.generate(node.prelude) : '';
+      if (!safeText(prelude)) continue;
+      const head = `@${node.name.toLowerCase()}${prelude ? ` ${prelude}` : ''}`;
+      if (node.name.toLowerCase() === 'page') out.push(`${head} { ${keptDeclarations(node.block).join('; ')} }`);
+      else out.push(`${head} {\n${rules(node.block.children.toArray()).join('\n')}\n}`);
+    }
+  }
+  return out;
+}
+
+function keptDeclarations(block: csstree.CssNode): string[] {
+  const kept: string[] = [];
+  csstree.walk(block, {
+    visit: 'Declaration',
+    enter(declaration) {
+      if (!PROPERTIES.has(declaration.property.toLowerCase()) || !plainValue(declaration.value)) return;
+      const text = `${declaration.property.toLowerCase()}: ${csstree.generate(declaration.value)}${declaration.important ? ' !important' : ''}`;
+      if (safeText(text)) kept.push(text);
+    },
+  });
+  return kept;
+}
+
+function plainValue(value: csstree.CssNode): boolean {
+  let plain = value.type === 'Value';
+  csstree.walk(value, (node) => {
+    if (node.type === 'Url' || node.type === 'Raw') plain = false;
+    else if (node.type === 'Function' && !FUNCTIONS.has(node.name.toLowerCase())) plain = false;
+  });
+  return plain;
+}
+
+function safeText(text: string): boolean {
+  return !/[<\\]|url\s*\(|@import/i.test(text);
+}
+
+function normalise(css: string): string {
+  return css.replace(/[\s;]+/g, '');
+}
