@@ -6,6 +6,7 @@ import type { Logger, Registry } from '@docgen/observability';
 import type { DeliveryJob, RenderJob } from '@docgen/queue';
 import type { FileStorage } from '@docgen/storage';
 import type { GatewayConfig } from './config';
+import { AuthFailureThrottle } from './auth-failure-throttle';
 import { authenticate } from './middleware/authenticate';
 import { errorHandler, notFound } from './middleware/error-handler';
 import { httpMetrics } from './middleware/http-metrics';
@@ -36,8 +37,10 @@ export function createApp({ config, db, redis, storage, renderQueue, deliveryQue
   app.disable('x-powered-by');
   app.set('trust proxy', false);
 
-  const metrics = httpMetrics(registry);
+  const metrics = httpMetrics(registry, { organizationLabels: config.METRICS_ORGANIZATION_LABELS });
   const limiter = new SlidingWindowRateLimiter(redis, config.REDIS_KEY_PREFIX, config.RATE_LIMIT_WINDOW_MS);
+
+  const authFailures = new AuthFailureThrottle(redis, config.REDIS_KEY_PREFIX, config.AUTH_FAILURE_LIMIT, config.AUTH_FAILURE_WINDOW_MS);
 
   app.use(requestContext(logger));
   app.use(metrics.middleware);
@@ -53,7 +56,7 @@ export function createApp({ config, db, redis, storage, renderQueue, deliveryQue
   app.use(docsRoutes());
 
   const api = express.Router();
-  api.use(authenticate(db), rateLimit(limiter, metrics.rateLimited));
+  api.use(authenticate(db, authFailures), rateLimit(limiter, metrics.countRateLimited));
   api.use(express.json({ limit: config.MAX_JSON_BODY_BYTES }));
   api.use(meRoutes());
   api.use(

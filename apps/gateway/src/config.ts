@@ -15,6 +15,11 @@ export const gatewayEnv = z.object({
   MAX_TEMPLATE_EXPANDED_BYTES: envVar.integer(100 * MiB, 1),
   BULK_MAX_ROWS: envVar.integer(10_000, 1, 1_000_000),
   OUTBOUND_ALLOW_PRIVATE: envVar.boolean(false),
+  /** Per-organisation label on the open /metrics; off: a public endpoint names no tenant. */
+  METRICS_ORGANIZATION_LABELS: envVar.boolean(false),
+  /** Failed API-key authentications one address may make per window before it gets 429s. */
+  AUTH_FAILURE_LIMIT: envVar.integer(100, 1),
+  AUTH_FAILURE_WINDOW_MS: envVar.integer(60_000, 1_000),
 });
 
 export type GatewayConfig = z.output<typeof gatewayEnv>;

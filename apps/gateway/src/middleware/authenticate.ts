@@ -1,7 +1,8 @@
 import type { RequestHandler } from 'express';
 import type { Database } from '@docgen/db';
 import { hashApiKey, looksLikeApiKey } from '@docgen/security';
-import { invalidApiKey } from '../errors';
+import type { AuthFailureThrottle } from '../auth-failure-throttle';
+import { HttpError, invalidApiKey } from '../errors';
 
 export interface Caller {
   organization: { id: string; name: string; rateLimitPerMinute: number };
@@ -47,14 +48,20 @@ const findKey = async (db: Database, keyHash: string): Promise<KeyRow | undefine
  * indexed query by hash, joined to its organisation) rather than cached, so a revocation is seen by every replica
  * on the very next request.
  */
-export function authenticate(db: Database): RequestHandler {
+export function authenticate(db: Database, throttle: AuthFailureThrottle): RequestHandler {
   return async (req, _res, next) => {
+    const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    const retryAfter = throttle.retryAfterSeconds(address);
+    if (retryAfter > 0) throw tooManyFailures(retryAfter);
     const presented = req.get('x-api-key');
     if (!presented || !looksLikeApiKey(presented)) throw invalidApiKey();
 
     const key = await findKey(db, hashApiKey(presented));
     const now = new Date();
-    if (!key || key.revoked_at || (key.expires_at && key.expires_at <= now)) throw invalidApiKey();
+    if (!key || key.revoked_at || (key.expires_at && key.expires_at <= now)) {
+      await throttle.recordFailure(address).catch((error: unknown) => req.log.warn({ err: error }, 'could not count a failed authentication'));
+      throw invalidApiKey();
+    }
 
     req.caller = {
       organization: { id: key.organization_id, name: key.organization_name, rateLimitPerMinute: key.rate_limit_per_minute },
@@ -69,6 +76,11 @@ export function authenticate(db: Database): RequestHandler {
     next();
   };
 }
+
+const tooManyFailures = (retryAfterSeconds: number) =>
+  new HttpError(429, 'Too many failed API key attempts from this address. Please try again later.', {
+    headers: { 'Retry-After': String(retryAfterSeconds) },
+  });
 
 export function requireCaller(req: { caller?: Caller }): Caller {
   if (!req.caller) throw invalidApiKey();

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import type { Counter } from 'prom-client';
 import { HttpError, RATE_LIMITED_DETAIL, dependencyDown } from '../errors';
 import type { SlidingWindowRateLimiter } from '../rate-limiter';
 import { requireCaller } from './authenticate';
 
 /** Counts every authenticated request against its organisation's window. */
-export function rateLimit(limiter: SlidingWindowRateLimiter, rateLimited: Counter<'organization'>): RequestHandler {
+export function rateLimit(limiter: SlidingWindowRateLimiter, countRateLimited: (organizationId: string) => void): RequestHandler {
   return async (req, res, next) => {
     const { organization } = requireCaller(req);
     let decision;
@@ -22,7 +21,7 @@ export function rateLimit(limiter: SlidingWindowRateLimiter, rateLimited: Counte
     res.setHeader('RateLimit-Remaining', String(decision.remaining));
     res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
     if (!decision.admitted) {
-      rateLimited.inc({ organization: organization.id });
+      countRateLimited(organization.id);
       throw new HttpError(429, RATE_LIMITED_DETAIL, { headers: { 'Retry-After': String(decision.resetSeconds) } });
     }
     next();
