@@ -5,6 +5,8 @@ import { commonEnv, envVar } from '@docgen/config';
 export const renderWorkerEnv = z.object({
   ...commonEnv,
   METRICS_PORT: envVar.integer(9101, 0, 65_535),
+  /** Wins over METRICS_PORT, which every service reads: `npm start` runs both workers in one environment. */
+  RENDER_WORKER_METRICS_PORT: envVar.optionalInteger(0, 65_535),
   HOST: envVar.text('0.0.0.0'),
   STORAGE_DIR: envVar.text('./data/files'),
   RENDER_TIMEOUT_MS: envVar.integer(60_000, 1_000),

@@ -108,7 +108,7 @@ runService('render-worker', renderWorkerEnv, async (context) => {
   shutdown.register('render worker', () => withDeadline(worker.close(), config.SHUTDOWN_TIMEOUT_MS - 2_000));
 
   await serveOps(context, {
-    port: config.METRICS_PORT,
+    port: config.RENDER_WORKER_METRICS_PORT ?? config.METRICS_PORT,
     host: config.HOST,
     checks: [
       { name: 'postgresql', check: () => db.$queryRaw`SELECT 1` },

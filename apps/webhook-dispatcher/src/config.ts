@@ -4,6 +4,8 @@ import { commonEnv, envVar } from '@docgen/config';
 export const webhookDispatcherEnv = z.object({
   ...commonEnv,
   METRICS_PORT: envVar.integer(9102, 0, 65_535),
+  /** Wins over METRICS_PORT, which every service reads: `npm start` runs both workers in one environment. */
+  WEBHOOK_DISPATCHER_METRICS_PORT: envVar.optionalInteger(0, 65_535),
   HOST: envVar.text('0.0.0.0'),
   WEBHOOK_RETRY_BASE_MS: envVar.integer(10_000, 1),
   OUTBOUND_ALLOW_PRIVATE: envVar.boolean(false),

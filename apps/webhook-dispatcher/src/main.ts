@@ -67,7 +67,7 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
   shutdown.register('workers', () => withDeadline(deliveryWorker.close(), config.SHUTDOWN_TIMEOUT_MS - 2_000));
 
   await serveOps(context, {
-    port: config.METRICS_PORT,
+    port: config.WEBHOOK_DISPATCHER_METRICS_PORT ?? config.METRICS_PORT,
     host: config.HOST,
     checks: [
       { name: 'postgresql', check: () => db.$queryRaw`SELECT 1` },
