@@ -6,6 +6,7 @@ export { DEFAULT_PACKAGE_LIMITS, type PackageLimits } from './docx-package';
 export { ImageModule, IMAGE_MODULE_NAME, type ImageData } from './image-module';
 export { renderDocx } from './render/render-docx';
 export { RenderInputError } from './render/render-error';
+export { OutputTooLargeError } from './render/estimate-output';
 export { prepareRenderData } from './render/validate-input';
 export { removeExternalReferences } from './external-references';
 export { prepareUpload, templateFormatOf, type TemplateFormat } from './prepare-upload';

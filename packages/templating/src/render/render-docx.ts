@@ -4,6 +4,7 @@ import { dropExternalRelationships, fetchingFieldsAfterFill } from '../external-
 import { ImageModule, type ImageData } from '../image-module';
 import { DOCXTEMPLATER_OPTIONS } from '../prepare-docx-template';
 import type { TemplateVariable } from '../variables';
+import { checkOutputSize } from './estimate-output';
 import { RenderInputError } from './render-error';
 import { prepareRenderData } from './validate-input';
 
@@ -23,13 +24,14 @@ interface ScopeManager {
  * and the item — instead of printing "undefined" or nothing. The result never references
  * anything outside the package, so converting it cannot make LibreOffice fetch.
  * `compress: false` writes the parts stored, for a DOCX that is only converted.
+ * `maxOutputBytes` refuses, before filling, a fill whose XML would pass it (estimate-output.ts).
  */
 export function renderDocx(
   template: Buffer,
   variables: TemplateVariable[],
   input: Record<string, unknown>,
   images: Map<string, ImageData> = new Map(),
-  options: { compress?: boolean } = {},
+  options: { compress?: boolean; maxOutputBytes?: number } = {},
 ): Buffer {
   const data = prepareRenderData(variables, input);
   const missing: string[] = [];
@@ -46,6 +48,10 @@ export function renderDocx(
       return part.module === 'loop' ? [] : '';
     },
   });
+  if (options.maxOutputBytes !== undefined) {
+    const compiled = (doc as unknown as { compiled: Record<string, { postparsed: Parameters<typeof checkOutputSize>[0][number] }> }).compiled;
+    checkOutputSize(Object.values(compiled).map((file) => file.postparsed), data, images, options.maxOutputBytes);
+  }
   try {
     doc.render(data);
   } catch (error) {
