@@ -18,6 +18,10 @@ export const renderWorkerEnv = z.object({
   RENDER_LOCK_MS: envVar.integer(30_000, 500),
   OUTBOUND_ALLOW_PRIVATE: envVar.boolean(false),
   MAX_IMAGE_BYTES: envVar.integer(10 * 1024 * 1024, 1),
+  /** Width x height of one image, read from its header before LibreOffice decodes it. */
+  MAX_IMAGE_PIXELS: envVar.integer(40_000_000, 1),
+  /** Largest filled DOCX (uncompressed XML plus images), estimated before filling. */
+  MAX_OUTPUT_BYTES: envVar.integer(50 * 1024 * 1024, 1),
   IMAGE_FETCH_TIMEOUT_MS: envVar.integer(10_000, 100),
 });
 

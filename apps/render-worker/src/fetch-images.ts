@@ -13,6 +13,9 @@ const kindOf = (bytes: Buffer) => SIGNATURES.find(([, signature]) => signature.e
 
 type FetchOptions = Omit<GuardedFetchOptions, 'method' | 'headers' | 'body'>;
 
+/** Width x height an image may have: LibreOffice decodes it to a bitmap of 4 bytes a pixel. */
+export const DEFAULT_MAX_IMAGE_PIXELS = 40_000_000;
+
 /**
  * Fetches every image token's value (URL or data: URI), checked by content, not by headers.
  * With a deadline, no fetch outlives it: each gets IMAGE_FETCH_TIMEOUT_MS or the time the
@@ -24,6 +27,7 @@ export async function fetchImages(
   input: Record<string, unknown>,
   fetchOptions: FetchOptions,
   deadline?: Deadline,
+  maxPixels = DEFAULT_MAX_IMAGE_PIXELS,
 ): Promise<Map<string, ImageData>> {
   const images = new Map<string, ImageData>();
   for (const variable of variables.filter((v) => v.type === 'image')) {
@@ -33,7 +37,7 @@ export async function fetchImages(
     // A few ms past the deadline, so that the deadline, not the fetch's own timer, ends it.
     const timeoutMs = deadline ? Math.min(fetchOptions.timeoutMs, Math.ceil(deadline.remainingMs()) + 20) : fetchOptions.timeoutMs;
     try {
-      images.set(value, await loadImage(variable.name, value, { ...fetchOptions, timeoutMs }));
+      images.set(value, await loadImage(variable.name, value, { ...fetchOptions, timeoutMs }, maxPixels));
     } catch (error) {
       deadline?.check();
       throw error;
@@ -42,7 +46,7 @@ export async function fetchImages(
   return images;
 }
 
-async function loadImage(name: string, source: string, options: FetchOptions): Promise<ImageData> {
+async function loadImage(name: string, source: string, options: FetchOptions, maxPixels: number): Promise<ImageData> {
   const label = source.startsWith('data:') ? 'its data: URI' : source;
   let bytes: Buffer;
   if (source.startsWith('data:')) {
@@ -72,5 +76,11 @@ async function loadImage(name: string, source: string, options: FetchOptions): P
     throw new RenderInputError(`Image "${name}" at ${label} is damaged and cannot be read`);
   }
   if (!size.width || !size.height) throw new RenderInputError(`Image "${name}" at ${label} has no size`);
+  // Dimensions come from the header (image-size decodes nothing): a tiny file can claim a huge bitmap.
+  if (size.width * size.height > maxPixels) {
+    throw new RenderInputError(
+      `Image "${name}" at ${label} is ${size.width} x ${size.height} pixels, more than the limit of ${maxPixels.toLocaleString('en')} pixels (MAX_IMAGE_PIXELS)`,
+    );
+  }
   return { data: bytes, extension, width: size.width, height: size.height };
 }

@@ -80,6 +80,7 @@ runService('render-worker', renderWorkerEnv, async (context) => {
       maxBytes: config.MAX_IMAGE_BYTES,
       maxRedirects: 3,
     },
+    limits: { maxImagePixels: config.MAX_IMAGE_PIXELS, maxOutputBytes: config.MAX_OUTPUT_BYTES },
     onOutcome,
   };
 

@@ -25,6 +25,8 @@ export interface RenderDeps {
   logger: Logger;
   renderTimeoutMs: number;
   imageFetch: Omit<GuardedFetchOptions, 'method' | 'headers' | 'body'>;
+  /** MAX_IMAGE_PIXELS and MAX_OUTPUT_BYTES; absent in tests that do not exercise them. */
+  limits?: { maxImagePixels: number; maxOutputBytes: number };
   onOutcome?: (outcome: 'ready' | 'failed' | 'retry' | 'stale', seconds: number) => void;
 }
 
@@ -106,11 +108,11 @@ async function render(doc: RenderingDocument, deps: RenderDeps, deadline: Deadli
   const variables = template.variables as TemplateVariable[];
   const input = doc.inputJson as Record<string, unknown>;
   prepareRenderData(variables, input); // input problems first: no fetch for a document that cannot render
-  const images = await fetchImages(variables, input, deps.imageFetch, deadline);
+  const images = await fetchImages(variables, input, deps.imageFetch, deadline, deps.limits?.maxImagePixels);
   const file = await deps.templateFile(template.fileKey);
   deadline.check();
   // synchronous: checked before and after; a DOCX kept for download is compressed, one only converted is not
-  const docx = renderDocx(file, variables, input, images, { compress: doc.outputFormat !== 'pdf' });
+  const docx = renderDocx(file, variables, input, images, { compress: doc.outputFormat !== 'pdf', maxOutputBytes: deps.limits?.maxOutputBytes });
   deadline.check();
   phases.end('fill');
   const outputs: ['pdf' | 'docx', Buffer][] = [];
