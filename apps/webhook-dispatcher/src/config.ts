@@ -14,6 +14,8 @@ export const webhookDispatcherEnv = z.object({
   /** Attempts in flight to one endpoint per dispatcher; more wait without using an attempt. */
   WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: envVar.integer(5, 1, 1_000),
   WEBHOOK_LOCK_MS: envVar.integer(30_000, 500),
+  /** How often unfinished deliveries without a job (Redis lost its data) are looked for. */
+  WEBHOOK_RECOVERY_INTERVAL_MS: envVar.integer(30_000, 200),
 });
 
 export type WebhookDispatcherConfig = z.output<typeof webhookDispatcherEnv>;
