@@ -11,9 +11,10 @@ die() { say "$*"; exit 1; }
 is_root() { [ "$(id -u)" -eq 0 ]; }
 
 # System packages: LibreOffice renders PDFs; the fonts give every script real glyphs;
-# poppler-utils (pdftotext) lets the tests read PDFs.
+# poppler-utils (pdftotext) lets the tests read PDFs; chromium runs the web UI browser tests.
 SYSTEM_PACKAGES=(libreoffice-writer-nogui python3-uno fonts-liberation fonts-crosextra-carlito
-  fonts-crosextra-caladea fonts-dejavu-core fonts-noto-core fonts-noto-cjk poppler-utils)
+  fonts-crosextra-caladea fonts-dejavu-core fonts-noto-core fonts-noto-cjk poppler-utils
+  chromium)
 
 APT_UPDATED=0
 apt_install() {

@@ -134,7 +134,7 @@ async function announce() {
     }
     return;
   }
-  const { key } = JSON.parse(fs.readFileSync(keyFile, 'utf8'));
+  const { key, admin_email: adminEmail, admin_password: adminPassword } = JSON.parse(fs.readFileSync(keyFile, 'utf8'));
   const base = `http://${probeHost}:${listening.get('gateway') ?? configuredPorts.gateway}`;
   let sample = '';
   try {
@@ -148,7 +148,9 @@ async function announce() {
   if (stopping) return;
   process.stderr.write(`
 [docgen] running: gateway ${base}  (API docs: ${base}/docs)
+[docgen] web UI: ${base}/
 [docgen] demo organisation API key: ${key}
+[docgen] demo admin (web UI sign-in): ${adminEmail} / ${adminPassword}
 ${sample}[docgen] Ctrl-C stops everything.
 
 `);

@@ -18,5 +18,6 @@ export const USAGE = `Usage: npm run -s docgen -- <command>
   keys create --org <id|name> --name <label> [--expires <ISO 8601 date or date-time>]
   keys list --org <id|name>
   keys revoke <key-id>
+  users create --org <id|name> --email <email> [--role admin|member]
 
 Prints one JSON object on stdout; messages go to stderr. DATABASE_URL selects the database.`;

@@ -5,6 +5,7 @@ import { createPrismaClient, isDatabaseUnavailable, type Database } from '@docge
 import { seedDemo } from './commands/demo';
 import { createKey, listKeys, revokeKey } from './commands/keys';
 import { createOrganization, listOrganizations, setRateLimit } from './commands/orgs';
+import { createUser } from './commands/users';
 import { CliError, USAGE, usageError } from './errors';
 import type { Options } from './options';
 
@@ -23,6 +24,8 @@ function parse(argv: string[]) {
         'per-minute': { type: 'string' },
         expires: { type: 'string' },
         'key-file': { type: 'string' },
+        email: { type: 'string' },
+        role: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -45,6 +48,8 @@ async function run(db: Database, command: string, positionals: string[], options
       return listKeys(db, options);
     case 'keys revoke':
       return revokeKey(db, positionals[0]);
+    case 'users create':
+      return createUser(db, options, warn);
     case 'demo seed':
       return seedDemo(db, options);
     default:

@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { createTestDatabase, repoRoot, startService, uniqueId, type RunningService, type TestDatabase } from '@docgen/testing';
@@ -118,6 +120,51 @@ describe('operator CLI', () => {
     expect(result.code).toBe(code);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain(message);
+  });
+
+  const signIn = (email: string, password: string) =>
+    fetch(`${gateway.url}/api/v1/session`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ email, password }) });
+
+  it('users create: a person who can sign in with the password shown once', async () => {
+    await docgen('orgs', 'create', '--name', 'People Inc');
+    const admin = await docgen('users', 'create', '--org', 'People Inc', '--email', 'Ada@People.example', '--role', 'admin');
+    expect(admin.code).toBe(0);
+    expect(admin.json).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), email: 'ada@people.example', role: 'admin', password: expect.stringMatching(/^\S{20}$/) });
+    expect(admin.stderr).toContain('shown only once');
+    const member = await docgen('users', 'create', '--org', 'People Inc', '--email', 'bob@people.example');
+    expect(member.json.role).toBe('member');
+
+    const res = await signIn('ada@people.example', admin.json.password as string);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { user: unknown }).user).toEqual({ id: admin.json.id, email: 'ada@people.example', role: 'admin' });
+    const stored = await database.db.user.findUniqueOrThrow({ where: { id: admin.json.id as string } });
+    expect(stored.passwordHash).toMatch(/^\$argon2id\$/);
+    expect(stored.passwordHash).not.toContain(admin.json.password as string);
+  });
+
+  it.each([
+    [['users', 'create', '--org', 'People Inc'], 2, 'Missing --email'],
+    [['users', 'create', '--org', 'People Inc', '--email', 'not-an-email'], 1, '--email must be an email address'],
+    [['users', 'create', '--org', 'People Inc', '--email', 'c@people.example', '--role', 'owner'], 1, '--role must be admin or member'],
+    [['users', 'create', '--org', 'People Inc', '--email', 'ADA@people.example'], 1, 'already a member'],
+    [['users', 'create', '--org', 'nobody', '--email', 'x@people.example'], 1, 'No organisation with id or name "nobody"'],
+  ])('users %j fails with exit %i and says why', async (args, code, message) => {
+    const result = await docgen(...args);
+    expect(result.code).toBe(code);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(message);
+  });
+
+  it('demo seed keeps the same key and demo admin password on every start', async () => {
+    const keyFile = path.join(await mkdtemp(path.join(tmpdir(), 'docgen-demo-')), 'demo-api-key.json');
+    const first = await docgen('demo', 'seed', '--key-file', keyFile);
+    const second = await docgen('demo', 'seed', '--key-file', keyFile);
+    expect(first.code).toBe(0);
+    expect(second.json).toMatchObject({ key: first.json.key, admin_email: first.json.admin_email, admin_password: first.json.admin_password, created: false });
+    expect(JSON.parse(await readFile(keyFile, 'utf8'))).toEqual({ key: first.json.key, admin_email: first.json.admin_email, admin_password: first.json.admin_password });
+    const res = await signIn(first.json.admin_email as string, first.json.admin_password as string);
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { user: { role: string }; organization: { name: string } })).toMatchObject({ user: { role: 'admin' }, organization: { name: 'Demo' } });
   });
 
   it('says when PostgreSQL is unreachable', async () => {

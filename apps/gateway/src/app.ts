@@ -8,18 +8,24 @@ import type { FileStorage } from '@docgen/storage';
 import type { GatewayConfig } from './config';
 import { AuthFailureThrottle } from './auth-failure-throttle';
 import { authenticate } from './middleware/authenticate';
+import { authorize } from './middleware/authorize';
+import { checkCsrf } from './middleware/csrf';
 import { errorHandler, notFound } from './middleware/error-handler';
 import { httpMetrics } from './middleware/http-metrics';
 import { rateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { SlidingWindowRateLimiter } from './rate-limiter';
+import { apiKeyRoutes } from './routes/api-keys';
 import { bulkJobRoutes } from './routes/bulk-jobs';
 import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
 import { documentRoutes } from './routes/documents';
+import { memberRoutes } from './routes/members';
 import { meRoutes } from './routes/me';
+import { sessionRoutes, signInRoutes } from './routes/session';
 import { templateRoutes } from './routes/templates';
 import { webhookRoutes } from './routes/webhooks';
+import { defaultWebDistDir, webUiRoutes } from './routes/web-ui';
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -35,10 +41,14 @@ export interface GatewayDeps {
 export function createApp({ config, db, redis, storage, renderQueue, deliveryQueue, logger, registry }: GatewayDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  // Whether X-Forwarded-Proto/-For are believed (TRUST_PROXY): what makes the session
+  // cookie Secure behind a TLS-terminating proxy.
+  app.set('trust proxy', config.TRUST_PROXY);
 
   const metrics = httpMetrics(registry, { organizationLabels: config.METRICS_ORGANIZATION_LABELS });
   const limiter = new SlidingWindowRateLimiter(redis, config.REDIS_KEY_PREFIX, config.RATE_LIMIT_WINDOW_MS);
+  const failedSignIns = new SlidingWindowRateLimiter(redis, config.REDIS_KEY_PREFIX, config.SIGN_IN_LOCKOUT_WINDOW_MS);
+  const sessionDeps = { db, failures: failedSignIns, maxJsonBytes: config.MAX_JSON_BODY_BYTES, publicUrl: config.PUBLIC_URL };
 
   const authFailures = new AuthFailureThrottle(redis, config.REDIS_KEY_PREFIX, config.AUTH_FAILURE_LIMIT, config.AUTH_FAILURE_WINDOW_MS);
 
@@ -56,9 +66,13 @@ export function createApp({ config, db, redis, storage, renderQueue, deliveryQue
   app.use(docsRoutes());
 
   const api = express.Router();
-  api.use(authenticate(db, authFailures), rateLimit(limiter, metrics.countRateLimited));
+  api.use(signInRoutes(sessionDeps));
+  api.use(authenticate(db, authFailures, config.PUBLIC_URL), rateLimit(limiter, metrics.countRateLimited, config.SESSION_RATE_LIMIT), checkCsrf, authorize);
   api.use(express.json({ limit: config.MAX_JSON_BODY_BYTES }));
   api.use(meRoutes());
+  api.use(sessionRoutes(sessionDeps));
+  api.use(apiKeyRoutes({ db }));
+  api.use(memberRoutes({ db }));
   api.use(
     templateRoutes({
       db,
@@ -73,6 +87,7 @@ export function createApp({ config, db, redis, storage, renderQueue, deliveryQue
   api.use(webhookRoutes({ db, deliveries: deliveryQueue, allowPrivate: config.OUTBOUND_ALLOW_PRIVATE }));
   api.use(notFound);
   app.use('/api/v1', api);
+  app.use(webUiRoutes(config.WEB_DIST_DIR || defaultWebDistDir()));
 
   app.use(notFound);
   app.use(errorHandler);

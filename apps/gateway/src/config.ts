@@ -15,6 +15,24 @@ export const gatewayEnv = z.object({
   MAX_TEMPLATE_EXPANDED_BYTES: envVar.integer(100 * MiB, 1),
   BULK_MAX_ROWS: envVar.integer(10_000, 1, 1_000_000),
   OUTBOUND_ALLOW_PRIVATE: envVar.boolean(false),
+  WEB_DIST_DIR: envVar.text(''),
+  SESSION_RATE_LIMIT: envVar.integer(600, 1),
+  SIGN_IN_LOCKOUT_WINDOW_MS: envVar.integer(15 * 60_000, 1_000),
+  PUBLIC_URL: z.preprocess(
+    (value) => (value === '' ? undefined : value),
+    z
+      .string()
+      .refine((value) => URL.canParse(value) && ['http:', 'https:'].includes(new URL(value).protocol), { error: 'must be an http:// or https:// URL' })
+      .optional(),
+  ),
+  /** Express's `trust proxy`: false, true, a hop count, or comma-separated addresses/subnets. */
+  TRUST_PROXY: z.preprocess(
+    (value) => (value === '' || value === undefined ? 'false' : value),
+    z.string().transform((value): boolean | number | string => {
+      if (value === 'true' || value === 'false') return value === 'true';
+      return /^\d+$/.test(value) ? Number(value) : value;
+    }),
+  ),
   /** Per-organisation label on the open /metrics; off: a public endpoint names no tenant. */
   METRICS_ORGANIZATION_LABELS: envVar.boolean(false),
   /** Failed API-key authentications one address may make per window before it gets 429s. */

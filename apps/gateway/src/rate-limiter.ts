@@ -62,4 +62,9 @@ export class SlidingWindowRateLimiter {
     );
     return { admitted: admitted === 1, limit, remaining: Math.max(0, remaining), resetSeconds: Math.max(1, Math.ceil(resetMs / 1000)) };
   }
+
+  /** Takes back an admitted entry (e.g. a sign-in attempt that turned out to succeed). */
+  async release(subject: string, entryId: string): Promise<void> {
+    await this.redis.zrem(`${this.keyPrefix}ratelimit:${subject}`, entryId);
+  }
 }

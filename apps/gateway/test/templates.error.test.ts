@@ -108,9 +108,15 @@ describe('templates: bad variable changes and queries', () => {
 
   it.each([
     [{ variables: [{ name: 'nope', required: false }] }, 'variables.0.name', '"nope" is not a variable of this template'],
-    [{ variables: [{ name: 'items', type: 'date' }] }, 'variables.0.type', '"items" is a list tag; only text and date variables can change type'],
-    [{ variables: [{ name: 'name', type: 'image' }] }, 'variables.0.type', '"name" is a text tag; only text and date variables can change type'],
-    [{ variables: [{ name: 'name', format: 'DD/MM/YYYY' }] }, 'variables.0.format', '"name" is not a date; only date variables have a format'],
+    [{ variables: [{ name: 'items', type: 'date' }] }, 'variables.0.type', '"items" is a list tag; it can be list'],
+    [{ variables: [{ name: 'name', type: 'image' }] }, 'variables.0.type', '"name" is a text tag; it can be text or date or number'],
+    [{ variables: [{ name: 'name', format: 'DD/MM/YYYY' }] }, 'variables.0.format', '"name" is a text; only date and number variables have a format'],
+    [{ variables: [{ name: 'name', type: 'number', format: 'DD/MM/YYYY' }] }, 'variables.0.format', '"name" is a number; its format is an object such as {"style": "currency", "currency": "EUR"}'],
+    [{ variables: [{ name: 'name', type: 'date', format: { style: 'decimal' } }] }, 'variables.0.format', '"name" is a date; its format is a date format string such as DD/MM/YYYY'],
+    [{ variables: [{ name: 'items.nope', type: 'number' }] }, 'variables.0.name', '"items.nope" is not a field of a list of this template'],
+    [{ variables: [{ name: 'items.x', required: false }] }, 'variables.0.required', '"items.x" is a list field; every field of a list item is required'],
+    [{ variables: [{ name: 'items.x', type: 'image' }] }, 'variables.0.type', '"items.x" is a text tag; it can be text or date or number'],
+    [{ variables: [{ name: 'logo.x', type: 'number' }] }, 'variables.0.name', '"logo.x" is not a field of a list of this template'],
   ])('refuses %j', async (body, path, message) => {
     const res = await patch(body).expect(422);
     expect(res.body).toEqual({ detail: message, errors: [{ path, message }] });
@@ -121,6 +127,14 @@ describe('templates: bad variable changes and queries', () => {
     expect(res.body.errors[0].path).toBe('variables.0.format');
     expect(res.body.detail).toMatch(/^Invalid variables\.0\.format: is not a date format/);
     await patch({ variables: [] }).expect(422);
+    const currency = await patch({ variables: [{ name: 'name', type: 'number', format: { style: 'currency' } }] }).expect(422);
+    expect(currency.body.errors).toContainEqual({ path: 'variables.0.format.currency', message: 'is required when style is currency' });
+  });
+
+  it('refuses a locale ICU cannot format, and unknown template fields', async () => {
+    const res = await request(harness.app).patch(`/api/v1/templates/${id}`).set('X-API-Key', org.apiKey).send({ locale: 'xx-invalid-tag-!!' }).expect(422);
+    expect(res.body.errors).toEqual([{ path: 'locale', message: 'must be a BCP 47 language tag this server can format, such as en-US, de-DE or ja-JP' }]);
+    await request(harness.app).patch(`/api/v1/templates/${id}`).set('X-API-Key', org.apiKey).send({ name: 'renamed' }).expect(422);
   });
 
   it('leaves the template unchanged after a refused change', async () => {

@@ -63,7 +63,7 @@ describe('templates: upload, read, list, correct, change variables, delete', () 
     const expected = [
       { name: 'client', type: 'text', required: true },
       { name: 'due', type: 'date', required: false, format: 'DD/MM/YYYY' },
-      { name: 'items', type: 'list', required: true, fields: ['x'] },
+      { name: 'items', type: 'list', required: true, fields: ['x'], field_types: { x: 'text' } },
     ];
     expect(patched.body.variables).toEqual(expected);
     expect(new Date(patched.body.updated_at).getTime()).toBeGreaterThanOrEqual(new Date(created.body.updated_at).getTime());
@@ -76,6 +76,34 @@ describe('templates: upload, read, list, correct, change variables, delete', () 
       { name: 'client', type: 'date', required: true, format: 'YYYY-MM-DD' },
       { name: 'due', type: 'text', required: false },
     ]);
+  });
+
+  it('types numbers, booleans and list fields, keeps the locale, and serves the input schema', async () => {
+    const created = await upload(buildDocx({ body: paragraph('{total}{#paid}x{/paid}{#rows}{price}{#flag}!{/flag}{/rows}') }), 'typed.docx', { locale: 'fr-fr' }).expect(201);
+    const id = created.body.id as string;
+    expect(created.body.locale).toBe('fr-FR');
+    expect(created.body.variables).toEqual([
+      { name: 'total', type: 'text', required: true },
+      { name: 'paid', type: 'boolean', required: true },
+      { name: 'rows', type: 'list', required: true, fields: ['price', 'flag'], field_types: { price: 'text', flag: 'boolean' } },
+    ]);
+    const euros = { style: 'currency', currency: 'EUR', minimum_fraction_digits: 2 };
+    const patched = await api().patch(`/api/v1/templates/${id}/variables`).set('X-API-Key', org.apiKey)
+      .send({ variables: [{ name: 'total', type: 'number', format: euros }, { name: 'paid', type: 'list' }, { name: 'rows.price', type: 'number', format: euros }] })
+      .expect(200);
+    expect(patched.body.variables).toEqual([
+      { name: 'total', type: 'number', required: true, format: euros },
+      { name: 'paid', type: 'list', required: true },
+      { name: 'rows', type: 'list', required: true, fields: ['price', 'flag'], field_types: { price: 'number', flag: 'boolean' }, field_formats: { price: euros } },
+    ]);
+    const relocated = await api().patch(`/api/v1/templates/${id}`).set('X-API-Key', org.apiKey).send({ locale: 'ja-jp' }).expect(200);
+    expect(relocated.body).toMatchObject({ locale: 'ja-JP', variables: patched.body.variables });
+    const schema = await api().get(`/api/v1/templates/${id}/schema`).set('X-API-Key', org.apiKey).expect(200);
+    expect(schema.body).toMatchObject({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      required: ['total', 'paid', 'rows'],
+      properties: { paid: { type: 'array' }, rows: { items: { properties: { flag: { type: 'boolean' } }, required: ['price', 'flag'] } } },
+    });
   });
 
   it('lists newest first with cursor pagination, per environment', async () => {

@@ -23,6 +23,8 @@ export const renderWorkerEnv = z.object({
   /** Largest filled DOCX (uncompressed XML plus images), estimated before filling. */
   MAX_OUTPUT_BYTES: envVar.integer(50 * 1024 * 1024, 1),
   IMAGE_FETCH_TIMEOUT_MS: envVar.integer(10_000, 100),
+  MAX_IMAGES_PER_DOCUMENT: envVar.integer(200, 1),
+  MAX_IMAGE_BYTES_PER_DOCUMENT: envVar.integer(50 * 1024 * 1024, 1),
 });
 
 export type RenderWorkerConfig = z.output<typeof renderWorkerEnv>;

@@ -1,4 +1,4 @@
-import { convertPerCall, WarmConverterPool, type PoolEvent } from '@docgen/converter';
+import { convertPerCall, WarmConverterPool, type PdfStandard, type PoolEvent } from '@docgen/converter';
 import type { Logger } from '@docgen/observability';
 import type { RenderWorkerConfig } from './config';
 import type { Deadline } from './deadline';
@@ -7,6 +7,8 @@ export interface ConversionContext {
   /** The render's deadline: waiting for an instance and converting must end by then. */
   deadline: Deadline;
   log: Logger;
+  /** An archival PDF/A instead of a plain PDF. */
+  pdfStandard?: PdfStandard;
 }
 
 export interface DocxToPdf {
@@ -20,10 +22,10 @@ export interface DocxToPdf {
 export async function startConverter(config: RenderWorkerConfig, logger: Logger, onPoolEvent?: (event: PoolEvent) => void): Promise<DocxToPdf> {
   if (config.CONVERTER_DRIVER === 'per-call') {
     return {
-      toPdf: (docx, { deadline, log }) => {
+      toPdf: (docx, { deadline, log, pdfStandard }) => {
         deadline.check();
         log.debug({ driver: 'per-call' }, 'conversion started');
-        return deadline.race(convertPerCall(docx, 'pdf', Math.max(1, deadline.remainingMs())));
+        return deadline.race(convertPerCall(docx, 'pdf', Math.max(1, deadline.remainingMs()), pdfStandard));
       },
       liveInstances: () => 0,
       close: async () => undefined,
@@ -42,12 +44,13 @@ export async function startConverter(config: RenderWorkerConfig, logger: Logger,
   await pool.start();
   const slots = new Slots(config.CONVERTER_POOL_SIZE);
   return {
-    toPdf: async (docx, { deadline, log }) => {
+    toPdf: async (docx, { deadline, log, pdfStandard }) => {
       const release = await slots.acquire(deadline);
       // LibreOffice gets only the time this render has left; the next job may go as soon
       // as the instance is free, while this one still reads its PDF.
       const conversion = pool.convert(docx, 'docx', 'pdf', {
         deadlineAt: deadline.at,
+        pdfStandard,
         onInstanceTaken: (pid) => log.debug({ driver: 'warm', pid }, 'conversion started'),
         onInstanceFree: release,
       });

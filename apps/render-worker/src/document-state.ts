@@ -8,13 +8,13 @@ export type CompletionEvent = 'document.ready' | 'document.failed';
 
 /** Every column of a document row, named as Prisma's Document type names them. */
 const DOCUMENT_COLUMNS = `id, organization_id AS "organizationId", template_id AS "templateId", is_uat AS "isUat", status,
-  input_format AS "inputFormat", output_format AS "outputFormat", input_json AS "inputJson", error_message AS "errorMessage",
+  input_format AS "inputFormat", output_format AS "outputFormat", pdf_standard AS "pdfStandard", input_json AS "inputJson", error_message AS "errorMessage",
   files, idempotency_key AS "idempotencyKey", request_hash AS "requestHash", generation, render_attempts AS "renderAttempts",
   rendering_started_at AS "renderingStartedAt", created_at AS "createdAt", updated_at AS "updatedAt",
   completed_at AS "completedAt", bulk_job_id AS "bulkJobId", row_number AS "rowNumber"`;
 
 /** A document taken for rendering, with what the render needs of its template. */
-export type RenderingDocument = Document & { template: { variables: unknown; fileKey: string } };
+export type RenderingDocument = Document & { template: { variables: unknown; fileKey: string; locale: string } };
 
 const START_RENDERING = {
   name: 'start-rendering',
@@ -23,7 +23,7 @@ const START_RENDERING = {
            WHERE id = $1 AND generation = $2 AND status IN ('queued', 'rendering')
            RETURNING ${DOCUMENT_COLUMNS}
          )
-         SELECT started.*, json_build_object('variables', t.variables, 'fileKey', t.file_key) AS template
+         SELECT started.*, json_build_object('variables', t.variables, 'fileKey', t.file_key, 'locale', t.locale) AS template
          FROM started JOIN templates t ON t.id = started."templateId"`,
 };
 

@@ -1,6 +1,6 @@
 import { imageSize } from 'image-size';
 import { OutboundBlockedError, guardedFetch, type GuardedFetchOptions } from '@docgen/security';
-import { RenderInputError, type ImageData, type TemplateVariable } from '@docgen/templating';
+import { RenderInputError, imageSources, type ImageData, type TemplateVariable } from '@docgen/templating';
 import type { Deadline } from './deadline';
 
 const SIGNATURES: [ImageData['extension'], number[]][] = [
@@ -13,73 +13,105 @@ const kindOf = (bytes: Buffer) => SIGNATURES.find(([, signature]) => signature.e
 
 type FetchOptions = Omit<GuardedFetchOptions, 'method' | 'headers' | 'body'>;
 
-/** Width x height an image may have: LibreOffice decodes it to a bitmap of 4 bytes a pixel. */
+export interface ImageLimits {
+  /** MAX_IMAGES_PER_DOCUMENT: images placed in one document (a repeated source counts each time). */
+  maxImages: number;
+  /** MAX_IMAGE_BYTES_PER_DOCUMENT: the bytes of all distinct images of one document. */
+  maxTotalBytes: number;
+  /** Fetches in flight at once for one document. */
+  concurrency: number;
+  /** MAX_IMAGE_PIXELS: width x height of one image; LibreOffice decodes it to a bitmap of 4 bytes a pixel. */
+  maxPixels?: number;
+}
+
 export const DEFAULT_MAX_IMAGE_PIXELS = 40_000_000;
 
+export const DEFAULT_IMAGE_LIMITS: ImageLimits = { maxImages: 200, maxTotalBytes: 50 * 1024 * 1024, concurrency: 6 };
+
+const mebibytes = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
+
 /**
- * Fetches every image token's value (URL or data: URI), checked by content, not by headers.
- * With a deadline, no fetch outlives it: each gets IMAGE_FETCH_TIMEOUT_MS or the time the
- * render has left, whichever is less, and one cut short by the deadline is a
- * RenderTimeoutError, not an image error.
+ * Fetches every image value of the input (URL or data: URI), top-level and inside loops at
+ * any depth, each distinct source once, a few at a time, checked by content, not by
+ * headers. A failure names the image and its row. With a deadline, no fetch outlives it:
+ * each gets IMAGE_FETCH_TIMEOUT_MS or the time the render has left, whichever is less, and
+ * one cut short by the deadline is a RenderTimeoutError, not an image error.
  */
 export async function fetchImages(
   variables: TemplateVariable[],
   input: Record<string, unknown>,
   fetchOptions: FetchOptions,
   deadline?: Deadline,
-  maxPixels = DEFAULT_MAX_IMAGE_PIXELS,
+  limits: ImageLimits = DEFAULT_IMAGE_LIMITS,
 ): Promise<Map<string, ImageData>> {
-  const images = new Map<string, ImageData>();
-  for (const variable of variables.filter((v) => v.type === 'image')) {
-    const value = input[variable.name];
-    if (typeof value !== 'string' || images.has(value)) continue;
-    deadline?.check();
-    // A few ms past the deadline, so that the deadline, not the fetch's own timer, ends it.
-    const timeoutMs = deadline ? Math.min(fetchOptions.timeoutMs, Math.ceil(deadline.remainingMs()) + 20) : fetchOptions.timeoutMs;
-    try {
-      images.set(value, await loadImage(variable.name, value, { ...fetchOptions, timeoutMs }, maxPixels));
-    } catch (error) {
-      deadline?.check();
-      throw error;
-    }
+  const sources = imageSources(variables, input);
+  if (sources.length > limits.maxImages) {
+    throw new RenderInputError(`The document places ${sources.length} images; at most ${limits.maxImages} are allowed per document (MAX_IMAGES_PER_DOCUMENT)`);
   }
+  const pending = [...new Map(sources.map((s) => [s.source, s])).values()]; // first use of each source names it
+  const images = new Map<string, ImageData>();
+  let totalBytes = 0;
+  let failed = false;
+  const fetchNext = async (): Promise<void> => {
+    for (let next = pending.shift(); next && !failed; next = pending.shift()) {
+      deadline?.check();
+      // A few ms past the deadline, so that the deadline, not the fetch's own timer, ends it.
+      const timeoutMs = deadline ? Math.min(fetchOptions.timeoutMs, Math.ceil(deadline.remainingMs()) + 20) : fetchOptions.timeoutMs;
+      try {
+        const image = await loadImage(next.label, next.source, { ...fetchOptions, timeoutMs }, limits.maxPixels ?? DEFAULT_MAX_IMAGE_PIXELS);
+        totalBytes += image.data.length;
+        if (totalBytes > limits.maxTotalBytes) {
+          throw new RenderInputError(`The document's images add up to more than ${mebibytes(limits.maxTotalBytes)} (MAX_IMAGE_BYTES_PER_DOCUMENT)`);
+        }
+        images.set(next.source, image);
+      } catch (error) {
+        failed = true;
+        deadline?.check();
+        throw error;
+      }
+    }
+  };
+  const workers = Array.from({ length: Math.min(limits.concurrency, pending.length) }, fetchNext);
+  const outcomes = await Promise.allSettled(workers);
+  const rejected = outcomes.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (rejected) throw rejected.reason;
   return images;
 }
 
-async function loadImage(name: string, source: string, options: FetchOptions, maxPixels: number): Promise<ImageData> {
-  const label = source.startsWith('data:') ? 'its data: URI' : source;
+async function loadImage(label: string, source: string, options: FetchOptions, maxPixels: number): Promise<ImageData> {
+  const where = source.startsWith('data:') ? 'its data: URI' : source;
   let bytes: Buffer;
   if (source.startsWith('data:')) {
     const match = /^data:[^;,]*(;base64)?,(.*)$/s.exec(source);
-    if (!match) throw new RenderInputError(`Image "${name}" has a malformed data: URI`);
+    if (!match) throw new RenderInputError(`${label} has a malformed data: URI`);
     bytes = match[1] ? Buffer.from(match[2]!, 'base64') : Buffer.from(decodeURIComponent(match[2]!));
-    if (bytes.length > options.maxBytes) throw new RenderInputError(`Image "${name}" is larger than ${Math.round(options.maxBytes / 1024 / 1024)} MiB`);
+    if (bytes.length > options.maxBytes) throw new RenderInputError(`${label} is larger than ${Math.round(options.maxBytes / 1024 / 1024)} MiB`);
   } else {
     try {
       const response = await guardedFetch(source, options);
-      if (response.status < 200 || response.status >= 300) throw new RenderInputError(`Image "${name}" could not be fetched from ${source}: HTTP ${response.status}`);
+      if (response.status < 200 || response.status >= 300) throw new RenderInputError(`${label} could not be fetched from ${source}: HTTP ${response.status}`);
       bytes = response.body;
     } catch (error) {
       if (error instanceof RenderInputError) throw error;
       if (error instanceof OutboundBlockedError) {
-        throw new RenderInputError(`Image "${name}" could not be fetched from ${source}: it points to a private or reserved network address`);
+        throw new RenderInputError(`${label} could not be fetched from ${source}: it points to a private or reserved network address`);
       }
-      throw new RenderInputError(`Image "${name}" could not be fetched from ${source}: ${(error as Error).message}`);
+      throw new RenderInputError(`${label} could not be fetched from ${source}: ${(error as Error).message}`);
     }
   }
   const extension = kindOf(bytes);
-  if (!extension) throw new RenderInputError(`Image "${name}" at ${label} is not a PNG, JPEG or GIF`);
+  if (!extension) throw new RenderInputError(`${label} at ${where} is not a PNG, JPEG or GIF`);
   let size;
   try {
     size = imageSize(bytes);
   } catch {
-    throw new RenderInputError(`Image "${name}" at ${label} is damaged and cannot be read`);
+    throw new RenderInputError(`${label} at ${where} is damaged and cannot be read`);
   }
-  if (!size.width || !size.height) throw new RenderInputError(`Image "${name}" at ${label} has no size`);
+  if (!size.width || !size.height) throw new RenderInputError(`${label} at ${where} has no size`);
   // Dimensions come from the header (image-size decodes nothing): a tiny file can claim a huge bitmap.
   if (size.width * size.height > maxPixels) {
     throw new RenderInputError(
-      `Image "${name}" at ${label} is ${size.width} x ${size.height} pixels, more than the limit of ${maxPixels.toLocaleString('en')} pixels (MAX_IMAGE_PIXELS)`,
+      `${label} at ${where} is ${size.width} x ${size.height} pixels, more than the limit of ${maxPixels.toLocaleString('en')} pixels (MAX_IMAGE_PIXELS)`,
     );
   }
   return { data: bytes, extension, width: size.width, height: size.height };

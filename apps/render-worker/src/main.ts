@@ -80,7 +80,8 @@ runService('render-worker', renderWorkerEnv, async (context) => {
       maxBytes: config.MAX_IMAGE_BYTES,
       maxRedirects: 3,
     },
-    limits: { maxImagePixels: config.MAX_IMAGE_PIXELS, maxOutputBytes: config.MAX_OUTPUT_BYTES },
+    imageLimits: { maxImages: config.MAX_IMAGES_PER_DOCUMENT, maxTotalBytes: config.MAX_IMAGE_BYTES_PER_DOCUMENT, concurrency: 6, maxPixels: config.MAX_IMAGE_PIXELS },
+    maxOutputBytes: config.MAX_OUTPUT_BYTES,
     onOutcome,
   };
 

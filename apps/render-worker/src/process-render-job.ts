@@ -1,16 +1,16 @@
 import { UnrecoverableError, type Job } from 'bullmq';
-import { ConversionFailedError, ConversionTimeoutError } from '@docgen/converter';
+import { ConversionFailedError, ConversionTimeoutError, type PdfStandard } from '@docgen/converter';
 import type { Database } from '@docgen/db';
 import type { Logger } from '@docgen/observability';
 import { RENDER_JOB_OPTIONS, RenderJob } from '@docgen/queue';
 import type { GuardedFetchOptions } from '@docgen/security';
 import { documentFileKey, type FileStorage } from '@docgen/storage';
-import { RenderInputError, prepareRenderData, renderDocx, type TemplateVariable } from '@docgen/templating';
+import { RenderInputError, checkInput, renderDocx, type TemplateVariable } from '@docgen/templating';
 import type { Announce } from './announce';
 import type { DocxToPdf } from './converter';
 import { Deadline, RenderTimeoutError } from './deadline';
 import { finishRendering, startRendering, waitForRetry, type RenderingDocument } from './document-state';
-import { fetchImages } from './fetch-images';
+import { fetchImages, type ImageLimits } from './fetch-images';
 import { timeoutMessage } from './stuck-documents';
 
 const MAX_RENDER_ATTEMPTS = RENDER_JOB_OPTIONS.attempts ?? 3;
@@ -25,8 +25,9 @@ export interface RenderDeps {
   logger: Logger;
   renderTimeoutMs: number;
   imageFetch: Omit<GuardedFetchOptions, 'method' | 'headers' | 'body'>;
-  /** MAX_IMAGE_PIXELS and MAX_OUTPUT_BYTES; absent in tests that do not exercise them. */
-  limits?: { maxImagePixels: number; maxOutputBytes: number };
+  imageLimits?: ImageLimits;
+  /** MAX_OUTPUT_BYTES; absent in tests that do not exercise it. */
+  maxOutputBytes?: number;
   onOutcome?: (outcome: 'ready' | 'failed' | 'retry' | 'stale', seconds: number) => void;
 }
 
@@ -107,17 +108,18 @@ async function render(doc: RenderingDocument, deps: RenderDeps, deadline: Deadli
   const { template } = doc;
   const variables = template.variables as TemplateVariable[];
   const input = doc.inputJson as Record<string, unknown>;
-  prepareRenderData(variables, input); // input problems first: no fetch for a document that cannot render
-  const images = await fetchImages(variables, input, deps.imageFetch, deadline, deps.limits?.maxImagePixels);
+  const locale = template.locale;
+  checkInput(variables, input); // input problems first: no fetch for a document that cannot render
+  const images = await fetchImages(variables, input, deps.imageFetch, deadline, deps.imageLimits);
   const file = await deps.templateFile(template.fileKey);
   deadline.check();
   // synchronous: checked before and after; a DOCX kept for download is compressed, one only converted is not
-  const docx = renderDocx(file, variables, input, images, { compress: doc.outputFormat !== 'pdf', maxOutputBytes: deps.limits?.maxOutputBytes });
+  const docx = renderDocx(file, variables, input, images, { compress: doc.outputFormat !== 'pdf', locale, maxOutputBytes: deps.maxOutputBytes });
   deadline.check();
   phases.end('fill');
   const outputs: ['pdf' | 'docx', Buffer][] = [];
   if (doc.outputFormat !== 'pdf') outputs.push(['docx', docx]);
-  if (doc.outputFormat !== 'docx') outputs.push(['pdf', await deps.converter.toPdf(docx, { deadline, log })]);
+  if (doc.outputFormat !== 'docx') outputs.push(['pdf', await deps.converter.toPdf(docx, { deadline, log, pdfStandard: (doc.pdfStandard ?? undefined) as PdfStandard | undefined })]);
   phases.end('convert');
   deadline.check(); // nothing is stored for an attempt that has already failed
   await Promise.all(outputs.map(([format, data]) => deps.storage.put(documentFileKey(doc, format), data)));

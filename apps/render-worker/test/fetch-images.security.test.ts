@@ -1,7 +1,10 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { createGuardedAgent } from '@docgen/security';
 import { RenderInputError, type TemplateVariable } from '@docgen/templating';
-import { solidPng } from '@docgen/testing';
-import { fetchImages } from '../src/fetch-images';
+import { pngDataUri, solidPng } from '@docgen/testing';
+import { DEFAULT_IMAGE_LIMITS, fetchImages } from '../src/fetch-images';
 
 const variables: TemplateVariable[] = [{ name: 'logo', type: 'image', required: true }];
 const strict = { agent: createGuardedAgent({ allowPrivate: false }), allowPrivate: false, timeoutMs: 2_000, maxBytes: 1024 * 1024, maxRedirects: 3 };
@@ -44,16 +47,71 @@ describe('image tokens and the private-address guard', () => {
       ['JPEG', forgedJpeg, '60000 x 60000'],
     ])('%s', async (_kind, forge, dimensions) => {
       const uri = `data:image/png;base64,${forge().toString('base64')}`;
-      await expect(fetchImages(variables, { logo: uri }, strict, undefined, 40_000_000)).rejects.toThrow(
+      await expect(fetchImages(variables, { logo: uri }, strict, undefined, { ...DEFAULT_IMAGE_LIMITS, maxPixels: 40_000_000 })).rejects.toThrow(
         `Image "logo" at its data: URI is ${dimensions} pixels, more than the limit of 40,000,000 pixels (MAX_IMAGE_PIXELS)`,
       );
     });
 
     it('an image within the limit passes', async () => {
       const png = solidPng(300, 200);
-      const images = await fetchImages(variables, { logo: `data:image/png;base64,${png.toString('base64')}` }, strict, undefined, 60_000);
+      const images = await fetchImages(variables, { logo: `data:image/png;base64,${png.toString('base64')}` }, strict, undefined, { ...DEFAULT_IMAGE_LIMITS, maxPixels: 60_000 });
       expect([...images.values()][0]).toMatchObject({ width: 300, height: 200 });
-      await expect(fetchImages(variables, { logo: `data:image/png;base64,${png.toString('base64')}` }, strict, undefined, 59_999)).rejects.toThrow('MAX_IMAGE_PIXELS');
+      await expect(fetchImages(variables, { logo: `data:image/png;base64,${png.toString('base64')}` }, strict, undefined, { ...DEFAULT_IMAGE_LIMITS, maxPixels: 59_999 })).rejects.toThrow('MAX_IMAGE_PIXELS');
     });
+  });
+});
+
+describe('images in loops: per-document limits, bounded concurrency, one fetch per source', () => {
+  const rows: TemplateVariable[] = [{ name: 'items', type: 'list', required: true, fields: ['photo'], field_types: { photo: 'image' } }];
+  const loopback = { ...strict, agent: createGuardedAgent({ allowPrivate: true }), allowPrivate: true };
+  let server: Server;
+  let base: string;
+  let inFlight = 0;
+  let mostInFlight = 0;
+  const hits: string[] = [];
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      hits.push(req.url!);
+      inFlight += 1;
+      mostInFlight = Math.max(mostInFlight, inFlight);
+      // Held briefly so that fetches overlap when the bound lets them.
+      setTimeout(() => {
+        inFlight -= 1;
+        res.writeHead(200, { 'Content-Type': 'image/png' }).end(solidPng(8, 8));
+      }, 30);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => server.close());
+
+  it('fetches each distinct source once, at most `concurrency` at a time', async () => {
+    const items = [...Array.from({ length: 10 }, (_, i) => ({ photo: `${base}/p${i}.png` })), { photo: `${base}/p0.png` }];
+    const images = await fetchImages(rows, { items }, loopback, undefined, { maxImages: 200, maxTotalBytes: 1024 * 1024, concurrency: 3 });
+    expect(images.size).toBe(10);
+    expect(hits.filter((url) => url === '/p0.png')).toHaveLength(1);
+    expect(mostInFlight).toBe(3);
+  });
+
+  it('fails past MAX_IMAGES_PER_DOCUMENT and MAX_IMAGE_BYTES_PER_DOCUMENT, naming the limit', async () => {
+    const items = Array.from({ length: 3 }, (_, i) => ({ photo: `data:image/png;base64,${solidPng(40 + i, 40).toString('base64')}` }));
+    await expect(fetchImages(rows, { items }, strict, undefined, { maxImages: 2, maxTotalBytes: 1024 * 1024, concurrency: 2 })).rejects.toThrow(
+      'The document places 3 images; at most 2 are allowed per document (MAX_IMAGES_PER_DOCUMENT)',
+    );
+    const total = items.reduce((sum, item) => sum + Buffer.from(item.photo.split(',')[1]!, 'base64').length, 0);
+    await expect(fetchImages(rows, { items }, strict, undefined, { maxImages: 10, maxTotalBytes: total - 1, concurrency: 1 })).rejects.toThrow(
+      /^The document's images add up to more than .* MiB \(MAX_IMAGE_BYTES_PER_DOCUMENT\)$/,
+    );
+    await expect(fetchImages(rows, { items }, strict, undefined, { maxImages: 10, maxTotalBytes: total, concurrency: 1 })).resolves.toHaveProperty('size', 3);
+  });
+
+  it('names the row of an image in a nested loop that is not an image', async () => {
+    const nested: TemplateVariable[] = [
+      { name: 'orders', type: 'list', required: true, fields: ['lines', 'lines.icon'], field_types: { lines: 'list', 'lines.icon': 'image' } },
+    ];
+    const orders = [{ lines: [{ icon: pngDataUri(2, 2) }] }, { lines: [{ icon: pngDataUri(2, 2) }, { icon: 'data:image/png;base64,aGVsbG8=' }] }];
+    await expect(fetchImages(nested, { orders }, strict)).rejects.toThrow('Image "icon" in item 2 of "lines" in item 2 of "orders" at its data: URI is not a PNG, JPEG or GIF');
   });
 });

@@ -19,6 +19,12 @@ const refusal = (run: () => unknown) => {
 };
 
 describe('rowsToInputs', () => {
+  it('reads TRUE/FALSE cells of a boolean token as booleans, anything else as text (the row then fails naming it)', () => {
+    const flags = [{ name: 'paid', type: 'boolean', required: true }] as unknown as TemplateVariable[];
+    const inputs = rowsToInputs({ header: ['paid'], rows: [2, 3, 4].map((rowNumber, i) => ({ rowNumber, cells: [['TRUE', 'false', 'ja'][i]] })) }, flags);
+    expect(inputs.map((row) => row.input.paid)).toEqual([true, false, 'ja']);
+  });
+
   it('corrects header names like template tokens, parses list cells as JSON and leaves empty cells out', () => {
     const inputs = rowsToInputs(
       {

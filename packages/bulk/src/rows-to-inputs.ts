@@ -21,7 +21,7 @@ export function rowsToInputs(sheet: Sheet, variables: TemplateVariable[]): RowIn
     names.forEach((name, column) => {
       const cell = cells[column];
       if (cell === undefined || (typeof cell === 'string' && cell === '')) return;
-      input[name] = types.get(name) === 'list' && typeof cell === 'string' ? parseList(cell) : cell;
+      input[name] = typeof cell === 'string' ? fromText(cell, types.get(name)) : cell;
     });
     return { rowNumber, input };
   });
@@ -43,6 +43,13 @@ export function checkHeader(header: string[], variables: TemplateVariable[]): st
   const missing = variables.filter((v) => v.required && !names.includes(v.name)).map((v) => v.name);
   if (missing.length > 0) throw new BulkInputError(422, `Missing column${missing.length > 1 ? 's' : ''} for required token${missing.length > 1 ? 's' : ''} ${missing.map((n) => `"${n}"`).join(', ')}`);
   return names;
+}
+
+/** A list cell holds JSON; a boolean cell TRUE or FALSE (any case), as spreadsheets write them. */
+function fromText(cell: string, type: TemplateVariable['type'] | undefined): unknown {
+  if (type === 'list') return parseList(cell);
+  if (type === 'boolean' && /^(true|false)$/i.test(cell.trim())) return cell.trim().toLowerCase() === 'true';
+  return cell;
 }
 
 function parseList(cell: string): unknown {

@@ -5,6 +5,7 @@ import { apiSchemas } from './registry';
 export const DocumentStatus = z.enum(['queued', 'rendering', 'ready', 'failed']);
 export const OutputFormat = z.enum(['pdf', 'docx', 'both']);
 export const FileFormat = z.enum(['pdf', 'docx']);
+export const PdfStandard = z.enum(['PDF/A-2b', 'PDF/A-3b'], { error: 'must be "PDF/A-2b" or "PDF/A-3b"' });
 
 export const Document = z
   .object({
@@ -20,6 +21,7 @@ export const Document = z
     completed_at: Timestamp.nullable(),
     error_message: z.string().optional().describe('Only when failed: what to fix, naming the token or tag.'),
     files: z.array(FileFormat).describe('The formats ready to download.'),
+    pdf_standard: PdfStandard.optional().describe('Only when the document asked for an archival PDF.'),
   })
   .register(apiSchemas, { id: 'Document' });
 
@@ -31,6 +33,12 @@ export const CreateDocumentBody = z
     input_json: z.record(z.string(), z.unknown(), { error: 'must be a JSON object of token values' }),
     output_format: OutputFormat,
     is_uat: z.boolean({ error: 'must be true or false' }).optional(),
+    pdf_standard: PdfStandard.optional().describe('An archival PDF (PDF/A-2b or PDF/A-3b: fonts embedded, conformance declared in XMP). Needs output_format pdf or both.'),
+  })
+  .check((ctx) => {
+    if (ctx.value.pdf_standard && ctx.value.output_format === 'docx') {
+      ctx.issues.push({ code: 'custom', input: ctx.value, path: ['pdf_standard'], message: 'applies to PDF output; use output_format "pdf" or "both"' });
+    }
   })
   .register(apiSchemas, { id: 'CreateDocument' });
 

@@ -23,7 +23,8 @@ export const ValidationErrorBody = z
 
 export const ERROR_DESCRIPTIONS = {
   400: 'Malformed request (e.g. body is not valid JSON)',
-  401: 'X-API-Key missing, not svc_-prefixed, unknown, revoked or expired',
+  401: 'X-API-Key missing, not svc_-prefixed, unknown, revoked or expired, and no live session cookie',
+  403: 'The credential or role may not do this, or a session request lacks its X-CSRF-Token',
   404: 'Unknown id, or a resource of another organisation or environment',
   409: 'The resource is not in a state that allows this',
   413: 'Request body too large',

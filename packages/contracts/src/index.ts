@@ -12,6 +12,12 @@ export {
   TemplateVariable,
   VariablesPatch,
   VariableType,
+  NumberFormat,
+  Locale,
+  isSupportedLocale,
+  canonicalLocale,
+  TemplatePatch,
+  InputJsonSchema,
   DATE_FORMAT_PATTERN,
   DEFAULT_DATE_FORMAT,
   type TemplateBody,
@@ -28,6 +34,7 @@ export {
   IdempotencyKeyHeader,
   OutputFormat,
   FileFormat,
+  PdfStandard,
   type DocumentBody,
 } from './documents';
 export { presentBulkJob, presentDocument, presentTemplate, type BulkJobRecord, type DocumentRecord, type TemplateRecord } from './present';
@@ -44,3 +51,21 @@ export {
   WebhookListQuery,
   type WebhookEndpointBody,
 } from './webhooks';
+export { matchOperation } from './match-operation';
+export type { Access } from './operations';
+export {
+  Role,
+  Session,
+  SignInBody,
+  ChangePasswordBody,
+  ApiKey,
+  ApiKeyList,
+  CreatedApiKey,
+  CreateApiKeyBody,
+  Member,
+  MemberList,
+  CreatedMember,
+  CreateMemberBody,
+  SESSION_COOKIE,
+  CSRF_HEADER,
+} from './people';

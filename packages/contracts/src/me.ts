@@ -13,6 +13,12 @@ export const MeResponse = z
       name: z.string(),
       prefix: z.string(),
       expires_at: z.iso.datetime().nullable(),
-    }),
+    })
+      .nullable()
+      .describe('The API key, when the request authenticates with one; null with a session.'),
+    user: z
+      .object({ id: z.uuid(), email: z.string(), role: z.enum(['admin', 'member']) })
+      .nullable()
+      .describe('The signed-in person, when the request authenticates with a session; null with an API key.'),
   })
-  .register(apiSchemas, { id: 'Me', description: 'The organisation and API key a request authenticates as.' });
+  .register(apiSchemas, { id: 'Me', description: 'The organisation and the API key or person a request authenticates as.' });

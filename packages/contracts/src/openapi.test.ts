@@ -30,4 +30,20 @@ describe('buildOpenApiDocument', () => {
     expect(Object.keys(create.responses['200']!.headers!)).toContain('Idempotent-Replayed');
     expect(Object.keys(create.responses['202']!.headers!)).not.toContain('Idempotent-Replayed');
   });
+
+  it('documents the session cookie beside the key, the CSRF header and the 403s, derived from each operation\'s access', () => {
+    expect(doc.security).toEqual([{ apiKey: [] }, { sessionCookie: [] }]);
+    expect(doc.components.securitySchemes.sessionCookie).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'docgen_session' });
+    type Op = { security?: unknown; parameters: { name: string; in: string }[]; responses: Record<string, unknown> };
+    const op = (path: string, method: string) => doc.paths[path]![method] as Op;
+    expect(op('/api/v1/session', 'post').security).toEqual([]);
+    expect(op('/api/v1/api-keys', 'get').security).toEqual([{ sessionCookie: [] }]);
+    expect(op('/api/v1/api-keys', 'get').responses).toHaveProperty('403');
+    expect(op('/api/v1/members', 'post').parameters).toContainEqual(expect.objectContaining({ name: 'X-CSRF-Token', in: 'header', required: false }));
+    expect(op('/api/v1/members/{id}', 'delete').responses).toHaveProperty('409');
+    expect(op('/api/v1/documents', 'post').responses).toHaveProperty('403');
+    expect(op('/api/v1/documents', 'get').responses).not.toHaveProperty('403');
+    expect(op('/api/v1/documents', 'get').parameters.map((p) => p.name)).not.toContain('X-CSRF-Token');
+    expect(op('/api/v1/webhooks', 'get').responses).toHaveProperty('403');
+  });
 });

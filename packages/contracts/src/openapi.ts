@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { apiSchemas } from './registry';
+import { ErrorBody, ERROR_DESCRIPTIONS } from './errors';
 import { operations as allOperations, type Operation } from './operations';
+import { CSRF_HEADER } from './people';
 
 const ref = (id: string) => `#/components/schemas/${id}`;
 type JsonSchema = Record<string, unknown>;
@@ -44,9 +46,33 @@ const rateLimitHeaders = {
   'RateLimit-Reset': { schema: { type: 'integer' }, description: 'Seconds until a request slot frees up' },
 };
 
+const FORBIDDEN = {
+  admin: 'This needs the admin role (a member signed in to the web UI); a session request without its X-CSRF-Token',
+  'admin-session': 'API keys cannot manage API keys or members; a member lacks the admin role; or no X-CSRF-Token',
+  session: 'API keys have no session; or a session request without its X-CSRF-Token',
+  anyone: ERROR_DESCRIPTIONS[403],
+} as const;
+
+/** Who may send it, the CSRF header and its 403: derived from `access`, never listed by hand. */
+function accessParts(op: Operation) {
+  const access = op.access ?? 'anyone';
+  if (!op.authenticated) return { security: [], parameters: [], responses: {} };
+  const sessionOnly = access === 'session' || access === 'admin-session';
+  const unsafe = op.method !== 'get';
+  const forbidden = unsafe || access !== 'anyone';
+  return {
+    security: sessionOnly ? [{ sessionCookie: [] }] : undefined,
+    parameters: unsafe
+      ? [{ name: CSRF_HEADER, in: 'header', required: false, description: 'Required with the session cookie: the csrf_token of GET /api/v1/session.', schema: { type: 'string' } }]
+      : [],
+    responses: forbidden ? { 403: { description: FORBIDDEN[access], schema: ErrorBody } } : {},
+  };
+}
+
 function operationObject(op: Operation) {
+  const access = accessParts(op);
   const responses = Object.fromEntries(
-    Object.entries(op.responses).map(([status, spec]) => {
+    Object.entries({ ...op.responses, ...access.responses }).map(([status, spec]) => {
       const headers: Record<string, unknown> = op.authenticated && status !== '401' ? { ...rateLimitHeaders } : {};
       if (status === '429') headers['Retry-After'] = { schema: { type: 'integer' }, description: 'Seconds to wait' };
       Object.assign(headers, spec.headers);
@@ -62,9 +88,10 @@ function operationObject(op: Operation) {
     operationId: op.operationId,
     summary: op.summary,
     tags: [op.tag],
-    ...(op.authenticated ? {} : { security: [] }),
+    ...(access.security ? { security: access.security } : {}),
     parameters: [
       ...pathParameters(op.path),
+      ...access.parameters,
       ...(op.query ? queryParameters(op.query) : []),
       ...(op.headers ?? []).map((header) => ({ in: 'header', ...header })),
     ],
@@ -97,10 +124,18 @@ export function buildOpenApiDocument(operations: Operation[] = allOperations, ve
       description: 'Document generation: DOCX/HTML templates filled with JSON, rendered to PDF and DOCX.',
     },
     servers: [{ url: '/' }],
-    security: [{ apiKey: [] }],
+    security: [{ apiKey: [] }, { sessionCookie: [] }],
     paths,
     components: {
-      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' } },
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        sessionCookie: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'docgen_session',
+          description: 'The web UI session (POST /api/v1/session). Requests other than GET/HEAD also carry X-CSRF-Token.',
+        },
+      },
       schemas,
     },
   };

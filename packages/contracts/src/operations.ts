@@ -4,7 +4,8 @@ import { errorResponses } from './errors';
 import { EnvironmentQuery, ListQuery } from './common';
 import { CreateDocumentBody, Document, DocumentListQuery, DocumentPage, DownloadQuery, TemplateHistoryQuery } from './documents';
 import { MeResponse } from './me';
-import { Template, TemplatePage, TemplateUpload, VariablesPatch } from './templates';
+import { ApiKeyList, ChangePasswordBody, CreateApiKeyBody, CreateMemberBody, CreatedApiKey, CreatedMember, MemberList, Session, SignInBody } from './people';
+import { InputJsonSchema, Template, TemplatePage, TemplatePatch, TemplateUpload, VariablesPatch } from './templates';
 import { CreateWebhookBody, CreatedWebhookEndpoint, WebhookDeliveryPage, WebhookEndpointPage, WebhookListQuery, WebhookTestAccepted } from './webhooks';
 
 export interface ResponseSpec {
@@ -22,6 +23,8 @@ export interface HeaderParameter {
   schema: Record<string, unknown>;
 }
 
+export type Access = 'anyone' | 'admin' | 'admin-session' | 'session';
+
 export interface Operation {
   method: 'get' | 'post' | 'patch' | 'delete';
   /** OpenAPI path template, e.g. /api/v1/templates/{id}. */
@@ -29,8 +32,14 @@ export interface Operation {
   operationId: string;
   summary: string;
   tag: string;
-  /** Requires X-API-Key (and counts against the rate limit). */
+  /** Requires X-API-Key or the session cookie (and counts against the rate limit). */
   authenticated: boolean;
+  /**
+   * Who may call it (default `anyone`: API keys and every role). `admin`: API keys and
+   * admins; `admin-session`: admins signed in to the web UI only; `session`: any signed-in
+   * person. The gateway enforces it from this table (apps/gateway/src/middleware/authorize.ts).
+   */
+  access?: Access;
   query?: z.ZodObject;
   headers?: HeaderParameter[];
   body?: { contentType: string; schema: z.ZodType };
@@ -83,12 +92,33 @@ export const operations: Operation[] = [
     method: 'patch',
     path: '/api/v1/templates/{id}/variables',
     operationId: 'updateTemplateVariables',
-    summary: 'Change variable types (text ↔ date, with format) and whether they are required',
+    summary: 'Change variable types (text ↔ date ↔ number, boolean ↔ list, list fields as "items.price"), formats and whether they are required',
     tag: 'Templates',
     authenticated: true,
     query: EnvironmentQuery,
     body: { contentType: 'application/json', schema: VariablesPatch },
     responses: { 200: { description: 'The updated template', schema: Template }, ...errorResponses(400, 401, 404, 413, 415, 422, 429, 503) },
+  },
+  {
+    method: 'patch',
+    path: '/api/v1/templates/{id}',
+    operationId: 'updateTemplate',
+    summary: "Change a template's locale (BCP 47), in which its numbers and dates render",
+    tag: 'Templates',
+    authenticated: true,
+    query: EnvironmentQuery,
+    body: { contentType: 'application/json', schema: TemplatePatch },
+    responses: { 200: { description: 'The updated template', schema: Template }, ...errorResponses(400, 401, 404, 413, 415, 422, 429, 503) },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/templates/{id}/schema',
+    operationId: 'getTemplateInputSchema',
+    summary: "A JSON Schema (draft 2020-12) of input_json: exactly the check a document's input meets at render time",
+    tag: 'Templates',
+    authenticated: true,
+    query: EnvironmentQuery,
+    responses: { 200: { description: 'The JSON Schema', schema: InputJsonSchema }, ...errorResponses(401, 404, 422, 429, 503) },
   },
   {
     method: 'get',
@@ -190,6 +220,7 @@ export const operations: Operation[] = [
     summary: 'Register an HTTPS endpoint for events; the secret is shown only here',
     tag: 'Webhooks',
     authenticated: true,
+    access: 'admin',
     query: EnvironmentQuery,
     body: { contentType: 'application/json', schema: CreateWebhookBody },
     responses: { 201: { description: 'The endpoint, with its secret', schema: CreatedWebhookEndpoint }, ...errorResponses(400, 401, 413, 415, 422, 429, 503) },
@@ -201,6 +232,7 @@ export const operations: Operation[] = [
     summary: 'Endpoints of the environment, newest first',
     tag: 'Webhooks',
     authenticated: true,
+    access: 'admin',
     query: WebhookListQuery,
     responses: { 200: { description: 'A page of endpoints', schema: WebhookEndpointPage }, ...errorResponses(401, 422, 429, 503) },
   },
@@ -211,6 +243,7 @@ export const operations: Operation[] = [
     summary: 'Stop delivering to an endpoint',
     tag: 'Webhooks',
     authenticated: true,
+    access: 'admin',
     query: EnvironmentQuery,
     responses: { 204: { description: 'Deleted' }, ...errorResponses(401, 404, 422, 429, 503) },
   },
@@ -221,6 +254,7 @@ export const operations: Operation[] = [
     summary: 'Deliver a webhook.test event to the endpoint',
     tag: 'Webhooks',
     authenticated: true,
+    access: 'admin',
     query: EnvironmentQuery,
     responses: { 202: { description: 'Queued', schema: WebhookTestAccepted }, ...errorResponses(401, 404, 422, 429, 503) },
   },
@@ -231,6 +265,7 @@ export const operations: Operation[] = [
     summary: 'Every delivery attempt to the endpoint, newest first',
     tag: 'Webhooks',
     authenticated: true,
+    access: 'admin',
     query: WebhookListQuery,
     responses: { 200: { description: 'A page of attempts', schema: WebhookDeliveryPage }, ...errorResponses(401, 404, 422, 429, 503) },
   },
@@ -265,4 +300,102 @@ export const operations: Operation[] = [
     query: EnvironmentQuery,
     responses: { 200: { description: 'The ZIP, as an attachment', contentType: 'application/zip' }, ...errorResponses(401, 404, 409, 422, 429, 503) },
   },
+  ...peopleOperations(),
 ];
+
+function peopleOperations(): Operation[] {
+  const session = (op: Omit<Operation, 'tag' | 'authenticated'> & { authenticated?: boolean }): Operation => ({ tag: 'Sessions and people', authenticated: true, ...op });
+  return [
+    session({
+      method: 'post',
+      path: '/api/v1/session',
+      operationId: 'signIn',
+      summary: 'Sign in with email and password; sets the docgen_session cookie',
+      authenticated: false,
+      body: { contentType: 'application/json', schema: SignInBody },
+      responses: {
+        200: {
+          description: 'Signed in',
+          schema: Session,
+          headers: { 'Set-Cookie': { description: 'docgen_session=…; HttpOnly; SameSite=Lax; Path=/ (Secure over HTTPS)', schema: { type: 'string' } } },
+        },
+        ...errorResponses(400, 401, 413, 415, 422, 429, 503),
+      },
+    }),
+    session({
+      method: 'get',
+      path: '/api/v1/session',
+      operationId: 'getSession',
+      summary: 'The signed-in person, their organisation and the CSRF token',
+      access: 'session',
+      responses: { 200: { description: 'The session', schema: Session }, ...errorResponses(401, 429, 503) },
+    }),
+    session({
+      method: 'delete',
+      path: '/api/v1/session',
+      operationId: 'signOut',
+      summary: 'Sign out: the session ends on every replica and the cookie is cleared',
+      access: 'session',
+      responses: { 204: { description: 'Signed out' }, ...errorResponses(401, 429, 503) },
+    }),
+    session({
+      method: 'post',
+      path: '/api/v1/session/password',
+      operationId: 'changePassword',
+      summary: "Change the signed-in person's password; their other sessions end",
+      access: 'session',
+      body: { contentType: 'application/json', schema: ChangePasswordBody },
+      responses: { 204: { description: 'Changed' }, ...errorResponses(400, 401, 413, 415, 422, 429, 503) },
+    }),
+    session({
+      method: 'get',
+      path: '/api/v1/api-keys',
+      operationId: 'listApiKeys',
+      summary: "The organisation's API keys, newest first (never their values)",
+      access: 'admin-session',
+      responses: { 200: { description: 'Every key, revoked and expired ones included', schema: ApiKeyList }, ...errorResponses(401, 429, 503) },
+    }),
+    session({
+      method: 'post',
+      path: '/api/v1/api-keys',
+      operationId: 'createApiKey',
+      summary: 'Create an API key; the key is shown only here',
+      access: 'admin-session',
+      body: { contentType: 'application/json', schema: CreateApiKeyBody },
+      responses: { 201: { description: 'The key, with its value', schema: CreatedApiKey }, ...errorResponses(400, 401, 413, 415, 422, 429, 503) },
+    }),
+    session({
+      method: 'delete',
+      path: '/api/v1/api-keys/{id}',
+      operationId: 'revokeApiKey',
+      summary: 'Revoke an API key: its next request, on any replica, is 401',
+      access: 'admin-session',
+      responses: { 204: { description: 'Revoked' }, ...errorResponses(401, 404, 429, 503) },
+    }),
+    session({
+      method: 'get',
+      path: '/api/v1/members',
+      operationId: 'listMembers',
+      summary: "The organisation's people and their roles",
+      access: 'admin-session',
+      responses: { 200: { description: 'Every member, oldest first', schema: MemberList }, ...errorResponses(401, 429, 503) },
+    }),
+    session({
+      method: 'post',
+      path: '/api/v1/members',
+      operationId: 'createMember',
+      summary: 'Add a person; their generated password is shown only here',
+      access: 'admin-session',
+      body: { contentType: 'application/json', schema: CreateMemberBody },
+      responses: { 201: { description: 'The member, with their password', schema: CreatedMember }, ...errorResponses(400, 401, 409, 413, 415, 422, 429, 503) },
+    }),
+    session({
+      method: 'delete',
+      path: '/api/v1/members/{id}',
+      operationId: 'removeMember',
+      summary: 'Remove a person from the organisation; their sessions end at once',
+      access: 'admin-session',
+      responses: { 204: { description: 'Removed' }, ...errorResponses(401, 404, 409, 429, 503) },
+    }),
+  ];
+}

@@ -16,6 +16,7 @@ export interface DocumentRecord {
   completedAt: Date | null;
   errorMessage: string | null;
   files: string[];
+  pdfStandard?: string | null;
 }
 
 export interface TemplateRecord {
@@ -23,6 +24,7 @@ export interface TemplateRecord {
   name: string;
   format: string;
   isUat: boolean;
+  locale: string;
   variables: unknown;
   correctedTokens: unknown;
   createdAt: Date;
@@ -44,6 +46,7 @@ export function presentDocument(doc: DocumentRecord): DocumentBody {
     completed_at: doc.completedAt?.toISOString() ?? null,
     ...(doc.status === 'failed' && doc.errorMessage ? { error_message: doc.errorMessage } : {}),
     files: doc.files,
+    ...(doc.pdfStandard ? { pdf_standard: doc.pdfStandard } : {}),
   });
 }
 
@@ -53,6 +56,7 @@ export function presentTemplate(template: TemplateRecord): TemplateBody {
     name: template.name,
     format: template.format,
     is_uat: template.isUat,
+    locale: template.locale,
     variables: template.variables,
     corrected_tokens: template.correctedTokens,
     created_at: template.createdAt.toISOString(),

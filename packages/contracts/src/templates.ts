@@ -6,17 +6,60 @@ import { apiSchemas } from './registry';
 export const DATE_FORMAT_PATTERN = /^(\[[^\]]*\]|YYYY|YY|MMMM|MMM|MM|M|DD|D|dddd|ddd|[^A-Za-z[\]])+$/;
 export const DEFAULT_DATE_FORMAT = 'YYYY-MM-DD';
 
-export const VariableType = z.enum(['text', 'date', 'list', 'image']);
+export const VariableType = z.enum(['text', 'date', 'number', 'boolean', 'list', 'image']);
+
+const fractionDigits = z.number().int().min(0).max(20);
+
+/** How a number variable is written: Intl.NumberFormat options in the template's locale. */
+export const NumberFormat = z
+  .object({
+    style: z.enum(['decimal', 'currency', 'percent']),
+    currency: z.string().regex(/^[A-Z]{3}$/, { error: 'must be an ISO 4217 currency code in capitals, such as EUR' }).optional(),
+    minimum_fraction_digits: fractionDigits.optional(),
+    maximum_fraction_digits: fractionDigits.optional(),
+  })
+  .check((ctx) => {
+    const format = ctx.value;
+    if (format.style === 'currency' && !format.currency) ctx.issues.push({ code: 'custom', input: format, path: ['currency'], message: 'is required when style is currency' });
+    if (format.style !== 'currency' && format.currency) ctx.issues.push({ code: 'custom', input: format, path: ['currency'], message: 'is only for style currency' });
+    if ((format.minimum_fraction_digits ?? 0) > (format.maximum_fraction_digits ?? 20)) {
+      ctx.issues.push({ code: 'custom', input: format, path: ['minimum_fraction_digits'], message: 'must not be more than maximum_fraction_digits' });
+    }
+  })
+  .register(apiSchemas, { id: 'NumberFormat' });
+
+const VariableFormat = z.union([z.string(), NumberFormat]);
 
 export const TemplateVariable = z
   .object({
     name: z.string(),
     type: VariableType,
     required: z.boolean(),
-    format: z.string().optional().describe('Date variables: how the date is written, e.g. DD/MM/YYYY.'),
+    format: VariableFormat.optional().describe('Date variables: how the date is written, e.g. DD/MM/YYYY. Number variables: a NumberFormat.'),
     fields: z.array(z.string()).optional().describe('List variables: the tags used inside the loop ("inner.field" for nested loops).'),
+    field_types: z.record(z.string(), VariableType).optional().describe('List variables: the type of each field, keyed like fields.'),
+    field_formats: z.record(z.string(), VariableFormat).optional().describe('List variables: the format of each date or number field, keyed like fields.'),
   })
   .register(apiSchemas, { id: 'TemplateVariable' });
+
+/** Whether Node's ICU can format numbers and dates in this locale. */
+export function isSupportedLocale(tag: string): boolean {
+  try {
+    const [canonical] = Intl.getCanonicalLocales(tag);
+    return !!canonical && Intl.NumberFormat.supportedLocalesOf([canonical]).length > 0 && Intl.DateTimeFormat.supportedLocalesOf([canonical]).length > 0;
+  } catch {
+    return false;
+  }
+}
+
+export const Locale = z
+  .string()
+  .max(64)
+  .refine(isSupportedLocale, { error: 'must be a BCP 47 language tag this server can format, such as en-US, de-DE or ja-JP' })
+  .describe('BCP 47 language tag; numbers and dates render in it (stored in canonical form, de-de → de-DE).');
+
+/** A checked locale as ICU spells it (de-de → de-DE). */
+export const canonicalLocale = (tag: string): string => Intl.getCanonicalLocales(tag)[0]!;
 
 export const Template = z
   .object({
@@ -24,6 +67,7 @@ export const Template = z
     name: z.string(),
     format: z.enum(['docx', 'html']),
     is_uat: z.boolean(),
+    locale: z.string().describe('BCP 47; numbers and month and day names render in it.'),
     variables: z.array(TemplateVariable),
     corrected_tokens: z.array(z.object({ from: z.string(), to: z.string() })),
     created_at: Timestamp,
@@ -37,16 +81,34 @@ export const TemplateUpload = z.object({
   file: BinaryFile.describe('The template: .docx, or .html (converted to DOCX at upload).'),
   name: z.string().trim().min(1).max(200).optional().describe('Defaults to the file name without its extension.'),
   is_uat: IsUatParam,
+  locale: Locale.optional().describe('BCP 47 language tag (default en-US); numbers and dates render in it.'),
 });
+
+export const TemplatePatch = z
+  .object({ locale: Locale.optional() })
+  .strict()
+  .register(apiSchemas, { id: 'TemplatePatch' });
+
+/** GET /templates/{id}/schema: a JSON Schema (draft 2020-12) document. */
+export const InputJsonSchema = z
+  .record(z.string(), z.unknown())
+  .describe('A JSON Schema (draft 2020-12) of input_json for this template: the check a document input meets at render time.')
+  .register(apiSchemas, { id: 'InputJsonSchema' });
 
 export const VariablesPatch = z
   .object({
     variables: z
       .array(
         z.object({
-          name: z.string().min(1),
+          name: z.string().min(1).describe('A variable, or a list field as "items.price" ("orders.lines.qty" when nested).'),
           type: VariableType.optional(),
-          format: z.string().min(1).max(100).regex(DATE_FORMAT_PATTERN, { error: 'is not a date format (use YYYY, MM, DD, MMMM, D... e.g. DD/MM/YYYY)' }).optional(),
+          format: z
+            .union([
+              z.string().min(1).max(100).regex(DATE_FORMAT_PATTERN, { error: 'is not a date format (use YYYY, MM, DD, MMMM, D... e.g. DD/MM/YYYY)' }),
+              NumberFormat,
+            ])
+            .optional()
+            .describe('A date format string for a date, a NumberFormat object for a number.'),
           required: z.boolean().optional(),
         }),
       )

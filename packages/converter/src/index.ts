@@ -2,3 +2,4 @@ export { convertOnce, type ConvertOptions } from './convert-once';
 export { WarmConverterPool, type WarmPoolOptions, type PoolEvent, type OutputFormat } from './warm-pool';
 export { ConversionFailedError, ConversionTimeoutError, ConverterUnavailableError } from './errors';
 export { convertPerCall } from './per-call-driver';
+export { pdfFilterData, type PdfStandard, type FilterData } from './pdf-standard';

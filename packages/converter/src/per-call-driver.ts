@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { convertWithOptions } from 'libreoffice-convert';
+import { pdfFilterArgument, type PdfStandard } from './pdf-standard';
 import { ConversionFailedError, ConversionTimeoutError, ConverterUnavailableError } from './errors';
 
 type Options = Parameters<typeof convertWithOptions>[3] & {
@@ -20,13 +21,13 @@ type Options = Parameters<typeof convertWithOptions>[3] & {
  * own for libreoffice-convert's files and profile, and when a call fails every process
  * still naming that folder on its command line is killed.
  */
-export async function convertPerCall(docx: Buffer, to: 'pdf', timeoutMs: number): Promise<Buffer> {
+export async function convertPerCall(docx: Buffer, to: 'pdf', timeoutMs: number, pdfStandard?: PdfStandard): Promise<Buffer> {
   const callDir = await mkdtemp(path.join(tmpdir(), 'docgen-per-call-'));
   const options: Options = { fileName: 'document.docx', tmpOptions: { tmpdir: callDir }, execOptions: { timeout: timeoutMs, killSignal: 'SIGKILL' } };
   let failed = true;
   try {
     return await new Promise<Buffer>((resolve, reject) => {
-      convertWithOptions(docx, to, undefined, options, (error, data) => {
+      convertWithOptions(docx, to, pdfFilterArgument(pdfStandard), options, (error, data) => {
         if (!error) {
           failed = false;
           return resolve(data);

@@ -1,3 +1,4 @@
+import type { FilterData } from './pdf-standard';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
@@ -80,8 +81,8 @@ export class WarmInstance {
     }
   }
 
-  /** Converts input → output (absolute paths) with a LibreOffice export filter. */
-  convert(input: string, output: string, filter: string, timeoutMs: number): Promise<void> {
+  /** Converts input → output (absolute paths) with a LibreOffice export filter and its options (FilterData). */
+  convert(input: string, output: string, filter: string, timeoutMs: number, filterData?: FilterData): Promise<void> {
     if (!this.alive) return Promise.reject(new ConverterUnavailableError('LibreOffice instance is not running'));
     if (this.pending) return Promise.reject(new Error('WarmInstance converts one file at a time'));
     this.conversions += 1;
@@ -91,7 +92,7 @@ export class WarmInstance {
         this.kill();
       }, timeoutMs);
       this.pending = { resolve, reject, timer };
-      this.child!.stdin!.write(`${JSON.stringify({ id: String(this.conversions), input, output, filter })}\n`);
+      this.child!.stdin!.write(`${JSON.stringify({ id: String(this.conversions), input, output, filter, ...(filterData ? { filter_data: filterData } : {}) })}\n`);
     });
   }
 

@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConversionTimeoutError, ConverterUnavailableError } from './errors';
+import { pdfFilterData, type FilterData, type PdfStandard } from './pdf-standard';
 import { WarmInstance } from './warm-instance';
 
 export type OutputFormat = 'pdf' | 'docx';
@@ -30,6 +31,8 @@ export type PoolEvent =
 
 export interface PoolConvertOptions {
   deadlineAt?: number;
+  /** PDF output only: an archival PDF/A level instead of a plain PDF. */
+  pdfStandard?: PdfStandard;
   onInstanceTaken?: (pid: number | undefined) => void;
   onInstanceFree?: () => void;
 }
@@ -102,7 +105,7 @@ export class WarmConverterPool {
     const target = path.join(this.workDir, `${id}.out.${to}`);
     try {
       await writeFile(source, input);
-      await this.convertFile(source, target, EXPORT_FILTERS[to], options);
+      await this.convertFile(source, target, EXPORT_FILTERS[to], options, to === 'pdf' ? pdfFilterData(options.pdfStandard) : undefined);
       return await readFile(target);
     } finally {
       // unlink, not rm: no lstat first; a target LibreOffice never wrote is fine to miss.
@@ -110,7 +113,7 @@ export class WarmConverterPool {
     }
   }
 
-  private async convertFile(source: string, target: string, filter: string, options: PoolConvertOptions): Promise<void> {
+  private async convertFile(source: string, target: string, filter: string, options: PoolConvertOptions, filterData?: FilterData): Promise<void> {
     let slot: number;
     try {
       slot = await this.acquire();
@@ -124,7 +127,7 @@ export class WarmConverterPool {
       // Out of time while waiting for an instance: hand it on untouched rather than kill it.
       if (timeoutMs <= 0) throw new ConversionTimeoutError(this.options.timeoutMs);
       options.onInstanceTaken?.(instance.pid);
-      await instance.convert(source, target, filter, timeoutMs);
+      await instance.convert(source, target, filter, timeoutMs, filterData);
     } finally {
       this.release(slot, instance);
       options.onInstanceFree?.();

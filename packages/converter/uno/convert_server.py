@@ -4,7 +4,8 @@ Started by the Node converter pool as its own process group. It starts soffice w
 profile of its own, connects to it over a named pipe, then converts one file at a time:
 a JSON request per line on stdin, a JSON reply per line on stdout.
 
-  request: {"id": "...", "input": "/abs/in.docx", "output": "/abs/out.pdf", "filter": "writer_pdf_Export"}
+  request: {"id": "...", "input": "/abs/in.docx", "output": "/abs/out.pdf", "filter": "writer_pdf_Export",
+            "filter_data": {"SelectPdfVersion": 2}}   (filter_data optional: the filter's options)
   reply:   {"id": "...", "ok": true}  or  {"id": "...", "ok": false, "error": "..."}
 
 The first line written is {"ready": true} once LibreOffice answers. Must run under Debian's
@@ -77,9 +78,19 @@ def convert(desktop, request):
     if document is None:
         raise RuntimeError("LibreOffice could not open the document")
     try:
-        document.storeToURL(uno.systemPathToFileUrl(request["output"]), (prop("FilterName", request["filter"]),))
+        document.storeToURL(uno.systemPathToFileUrl(request["output"]), store_args(request))
     finally:
         document.close(True)
+
+
+def store_args(request):
+    args = [prop("FilterName", request["filter"])]
+    options = request.get("filter_data")
+    if options:
+        # FilterData is a sequence of PropertyValue; pyuno needs the sequence type spelt out.
+        data = tuple(prop(name, value) for name, value in options.items())
+        args.append(prop("FilterData", uno.Any("[]com.sun.star.beans.PropertyValue", data)))
+    return tuple(args)
 
 
 def kill_group():

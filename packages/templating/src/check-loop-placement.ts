@@ -28,26 +28,3 @@ export function checkLoopPlacement(tags: TagOccurrence[], part: string): Templat
   }
   return issues;
 }
-
-/**
- * Image tags inside a loop (or an inverted section). Images are fetched before rendering from
- * the template's top-level image variables only, so an image that takes its value from each
- * element of a list would always fail at render; the template is refused at upload instead.
- */
-export function checkImagesInLoops(tags: TagOccurrence[], part: string): TemplateIssue[] {
-  const issues: TemplateIssue[] = [];
-  const open: TagOccurrence[] = [];
-  for (const tag of tags) {
-    if (tag.prefix === '#' || tag.prefix === '^') open.push(tag);
-    else if (tag.prefix === '/') open.pop();
-    else if (tag.prefix === '%' && open.length > 0) {
-      const loop = open[open.length - 1]!;
-      issues.push({
-        tag: tag.raw,
-        part,
-        message: `Image tags inside loops are not supported: "${tag.raw}" is inside the loop "${loop.name}"; move the image outside the loop (before {#${loop.name}} or after {/${loop.name}})`,
-      });
-    }
-  }
-  return issues;
-}

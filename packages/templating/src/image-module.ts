@@ -36,8 +36,12 @@ export class ImageModule {
   private zip: PizZip | undefined;
   private counter = 0;
   private readonly usedExtensions = new Set<ImageData['extension']>();
+  /** The parts (e.g. word/document.xml) that received a picture. */
+  readonly partsWithImages = new Set<string>();
+  private readonly media = new Map<string, string>();
+  private readonly relationships = new Map<string, string>();
   /** Read from the template when the first image is placed (most renders place none). */
-  private textWidthEmu: number | undefined;
+  textWidthEmu: number | undefined;
 
   constructor(private readonly images: Map<string, ImageData> = new Map()) {}
 
@@ -59,7 +63,8 @@ export class ImageModule {
     this.counter += 1;
     // The zip still holds the template's own document.xml: docxtemplater writes its output after rendering.
     this.textWidthEmu ??= textWidthOf(this.zip) ?? 6 * 914_400;
-    const relationshipId = this.addImagePart(options.filePath, image);
+    const relationshipId = this.relationshipFor(options.filePath, String(value), image);
+    this.partsWithImages.add(options.filePath);
     const scale = Math.min(1, this.textWidthEmu / (image.width * EMU_PER_PIXEL));
     const cx = Math.round(image.width * EMU_PER_PIXEL * scale);
     const cy = Math.round(image.height * EMU_PER_PIXEL * scale);
@@ -67,12 +72,21 @@ export class ImageModule {
     return { value: `</w:t></w:r><w:r>${imageDrawingXml(relationshipId, cx, cy, 1000 + this.counter)}</w:r><w:r><w:t xml:space="preserve">`, errors: [] };
   }
 
-  private addImagePart(partPath: string, image: ImageData): string {
+  /** One media file per distinct source and one relationship per part that shows it: a photo repeated in 100 rows is stored once. */
+  private relationshipFor(partPath: string, source: string, image: ImageData): string {
+    const key = `${partPath}\n${source}`;
+    let relationshipId = this.relationships.get(key);
+    if (relationshipId) return relationshipId;
     const zip = this.zip!;
-    const mediaName = `docgen-image-${this.counter}.${image.extension}`;
-    zip.file(`word/media/${mediaName}`, image.data);
+    let mediaName = this.media.get(source);
+    if (!mediaName) {
+      mediaName = `docgen-image-${this.media.size + 1}.${image.extension}`;
+      zip.file(`word/media/${mediaName}`, image.data);
+      this.media.set(source, mediaName);
+    }
     const relsPath = partPath.replace(/^word\/([^/]+)$/, 'word/_rels/$1.rels');
-    const relationshipId = `rIdDocgenImage${this.counter}`;
+    relationshipId = `rIdDocgenImage${this.relationships.size + 1}`;
+    this.relationships.set(key, relationshipId);
     const rels =
       zip.file(relsPath)?.asText() ??
       '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';

@@ -32,12 +32,12 @@ describe('prepareDocxTemplate on docxtemplater fixtures', () => {
 
   it('finds the table row loop and its fields in tag-intelligent-loop-table.docx', () => {
     const { variables } = prepareDocxTemplate(fixture('tag-intelligent-loop-table.docx'));
-    expect(variables).toEqual([{ name: 'clients', type: 'list', required: true, fields: ['first_name', 'last_name', 'phone'] }]);
+    expect(variables).toEqual([{ name: 'clients', type: 'list', required: true, fields: ['first_name', 'last_name', 'phone'], field_types: { first_name: 'text', last_name: 'text', phone: 'text' } }]);
   });
 
   it('reads loop-hebrew.docx', () => {
     const { variables } = prepareDocxTemplate(fixture('loop-hebrew.docx'));
-    expect(variables).toEqual([{ name: 'products', type: 'list', required: true, fields: ['title', 'name', 'reference'] }]);
+    expect(variables).toEqual([{ name: 'products', type: 'list', required: true, fields: ['title', 'name', 'reference'], field_types: { title: 'text', name: 'text', reference: 'text' } }]);
   });
 
   it('rejects one-unclosed.docx with exactly one error', () => {
@@ -79,7 +79,7 @@ describe('prepareDocxTemplate on built documents', () => {
 
   it('accepts a row loop from the first to the last cell of one row', () => {
     const { variables } = prepareDocxTemplate(buildDocx({ body: table([['Item', 'Price'], ['{#items}{name}', '{price}{/items}']]) }));
-    expect(variables).toEqual([{ name: 'items', type: 'list', required: true, fields: ['name', 'price'] }]);
+    expect(variables).toEqual([{ name: 'items', type: 'list', required: true, fields: ['name', 'price'], field_types: { name: 'text', price: 'text' } }]);
   });
 
   it('accepts a loop spread over two rows of one table (a repeated group of rows)', () => {
@@ -138,25 +138,36 @@ describe('prepareDocxTemplate on built documents', () => {
     });
     expect(prepareDocxTemplate(upload).variables).toEqual([
       { name: 'logo', type: 'image', required: true },
-      { name: 'orders', type: 'list', required: true, fields: ['id', 'lines', 'lines.sku', 'lines.qty'] },
+      {
+        name: 'orders',
+        type: 'list',
+        required: true,
+        fields: ['id', 'lines', 'lines.sku', 'lines.qty'],
+        field_types: { id: 'text', lines: 'list', 'lines.sku': 'text', 'lines.qty': 'text' },
+      },
     ]);
   });
 
-  it('refuses an image tag inside a loop at upload, saying to move it outside the loop', () => {
-    const issues = syntaxIssues(
+  it('accepts image tags inside loops at any depth, typed as image fields', () => {
+    const { variables } = prepareDocxTemplate(
       buildDocx({
         header: paragraph('{#offices}{city}{%office_logo}{/offices}'),
         body: paragraph('{%logo}') + table([['{#items}{name}', '{%photo}{/items}']]) + paragraph('{#a}{#b}{% badge }{/b}{/a}'),
       }),
     );
-    expect(issues).toEqual([
-      {
-        tag: '{%photo}',
-        part: 'body',
-        message: 'Image tags inside loops are not supported: "{%photo}" is inside the loop "items"; move the image outside the loop (before {#items} or after {/items})',
-      },
-      expect.objectContaining({ tag: '{% badge }', part: 'body', message: expect.stringContaining('is inside the loop "b"') }),
-      expect.objectContaining({ tag: '{%office_logo}', part: 'header', message: expect.stringContaining('Image tags inside loops are not supported') }),
+    expect(variables.find((v) => v.name === 'items')!.field_types).toEqual({ name: 'text', photo: 'image' });
+    expect(variables.find((v) => v.name === 'a')!.field_types).toEqual({ b: 'list', 'b.badge': 'image' });
+    expect(variables.find((v) => v.name === 'offices')!.field_types).toEqual({ city: 'text', office_logo: 'image' });
+  });
+
+  it('detects a section with no tags inside as a boolean, top-level and inside loops', () => {
+    const { variables } = prepareDocxTemplate(
+      buildDocx({ body: paragraph('{#paid}Paid{/paid}{^paid}Due{/paid}') + paragraph('{#rows}{name}{#urgent}!{/urgent}{/rows}') + paragraph('{#tags}{label}{/tags}{#tags}x{/tags}') }),
+    );
+    expect(variables).toEqual([
+      { name: 'paid', type: 'boolean', required: true },
+      { name: 'rows', type: 'list', required: true, fields: ['name', 'urgent'], field_types: { name: 'text', urgent: 'boolean' } },
+      { name: 'tags', type: 'list', required: true, fields: ['label'], field_types: { label: 'text' } },
     ]);
   });
 

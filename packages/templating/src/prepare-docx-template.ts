@@ -1,7 +1,7 @@
 import Docxtemplater from 'docxtemplater';
 import InspectModule from 'docxtemplater/js/inspect-module.js';
 import { XMLSerializer } from '@xmldom/xmldom';
-import { checkImagesInLoops, checkLoopPlacement } from './check-loop-placement';
+import { checkLoopPlacement } from './check-loop-placement';
 import { removeExternalReferences } from './external-references';
 import { correctTokenNames, type CorrectedToken } from './correct-token-names';
 import { issuesFromDocxtemplater } from './docxtemplater-errors';
@@ -38,7 +38,6 @@ export function prepareDocxTemplate(upload: Buffer, limits: PackageLimits = DEFA
       issues.push(...part.tags.filter((t) => t.prefix === '@').map((t) => ({ tag: t.raw, part: partLabel(name), message: 'Raw XML tags ({@name}) are not supported; use {name}' })));
     }
     issues.push(...checkLoopPlacement(part.tags, partLabel(name)));
-    issues.push(...checkImagesInLoops(part.tags, partLabel(name)));
     const corrections = correctTokenNames(part);
     if (corrections.length > 0) {
       zip.file(name, new XMLSerializer().serializeToString(part.document));

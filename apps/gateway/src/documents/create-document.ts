@@ -71,8 +71,8 @@ type CreatedDocument = DocumentRecord & { generation: number };
  */
 const INSERT_DOCUMENT = {
   name: 'insert-document',
-  text: `INSERT INTO documents (organization_id, template_id, is_uat, input_format, output_format, input_json, idempotency_key, request_hash)
-         SELECT organization_id, id, is_uat, format, $1, $2::jsonb, $3, $4
+  text: `INSERT INTO documents (organization_id, template_id, is_uat, input_format, output_format, input_json, idempotency_key, request_hash, pdf_standard)
+         SELECT organization_id, id, is_uat, format, $1, $2::jsonb, $3, $4, $8
          FROM templates
          WHERE id = $5::uuid AND organization_id = $6::uuid AND is_uat = $7 AND deleted_at IS NULL
          RETURNING id, input_format, generation, created_at, updated_at`,
@@ -88,6 +88,7 @@ async function insertDocument(db: Database, caller: Caller, body: Body, isUat: b
     body.template_id,
     caller.organization.id,
     isUat,
+    body.pdf_standard ?? null,
   ]);
   if (!row) return undefined;
   return {
@@ -95,6 +96,7 @@ async function insertDocument(db: Database, caller: Caller, body: Body, isUat: b
     templateId: body.template_id,
     status: 'queued',
     outputFormat: body.output_format,
+    pdfStandard: body.pdf_standard ?? null,
     inputFormat: row.input_format,
     isUat,
     inputJson: body.input_json,

@@ -26,10 +26,23 @@ function fromBodyParser(error: BodyParserError): HttpError | undefined {
   }
 }
 
+type Issue = { path: PropertyKey[]; message: string; code?: string; errors?: Issue[][] };
+
+/**
+ * A value that fits none of a union's shapes: when only one shape is of the value's kind
+ * (a format object vs a format string), its own problems say more than "Invalid input".
+ */
+function unwrapUnion(issue: Issue): Issue[] {
+  if (issue.code !== 'invalid_union' || !issue.errors) return [issue];
+  const sameKind = issue.errors.filter((branch) => !(branch.length === 1 && branch[0]!.code === 'invalid_type' && branch[0]!.path.length === 0));
+  if (sameKind.length !== 1) return [issue];
+  return sameKind[0]!.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }));
+}
+
 function toHttpError(error: unknown): HttpError | undefined {
   if (error instanceof HttpError) return error;
   if (error instanceof ZodError) {
-    const errors = error.issues.map((issue) => ({ path: issue.path.map(String).join('.') || 'body', message: issue.message }));
+    const errors = error.issues.flatMap(unwrapUnion).map((issue) => ({ path: issue.path.map(String).join('.') || 'body', message: issue.message }));
     const first = errors[0]!;
     const more = errors.length > 1 ? ` (and ${errors.length - 1} more problem${errors.length > 2 ? 's' : ''})` : '';
     return new HttpError(422, `Invalid ${first.path}: ${first.message}${more}`, { errors });

@@ -4,15 +4,20 @@ import { HttpError, RATE_LIMITED_DETAIL, dependencyDown } from '../errors';
 import type { SlidingWindowRateLimiter } from '../rate-limiter';
 import { requireCaller } from './authenticate';
 
-/** Counts every authenticated request against its organisation's window. */
-export function rateLimit(limiter: SlidingWindowRateLimiter, countRateLimited: (organizationId: string) => void): RequestHandler {
+/**
+ * Counts every authenticated request: an API key's against its organisation's window, a
+ * session's against its person's own window (`sessionLimit` per window), so people using the
+ * web UI and programs using keys never starve each other.
+ */
+export function rateLimit(limiter: SlidingWindowRateLimiter, countRateLimited: (organizationId: string) => void, sessionLimit: number): RequestHandler {
   return async (req, res, next) => {
-    const { organization } = requireCaller(req);
+    const { organization, session } = requireCaller(req);
+    const [subject, limit] = session ? [`user:${session.user.id}`, sessionLimit] : [organization.id, organization.rateLimitPerMinute];
     let decision;
     try {
       // Each request is its own entry in the window; the caller's X-Request-Id is not
       // unique (a client may repeat it, a proxy's retry does), so it cannot be the member.
-      decision = await limiter.consume(organization.id, organization.rateLimitPerMinute, randomUUID());
+      decision = await limiter.consume(subject, limit, randomUUID());
     } catch (error) {
       req.log.warn({ err: error }, 'rate limiter unavailable');
       throw dependencyDown('redis');

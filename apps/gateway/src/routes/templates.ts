@@ -1,9 +1,9 @@
 import { pipeline } from 'node:stream/promises';
 import { Router } from 'express';
-import { EnvironmentQuery, ListQuery, TemplatePage, TemplateUpload, VariablesPatch, type TemplateVariableBody } from '@docgen/contracts';
+import { EnvironmentQuery, ListQuery, canonicalLocale, TemplatePage, TemplatePatch, TemplateUpload, VariablesPatch, type TemplateVariableBody } from '@docgen/contracts';
 import type { Database } from '@docgen/db';
 import type { FileStorage } from '@docgen/storage';
-import type { PackageLimits } from '@docgen/templating';
+import { inputJsonSchema, type PackageLimits, type TemplateVariable } from '@docgen/templating';
 import { HttpError } from '../errors';
 import { requireCaller } from '../middleware/authenticate';
 import { singleFileUpload } from '../middleware/single-file-upload';
@@ -52,6 +52,7 @@ export function templateRoutes(deps: TemplateRouteDeps): Router {
       filename: Buffer.from(req.file.originalname, 'latin1').toString('utf8'),
       name: form.name,
       isUat: form.is_uat || queryUat,
+      locale: form.locale === undefined ? undefined : canonicalLocale(form.locale),
     });
     req.log.info({ templateId: template.id, format: template.format, bytes: template.fileSize }, 'template stored');
     res.status(201).json(presentTemplate(template));
@@ -71,6 +72,26 @@ export function templateRoutes(deps: TemplateRouteDeps): Router {
   router.get('/templates/:id', async (req, res) => {
     const { is_uat } = EnvironmentQuery.parse(req.query);
     res.json(presentTemplate(await findTemplate(db, requireCaller(req), req.params.id, is_uat)));
+  });
+
+  router.patch('/templates/:id', async (req, res) => {
+    const caller = requireCaller(req);
+    const { is_uat } = EnvironmentQuery.parse(req.query);
+    if (!req.is('application/json')) throw new HttpError(415, 'Send the template changes as application/json');
+    const patch = TemplatePatch.parse(req.body);
+    const template = await findTemplate(db, caller, req.params.id, is_uat);
+    const updated = patch.locale === undefined ? template : await db.template.update({ where: { id: template.id }, data: { locale: canonicalLocale(patch.locale) } });
+    res.json(presentTemplate(updated));
+  });
+
+  router.get('/templates/:id/schema', async (req, res) => {
+    const { is_uat } = EnvironmentQuery.parse(req.query);
+    const template = await findTemplate(db, requireCaller(req), req.params.id, is_uat);
+    res.json({
+      $id: `urn:docgen:template:${template.id}:input`,
+      title: `input_json of "${template.name}"`,
+      ...inputJsonSchema(template.variables as unknown as TemplateVariable[]),
+    });
   });
 
   router.get('/templates/:id/file', async (req, res) => {

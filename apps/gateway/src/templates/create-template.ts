@@ -13,6 +13,8 @@ export interface NewTemplate {
   filename: string;
   name?: string;
   isUat: boolean;
+  /** BCP 47, already checked and canonical; default en-US. */
+  locale?: string;
 }
 
 /**
@@ -49,6 +51,7 @@ export async function createTemplate(
         name: upload.name ?? defaultName(upload.filename),
         format: templateFormatOf(upload.filename),
         isUat: upload.isUat,
+        ...(upload.locale ? { locale: upload.locale } : {}),
         variables: prepared.variables as object[],
         correctedTokens: prepared.correctedTokens as object[],
         fileKey,

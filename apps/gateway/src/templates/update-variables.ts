@@ -1,39 +1,96 @@
 import { DEFAULT_DATE_FORMAT, type TemplateVariableBody, type VariablesPatch } from '@docgen/contracts';
+import { switchableTypes, type VariableType } from '@docgen/templating';
 import type { z } from 'zod';
 import { HttpError } from '../errors';
 
 type Patch = z.output<typeof VariablesPatch>['variables'];
+type Change = Patch[number];
 type Problem = { path: string; message: string };
+
+/** The types a name may take: what its tags allow (a section with nothing inside may be a list or a boolean). */
+function allowedTypes(type: VariableType, hasFields: boolean): VariableType[] {
+  return type === 'list' && !hasFields ? ['list', 'boolean'] : switchableTypes(type);
+}
+
+/** The format a type keeps after a change, or a problem with the one asked for. */
+function nextFormat(label: string, type: VariableType, change: Change, current: TemplateVariableBody['format']): { format?: TemplateVariableBody['format']; problem?: string } {
+  const asked = change.format;
+  if (type === 'date') {
+    if (asked !== undefined && typeof asked !== 'string') return { problem: `"${label}" is a date; its format is a date format string such as DD/MM/YYYY` };
+    return { format: asked ?? (typeof current === 'string' ? current : DEFAULT_DATE_FORMAT) };
+  }
+  if (type === 'number') {
+    if (asked !== undefined && typeof asked !== 'object') return { problem: `"${label}" is a number; its format is an object such as {"style": "currency", "currency": "EUR"}` };
+    const format = asked ?? (typeof current === 'object' ? current : undefined);
+    return format ? { format } : {};
+  }
+  if (asked !== undefined) return { problem: `"${label}" is a ${type}; only date and number variables have a format` };
+  return {};
+}
 
 /**
  * Applies a PATCH to the detected variables. Only what the template's syntax leaves open
- * can change: text ↔ date (with a format) and whether a value is required.
+ * can change: text ↔ date ↔ number (with a format), boolean ↔ list for a section with no
+ * tags inside, whether a value is required, and the same for list fields ("items.price").
  */
 export function updateVariables(current: TemplateVariableBody[], patch: Patch): TemplateVariableBody[] {
   const problems: Problem[] = [];
-  const next = current.map((variable) => ({ ...variable }));
+  const next = current.map((variable) => ({
+    ...variable,
+    ...(variable.field_types ? { field_types: { ...variable.field_types } } : {}),
+    ...(variable.field_formats ? { field_formats: { ...variable.field_formats } } : {}),
+  }));
   patch.forEach((change, index) => {
     const at = (field: string) => `variables.${index}.${field}`;
-    const variable = next.find((v) => v.name === change.name);
+    const dot = change.name.indexOf('.');
+    const variable = next.find((v) => v.name === (dot < 0 ? change.name : change.name.slice(0, dot)));
     if (!variable) {
       problems.push({ path: at('name'), message: `"${change.name}" is not a variable of this template` });
       return;
     }
-    const type = change.type ?? variable.type;
-    const switchable = (t: string) => t === 'text' || t === 'date';
-    if (type !== variable.type && !(switchable(type) && switchable(variable.type))) {
-      problems.push({ path: at('type'), message: `"${variable.name}" is a ${variable.type} tag; only text and date variables can change type` });
+    if (dot >= 0) {
+      const problem = updateField(variable, change.name.slice(dot + 1), change);
+      if (problem) problems.push({ path: at(problem.field), message: problem.message });
       return;
     }
-    if (change.format !== undefined && type !== 'date') {
-      problems.push({ path: at('format'), message: `"${variable.name}" is not a date; only date variables have a format` });
+    const type = change.type ?? variable.type;
+    if (!allowedTypes(variable.type, (variable.fields ?? []).length > 0).includes(type)) {
+      problems.push({ path: at('type'), message: `"${variable.name}" is a ${variable.type} tag; it can be ${allowedTypes(variable.type, (variable.fields ?? []).length > 0).join(' or ')}` });
+      return;
+    }
+    const { format, problem } = nextFormat(variable.name, type, change, variable.format);
+    if (problem) {
+      problems.push({ path: at('format'), message: problem });
       return;
     }
     variable.type = type;
-    if (type === 'date') variable.format = change.format ?? variable.format ?? DEFAULT_DATE_FORMAT;
-    else delete variable.format;
+    if (format === undefined) delete variable.format;
+    else variable.format = format;
     if (change.required !== undefined) variable.required = change.required;
   });
   if (problems.length > 0) throw new HttpError(422, problems[0]!.message, { errors: problems });
   return next;
+}
+
+/** "items.price": a list field's type and format; fields are always required. */
+function updateField(variable: TemplateVariableBody, field: string, change: Change): { field: string; message: string } | undefined {
+  const label = `${variable.name}.${field}`;
+  const fields = variable.fields ?? [];
+  if (variable.type !== 'list' || !fields.includes(field)) return { field: 'name', message: `"${label}" is not a field of a list of this template` };
+  if (change.required !== undefined) return { field: 'required', message: `"${label}" is a list field; every field of a list item is required` };
+  const types = (variable.field_types ??= Object.fromEntries(fields.map((f) => [f, fields.some((o) => o.startsWith(`${f}.`)) ? 'list' : 'text'])));
+  const currentType = types[field] ?? 'text';
+  const type = change.type ?? currentType;
+  const hasFields = fields.some((f) => f.startsWith(`${field}.`));
+  if (!allowedTypes(currentType, hasFields).includes(type)) {
+    return { field: 'type', message: `"${label}" is a ${currentType} tag; it can be ${allowedTypes(currentType, hasFields).join(' or ')}` };
+  }
+  const formats = (variable.field_formats ??= {});
+  const { format, problem } = nextFormat(label, type, change, formats[field]);
+  if (problem) return { field: 'format', message: problem };
+  types[field] = type;
+  if (format === undefined) delete formats[field];
+  else formats[field] = format;
+  if (Object.keys(formats).length === 0) delete variable.field_formats;
+  return undefined;
 }

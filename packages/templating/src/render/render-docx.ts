@@ -5,7 +5,9 @@ import { ImageModule, type ImageData } from '../image-module';
 import { DOCXTEMPLATER_OPTIONS } from '../prepare-docx-template';
 import type { TemplateVariable } from '../variables';
 import { checkOutputSize } from './estimate-output';
+import { fitImagesToCells } from './fit-images-to-cells';
 import { RenderInputError } from './render-error';
+import { dropTrailingPageBreak } from './trailing-page-break';
 import { prepareRenderData } from './validate-input';
 
 interface NullPart {
@@ -23,7 +25,8 @@ interface ScopeManager {
  * with a message naming it — top-level tokens by name, tokens inside loops with the loop
  * and the item — instead of printing "undefined" or nothing. The result never references
  * anything outside the package, so converting it cannot make LibreOffice fetch.
- * `compress: false` writes the parts stored, for a DOCX that is only converted.
+ * `compress: false` writes the parts stored, for a DOCX that is only converted; `locale`
+ * (BCP 47) is the template's, for numbers and month and day names.
  * `maxOutputBytes` refuses, before filling, a fill whose XML would pass it (estimate-output.ts).
  */
 export function renderDocx(
@@ -31,9 +34,9 @@ export function renderDocx(
   variables: TemplateVariable[],
   input: Record<string, unknown>,
   images: Map<string, ImageData> = new Map(),
-  options: { compress?: boolean; maxOutputBytes?: number } = {},
+  options: { compress?: boolean; locale?: string; maxOutputBytes?: number } = {},
 ): Buffer {
-  const data = prepareRenderData(variables, input);
+  const data = prepareRenderData(variables, input, options.locale);
   const missing: string[] = [];
   const imageModule = new ImageModule(images);
   const doc = new Docxtemplater(new PizZip(template), {
@@ -64,7 +67,14 @@ export function renderDocx(
   if (fetching.length > 0) {
     throw new RenderInputError(`A value completes a field that would fetch content from elsewhere (${fetching.join(', ')}); template tags must not sit inside field codes`);
   }
-  imageModule.declareContentTypes(doc.getZip());
+  const zip = doc.getZip();
+  for (const part of imageModule.partsWithImages) {
+    zip.file(part, fitImagesToCells(zip.file(part)!.asText(), imageModule.textWidthEmu!));
+  }
+  const body = zip.file('word/document.xml')?.asText();
+  const trimmed = body === undefined ? body : dropTrailingPageBreak(body);
+  if (trimmed !== body) zip.file('word/document.xml', trimmed!);
+  imageModule.declareContentTypes(zip);
   dropExternalRelationships(doc.getZip());
   // An intermediate only LibreOffice reads need not be compressed (deflate was ~15% of a render's CPU).
   return doc.getZip().generate({ type: 'nodebuffer', compression: options.compress === false ? 'STORE' : 'DEFLATE' });

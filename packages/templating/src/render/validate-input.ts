@@ -1,47 +1,45 @@
-import type { TemplateVariable } from '../variables';
+import { directFields, type NumberFormat, type TemplateVariable, type VariableFormat, type VariableType } from '../variables';
 import { formatDate, parseIsoDate } from './format-date';
-import { RenderInputError } from './render-error';
+import { formatNumber } from './format-number';
+import { checkInput } from './input-schema';
 
 const DEFAULT_DATE_FORMAT = 'YYYY-MM-DD';
-const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+export const DEFAULT_LOCALE = 'en-US';
+
+/** A checked value as docxtemplater renders it: dates and numbers written out in the locale. */
+function renderValue(value: unknown, type: VariableType, format: VariableFormat | undefined, variable: TemplateVariable, prefix: string, locale: string): unknown {
+  if (value === undefined || value === null) return type === 'list' ? [] : type === 'boolean' ? false : '';
+  switch (type) {
+    case 'text':
+      return typeof value === 'number' ? String(value) : value;
+    case 'date':
+      return formatDate(parseIsoDate(value)!, typeof format === 'string' ? format : DEFAULT_DATE_FORMAT, locale);
+    case 'number':
+      return formatNumber(Number(value), typeof format === 'object' ? (format as NumberFormat) : undefined, locale);
+    case 'list': {
+      const fields = directFields(variable, prefix);
+      return (value as Record<string, unknown>[]).map((item) => {
+        const row: Record<string, unknown> = { ...item };
+        for (const [field, fieldType] of fields) {
+          const key = field.slice(prefix.length);
+          if (item[key] === undefined) continue; // absent: read from an enclosing scope (the schema allowed it)
+          row[key] = renderValue(item[key], fieldType, variable.field_formats?.[field], variable, `${field}.`, locale);
+        }
+        return row;
+      });
+    }
+    default:
+      return value;
+  }
+}
 
 /**
- * Checks `input_json` against the template's variables and returns the data docxtemplater
- * renders: dates formatted, numbers as text. The first problem is thrown as a
- * RenderInputError naming the token.
+ * Checks `input_json` against the template's schema (the first problem is thrown as a
+ * RenderInputError naming the token and row) and returns the data docxtemplater renders.
  */
-export function prepareRenderData(variables: TemplateVariable[], input: Record<string, unknown>): Record<string, unknown> {
+export function prepareRenderData(variables: TemplateVariable[], input: Record<string, unknown>, locale = DEFAULT_LOCALE): Record<string, unknown> {
+  checkInput(variables, input);
   const data: Record<string, unknown> = { ...input };
-  for (const variable of variables) {
-    const value = input[variable.name];
-    if (value === undefined || value === null) {
-      if (variable.required) throw new RenderInputError(`Missing required token "${variable.name}"`);
-      data[variable.name] = variable.type === 'list' ? [] : '';
-      continue;
-    }
-    switch (variable.type) {
-      case 'text':
-        if (typeof value === 'number' && Number.isFinite(value)) data[variable.name] = String(value);
-        else if (typeof value !== 'string') throw new RenderInputError(`Token "${variable.name}" must be text or a number`);
-        break;
-      case 'date': {
-        const date = parseIsoDate(value);
-        if (!date) throw new RenderInputError(`Token "${variable.name}" must be a date like 2026-11-22`);
-        data[variable.name] = formatDate(date, variable.format ?? DEFAULT_DATE_FORMAT);
-        break;
-      }
-      case 'list':
-        if (!Array.isArray(value) || !value.every(isPlainObject)) {
-          throw new RenderInputError(`Token "${variable.name}" must be a list of objects`);
-        }
-        break;
-      case 'image':
-        if (typeof value !== 'string' || !/^(https?:\/\/|data:)/i.test(value)) {
-          throw new RenderInputError(`Image "${variable.name}" must be an http(s):// URL or a data: URI`);
-        }
-        break;
-    }
-  }
+  for (const variable of variables) data[variable.name] = renderValue(input[variable.name], variable.type, variable.format, variable, '', locale);
   return data;
 }

@@ -1,0 +1,64 @@
+import { Router } from 'express';
+import { ApiKeyList, CreateApiKeyBody, CreatedApiKey, type ApiKey as ApiKeyBody } from '@docgen/contracts';
+import type { ApiKey, Database } from '@docgen/db';
+import { generateApiKey } from '@docgen/security';
+import type { z } from 'zod';
+import { HttpError } from '../errors';
+import { isUuid } from '../ids';
+import { requireCaller } from '../middleware/authenticate';
+
+const iso = (date: Date | null) => date?.toISOString() ?? null;
+
+const presentKey = (key: ApiKey): z.output<typeof ApiKeyBody> => ({
+  id: key.id,
+  name: key.name,
+  prefix: key.prefix,
+  created_at: key.createdAt.toISOString(),
+  expires_at: iso(key.expiresAt),
+  revoked_at: iso(key.revokedAt),
+  last_used_at: iso(key.lastUsedAt),
+});
+
+/** A date alone means midnight UTC at its start, as the CLI's --expires reads it. */
+const parseExpiry = (value: string) => new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
+
+/** API keys managed from the web UI (admins with a session; the authorize middleware checks). */
+export function apiKeyRoutes({ db }: { db: Database }): Router {
+  const router = Router();
+
+  router.get('/api-keys', async (req, res) => {
+    const { organization } = requireCaller(req);
+    const keys = await db.apiKey.findMany({ where: { organizationId: organization.id }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
+    res.json(ApiKeyList.parse({ items: keys.map(presentKey) }));
+  });
+
+  router.post('/api-keys', async (req, res) => {
+    const { organization, session } = requireCaller(req);
+    if (!req.is('application/json')) throw new HttpError(415, 'Send the key as application/json');
+    const body = CreateApiKeyBody.parse(req.body);
+    const expiresAt = body.expires_at ? parseExpiry(body.expires_at) : null;
+    if (expiresAt && expiresAt <= new Date()) {
+      throw new HttpError(422, 'Invalid expires_at: must be in the future', { errors: [{ path: 'expires_at', message: 'must be in the future' }] });
+    }
+    const { key, hash, prefix } = generateApiKey();
+    const created = await db.apiKey.create({ data: { organizationId: organization.id, name: body.name, keyHash: hash, prefix, expiresAt } });
+    req.log.info({ apiKeyId: created.id, userId: session?.user.id }, 'API key created');
+    res.status(201).json(CreatedApiKey.parse({ ...presentKey(created), key }));
+  });
+
+  router.delete('/api-keys/:id', async (req, res) => {
+    const { organization, session } = requireCaller(req);
+    // Revoking twice is fine; the first revocation time is kept. Keys are looked up on
+    // every request, so the next request with this key is 401 on every replica.
+    const { count } = isUuid(req.params.id)
+      ? await db.apiKey.updateMany({ where: { id: req.params.id, organizationId: organization.id, revokedAt: null }, data: { revokedAt: new Date() } })
+      : { count: 0 };
+    if (count === 0 && !(isUuid(req.params.id) && (await db.apiKey.count({ where: { id: req.params.id, organizationId: organization.id } })))) {
+      throw new HttpError(404, 'API key not found');
+    }
+    req.log.info({ apiKeyId: req.params.id, userId: session?.user.id }, 'API key revoked');
+    res.status(204).end();
+  });
+
+  return router;
+}

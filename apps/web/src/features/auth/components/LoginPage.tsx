@@ -1,0 +1,51 @@
+import { useEffect, useState, type FormEvent } from 'react';
+import { Navigate, useNavigate, useSearchParams } from 'react-router';
+import { ErrorAlert } from '../../../components/ErrorAlert';
+import { useSession } from '../api/get-session';
+import { useSignIn } from '../api/sign-in';
+
+/** Only a same-site path may be the page to go back to. */
+export function safeNext(next: string | null): string {
+  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/login') ? next : '/templates';
+}
+
+export function LoginPage() {
+  const [params] = useSearchParams();
+  const next = safeNext(params.get('next'));
+  const navigate = useNavigate();
+  const session = useSession();
+  const signIn = useSignIn();
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
+
+  useEffect(() => {
+    document.title = 'Sign in · docgen';
+  }, []);
+
+  if (session.data) return <Navigate to={next} replace />;
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    signIn.mutate({ email, password }, { onSuccess: () => navigate(next, { replace: true }) });
+  };
+
+  return (
+    <main className="login">
+      <h1>Sign in to docgen</h1>
+      <form onSubmit={submit} className="stack">
+        <label>
+          Email
+          <input type="email" name="email" autoComplete="username" required value={email} onChange={(e) => setEmail(e.target.value)} autoFocus />
+        </label>
+        <label>
+          Password
+          <input type="password" name="password" autoComplete="current-password" required value={password} onChange={(e) => setPassword(e.target.value)} />
+        </label>
+        <button type="submit" disabled={signIn.isPending}>
+          Sign in
+        </button>
+        <ErrorAlert error={signIn.error} />
+      </form>
+    </main>
+  );
+}

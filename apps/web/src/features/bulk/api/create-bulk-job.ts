@@ -1,0 +1,17 @@
+import { useMutation } from '@tanstack/react-query';
+import { api } from '../../../lib/api-client';
+import type { OutputFormat } from '../../../lib/types';
+import type { BulkJob } from './get-bulk-job';
+
+export function createBulkJob({ templateId, file, outputFormat, isUat }: { templateId: string; file: File; outputFormat: OutputFormat; isUat: boolean }): Promise<BulkJob> {
+  const form = new FormData();
+  form.append('template_id', templateId);
+  form.append('output_format', outputFormat);
+  if (isUat) form.append('is_uat', 'true');
+  form.append('file', file);
+  return api<BulkJob>('/bulk-jobs', { method: 'POST', form });
+}
+
+export function useCreateBulkJob() {
+  return useMutation({ mutationFn: createBulkJob });
+}

@@ -1,0 +1,28 @@
+import { useQuery } from '@tanstack/react-query';
+import { api, apiUrl } from '../../../lib/api-client';
+
+export interface BulkJob {
+  id: string;
+  template_id: string;
+  status: 'queued' | 'running' | 'completed' | 'failed';
+  total_rows: number;
+  succeeded: number;
+  failed: number;
+  created_at: string;
+  completed_at: string | null;
+}
+
+export function getBulkJob(id: string, isUat: boolean): Promise<BulkJob> {
+  return api<BulkJob>(`/bulk-jobs/${encodeURIComponent(id)}`, { query: { is_uat: isUat } });
+}
+
+export const bulkZipUrl = (id: string, isUat: boolean) => apiUrl(`/bulk-jobs/${encodeURIComponent(id)}/download`, { is_uat: isUat });
+
+export function useBulkJob(id: string | undefined, isUat: boolean) {
+  return useQuery({
+    queryKey: ['bulk-job', id],
+    queryFn: () => getBulkJob(id!, isUat),
+    enabled: Boolean(id),
+    refetchInterval: (q) => (q.state.data?.status === 'completed' || q.state.data?.status === 'failed' ? false : 700),
+  });
+}

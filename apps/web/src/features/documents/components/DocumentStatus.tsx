@@ -1,0 +1,39 @@
+import type { DocumentRecord } from '../../../lib/types';
+import { useDocument } from '../api/get-document';
+import { documentDownloadUrl } from '../api/download-url';
+import { ErrorAlert } from '../../../components/ErrorAlert';
+
+/** The new document's status as it changes, then its downloads or what to fix. */
+export function DocumentStatus({ documentId, isUat }: { documentId: string; isUat: boolean }) {
+  const document = useDocument(documentId, isUat);
+  const data: DocumentRecord | undefined = document.data;
+  return (
+    <div className="card result">
+      <p role="status" aria-live="polite">
+        Status: <strong className={`status status-${data?.status ?? 'queued'}`}>{data?.status ?? 'queued'}</strong>
+      </p>
+      {data?.status === 'queued' || data?.status === 'rendering' ? <progress aria-label="Generating the document" /> : null}
+      {data?.status === 'ready' ? (
+        <p className="row">
+          {data.files.includes('pdf') ? (
+            <a className="button" href={documentDownloadUrl(data.id, 'pdf', isUat)} download>
+              Download PDF
+            </a>
+          ) : null}
+          {data.files.includes('docx') ? (
+            <a className="button" href={documentDownloadUrl(data.id, 'docx', isUat)} download>
+              Download DOCX
+            </a>
+          ) : null}
+        </p>
+      ) : null}
+      {data?.status === 'failed' ? (
+        <div role="alert" className="alert">
+          <strong>The document failed: </strong>
+          {data.error_message ?? 'no reason was given'}
+        </div>
+      ) : null}
+      <ErrorAlert error={document.error} />
+    </div>
+  );
+}

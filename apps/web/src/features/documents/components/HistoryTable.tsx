@@ -1,0 +1,91 @@
+import { Fragment, useState } from 'react';
+import { ErrorAlert } from '../../../components/ErrorAlert';
+import { formatTime } from '../../../lib/format';
+import type { DocumentRecord } from '../../../lib/types';
+import { documentDownloadUrl } from '../api/download-url';
+import { useTemplateDocuments } from '../api/list-template-documents';
+
+/** The template's documents, newest first, with their input, downloads and "Use this input". */
+export function HistoryTable({ templateId, isUat, onUseInput }: { templateId: string; isUat: boolean; onUseInput: (input: Record<string, unknown>) => void }) {
+  const history = useTemplateDocuments(templateId, isUat);
+  const [open, setOpen] = useState<string | null>(null);
+  const items: DocumentRecord[] = history.data?.items ?? [];
+  return (
+    <section aria-labelledby="history-heading" className="card">
+      <h2 id="history-heading">History</h2>
+      <ErrorAlert error={history.error} />
+      {history.data && items.length === 0 ? <p>No documents yet. Generate one above.</p> : null}
+      {items.length > 0 ? (
+        <div className="scroll-x" tabIndex={0}>
+          <table className="history">
+            <caption>History</caption>
+            <thead>
+              <tr>
+                <th scope="col">Time</th>
+                <th scope="col">Status</th>
+                <th scope="col">Error</th>
+                <th scope="col">Input</th>
+                <th scope="col">Downloads</th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((document) => (
+                <Fragment key={document.id}>
+                  <tr>
+                    <td>
+                      <time dateTime={document.created_at}>{formatTime(document.created_at)}</time>
+                    </td>
+                    <td>
+                      <span className={`status status-${document.status}`}>{document.status}</span>
+                    </td>
+                    <td className="error-cell">{document.error_message ?? ''}</td>
+                    <td>
+                      <div className="row tight">
+                        <button
+                          type="button"
+                          className="secondary"
+                          aria-expanded={open === document.id}
+                          aria-controls={`input-${document.id}`}
+                          disabled={!document.input_json}
+                          onClick={() => setOpen(open === document.id ? null : document.id)}
+                        >
+                          View input
+                        </button>
+                        <button type="button" className="secondary" disabled={!document.input_json} onClick={() => document.input_json && onUseInput(document.input_json)}>
+                          Use this input
+                        </button>
+                      </div>
+                    </td>
+                    <td>
+                      <div className="row tight">
+                        {document.status === 'ready' && document.files.includes('pdf') ? (
+                          <a href={documentDownloadUrl(document.id, 'pdf', isUat)} download>
+                            PDF
+                          </a>
+                        ) : null}
+                        {document.status === 'ready' && document.files.includes('docx') ? (
+                          <a href={documentDownloadUrl(document.id, 'docx', isUat)} download>
+                            DOCX
+                          </a>
+                        ) : null}
+                      </div>
+                    </td>
+                  </tr>
+                  {open === document.id ? (
+                    <tr id={`input-${document.id}`}>
+                      <td colSpan={5}>
+                        <pre className="input-json" tabIndex={0} aria-label={`Input of the document from ${formatTime(document.created_at)}`}>
+                          {JSON.stringify(document.input_json, null, 2)}
+                        </pre>
+                      </td>
+                    </tr>
+                  ) : null}
+                </Fragment>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,40 @@
+import type { Variable, VariableType } from '../../../lib/types';
+
+export type Input = Record<string, unknown>;
+
+function sampleValue(type: VariableType | undefined): unknown {
+  switch (type) {
+    case 'date':
+      return new Date().toISOString().slice(0, 10);
+    case 'number':
+      return 0;
+    case 'boolean':
+      return false;
+    default:
+      return '';
+  }
+}
+
+/** Every variable with a value of its type; a list gets one sample row. */
+export function sampleInput(variables: Variable[]): Input {
+  const input: Input = {};
+  for (const variable of variables) {
+    input[variable.name] = variable.type === 'list' ? [sampleRow(variable)] : sampleValue(variable.type);
+  }
+  return input;
+}
+
+export function sampleRow(variable: Variable): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (const field of variable.fields ?? []) row[field] = sampleValue(variable.field_types?.[field]);
+  return row;
+}
+
+/** The form leaves optional fields blank; blank optional values are left out of the request. */
+export function withoutBlankOptionals(input: Input, variables: Variable[]): Input {
+  const out: Input = { ...input };
+  for (const variable of variables) {
+    if (!variable.required && (out[variable.name] === '' || out[variable.name] === undefined)) delete out[variable.name];
+  }
+  return out;
+}

@@ -1,0 +1,24 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api } from '../../../lib/api-client';
+import type { Template, VariableType } from '../../../lib/types';
+
+export interface VariablePatch {
+  name: string;
+  type?: VariableType;
+  required?: boolean;
+}
+
+export function updateVariables({ id, isUat, variables }: { id: string; isUat: boolean; variables: VariablePatch[] }): Promise<Template> {
+  return api<Template>(`/templates/${encodeURIComponent(id)}/variables`, { method: 'PATCH', query: { is_uat: isUat }, json: { variables } });
+}
+
+export function useUpdateVariables() {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: updateVariables,
+    onSuccess: (template) => {
+      queryClient.setQueryData(['template', template.id, { isUat: template.is_uat }], template);
+      return queryClient.invalidateQueries({ queryKey: ['template', template.id] });
+    },
+  });
+}

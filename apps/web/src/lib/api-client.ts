@@ -1,0 +1,73 @@
+/** The one way the UI talks to the server: same-origin /api/v1 with the session cookie and CSRF token. */
+export interface FieldError {
+  path: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly errors: FieldError[] = [],
+  ) {
+    super(message);
+  }
+}
+
+let csrfToken: string | null = null;
+
+/** Set from the session; every non-GET request must carry it. */
+export function setCsrfToken(token: string | null): void {
+  csrfToken = token;
+}
+
+export type Query = Record<string, string | number | boolean | undefined | null>;
+
+export function apiUrl(path: string, query: Query = {}): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value !== undefined && value !== null && value !== false) params.set(key, String(value));
+  }
+  const search = params.toString();
+  return `/api/v1${path}${search ? `?${search}` : ''}`;
+}
+
+interface RequestOptions {
+  method?: string;
+  query?: Query;
+  json?: unknown;
+  form?: FormData;
+  signal?: AbortSignal;
+}
+
+export async function api<T>(path: string, { method = 'GET', query, json, form, signal }: RequestOptions = {}): Promise<T> {
+  const headers: Record<string, string> = { Accept: 'application/json' };
+  if (method !== 'GET' && method !== 'HEAD' && csrfToken) headers['X-CSRF-Token'] = csrfToken;
+  let body: BodyInit | undefined;
+  if (json !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    body = JSON.stringify(json);
+  } else if (form) {
+    body = form;
+  }
+  let response: Response;
+  try {
+    response = await fetch(apiUrl(path, query), { method, headers, body, signal, credentials: 'same-origin' });
+  } catch (error) {
+    if ((error as Error).name === 'AbortError') throw error;
+    throw new ApiError(0, 'The server could not be reached. Check your connection and try again.');
+  }
+  if (response.status === 204) return undefined as T;
+  const type = response.headers.get('content-type') ?? '';
+  const payload: unknown = type.includes('json') ? await response.json().catch(() => null) : null;
+  if (!response.ok) {
+    const detail = (payload as { detail?: unknown } | null)?.detail;
+    const errors = (payload as { errors?: FieldError[] } | null)?.errors;
+    throw new ApiError(
+      response.status,
+      typeof detail === 'string' ? detail : `The server answered ${response.status} ${response.statusText}`.trim(),
+      Array.isArray(errors) ? errors : [],
+    );
+  }
+  return payload as T;
+}

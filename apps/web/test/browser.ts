@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+
+/** Debian's Chromium (scripts/bootstrap.sh installs it); Playwright downloads no browser here. */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+}
+
+/** Console errors, uncaught exceptions and CSP violations of a page: a working UI has none. */
+export function watchProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    const text = message.text();
+    // Chrome logs every 4xx answer (GET /session before signing in, a rejected upload); the
+    // UI shows those in words, so only other errors count.
+    if (message.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(text)) problems.push(`console on ${page.url()}: ${text}`);
+  });
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  // Says which element or file broke the policy (the console line alone does not).
+  void page.addInitScript(() =>
+    document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP ${e.violatedDirective} by ${e.sourceFile}:${e.lineNumber} sample=${e.sample}`)),
+  );
+  return problems;
+}
+
+const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: unknown[] }[];
+}
+
+/** axe-core's serious and critical violations on the page as it is now. */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  // Evaluated through the DevTools protocol, which the page's CSP does not govern.
+  await page.evaluate(axeSource);
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<{ violations: AxeViolation[] }> } }).axe;
+    return (await axe.run(document, { resultTypes: ['violations'] })).violations;
+  });
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
+}
+
+/** Whether the page scrolls sideways (it must not at 390 px). */
+export function horizontalOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+}
+
+/** Presses Tab until `target` has focus: proof that the keyboard alone reaches it. */
+export async function tabTo(page: Page, target: Locator, maxPresses = 60): Promise<void> {
+  for (let i = 0; i < maxPresses; i++) {
+    if (await target.evaluate((el) => el === document.activeElement)) return;
+    await page.keyboard.press('Tab');
+  }
+  throw new Error(`Tab never reached ${target.toString()}`);
+}
+
+/** Polls until `check` holds or the deadline passes. */
+export async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -1,0 +1,124 @@
+import { z } from 'zod';
+import { directFields, type TemplateVariable, type VariableType } from '../variables';
+import { parseIsoDate } from './format-date';
+import { RenderInputError } from './render-error';
+
+/**
+ * The one check `input_json` meets: built from the template's variables as a zod schema,
+ * served as JSON Schema by GET /templates/{id}/schema and run by the render worker before
+ * anything is fetched or filled. Messages name the token and, inside loops, the item.
+ */
+
+const DATE_PATTERN = /^\d{4}-\d{2}-\d{2}$/;
+/** A number written as text: digits, an optional sign and decimal point, nothing else. */
+export const NUMERIC_STRING = /^-?\d+(\.\d+)?$/;
+/** http://, https:// or data: in any letter case (no regex flags: JSON Schema patterns have none). */
+const IMAGE_SOURCE = /^([hH][tT][tT][pP][sS]?:\/\/|[dD][aA][tT][aA]:)/;
+
+type Path = readonly PropertyKey[];
+
+/** ['orders', 0, 'lines', 1, 'sku'] → 'item 2 of "lines" in item 1 of "orders"'. */
+export function rowOf(path: Path): string {
+  const rows: string[] = [];
+  for (let i = 0; i + 1 < path.length; i += 2) rows.push(`item ${Number(path[i + 1]) + 1} of "${String(path[i])}"`);
+  return rows.reverse().join(' in ');
+}
+
+const nameOf = (path: Path) => String(path[path.length - 1]);
+const inRow = (path: Path) => (path.length > 1 ? ` in ${rowOf(path.slice(0, -1))}` : '');
+const subject = (path: Path) => `Token "${nameOf(path)}"${inRow(path)}`;
+
+const PROBLEM: Record<VariableType, (path: Path) => string> = {
+  text: (path) => `${subject(path)} must be text or a number`,
+  date: (path) => `${subject(path)} must be a date like 2026-11-22`,
+  number: (path) => `${subject(path)} must be a number (or a numeric string like "1234.50")`,
+  boolean: (path) => `${subject(path)} must be true or false`,
+  list: (path) => `${subject(path)} must be a list of objects`,
+  image: (path) => `Image "${nameOf(path)}"${inRow(path)} must be an http(s):// URL or a data: URI`,
+};
+
+const missing = (path: Path) =>
+  path.length === 1 ? `Missing required token "${nameOf(path)}"` : `Missing value for "${nameOf(path)}"${inRow(path)}`;
+
+/** Every issue of one value gets the same message: missing, or of the wrong kind. */
+const messageFor = (type: VariableType) => (issue: { input?: unknown; path?: PropertyKey[] }) => {
+  const path = issue.path ?? [];
+  return issue.input === undefined || issue.input === null ? missing(path) : PROBLEM[type](path);
+};
+
+/**
+ * `outer` holds the names an enclosing scope gives a value (top-level variables, fields of
+ * enclosing loops): docxtemplater reads `{currency}` inside `{#items}` from the top level
+ * when an item has none, so there such a field may be left out of an item.
+ */
+function valueSchema(type: VariableType, variable: TemplateVariable, prefix: string, outer: ReadonlySet<string>): z.ZodType {
+  const error = messageFor(type);
+  switch (type) {
+    case 'text':
+      return z.union([z.string({ error }), z.number({ error })], { error }).meta({ description: 'Text, or a number written as it is' });
+    case 'date':
+      return z
+        .string({ error })
+        .regex(DATE_PATTERN, { error })
+        .refine((value) => parseIsoDate(value) !== undefined, { error, abort: true })
+        .meta({ format: 'date', description: 'An ISO 8601 calendar date, e.g. 2026-11-22' });
+    case 'number':
+      return z.union([z.number({ error }), z.string({ error }).regex(NUMERIC_STRING, { error })], { error }).meta({ description: 'A number, or a numeric string like "1234.50"' });
+    case 'boolean':
+      return z.boolean({ error }).meta({ description: 'true shows {#name} sections, false shows {^name} sections' });
+    case 'image':
+      return z
+        .string({ error })
+        .regex(IMAGE_SOURCE, { error })
+        .meta({ format: 'uri', description: 'An http(s):// URL or a data: URI of a PNG, JPEG or GIF' });
+    case 'list': {
+      const shape: Record<string, z.ZodType> = {};
+      const fields = directFields(variable, prefix);
+      const inner = new Set([...outer, ...fields.map(([field]) => field.slice(prefix.length))]);
+      for (const [field, fieldType] of fields) {
+        const key = field.slice(prefix.length);
+        const schema = valueSchema(fieldType, variable, `${field}.`, inner);
+        shape[key] = outer.has(key) ? schema.optional() : schema;
+      }
+      // An element that is not an object is the list's problem: report it on the list.
+      const elementError = (issue: { path?: PropertyKey[] }) => PROBLEM.list((issue.path ?? []).slice(0, -1));
+      return z.array(z.object(shape, { error: elementError }), { error });
+    }
+  }
+}
+
+function buildSchema(variables: TemplateVariable[]): z.ZodObject {
+  const shape: Record<string, z.ZodType> = {};
+  const topLevel = new Set(variables.map((v) => v.name));
+  for (const variable of variables) {
+    const value = valueSchema(variable.type, variable, '', topLevel);
+    shape[variable.name] = variable.required ? value : value.nullish();
+  }
+  return z.object(shape, { error: 'input_json must be a JSON object' });
+}
+
+// Built once per distinct variable list: the worker checks every document against it.
+const cache = new Map<string, z.ZodObject>();
+const CACHE_SIZE = 500;
+
+export function inputSchema(variables: TemplateVariable[]): z.ZodObject {
+  const key = JSON.stringify(variables);
+  let schema = cache.get(key);
+  if (!schema) {
+    schema = buildSchema(variables);
+    if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value!);
+    cache.set(key, schema);
+  }
+  return schema;
+}
+
+/** The JSON Schema (draft 2020-12) of input_json for these variables. */
+export function inputJsonSchema(variables: TemplateVariable[]): Record<string, unknown> {
+  return z.toJSONSchema(inputSchema(variables), { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+}
+
+/** Throws a RenderInputError with the first problem of the input, in the variables' order. */
+export function checkInput(variables: TemplateVariable[], input: unknown): void {
+  const result = inputSchema(variables).safeParse(input);
+  if (!result.success) throw new RenderInputError(result.error.issues[0]!.message);
+}
