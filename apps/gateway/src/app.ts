@@ -6,6 +6,7 @@ import type { Logger, Registry } from '@docgen/observability';
 import type { DeliveryJob, RenderJob } from '@docgen/queue';
 import type { FileStorage } from '@docgen/storage';
 import type { GatewayConfig } from './config';
+import { AuthFailureThrottle } from './auth-failure-throttle';
 import { authenticate } from './middleware/authenticate';
 import { authorize } from './middleware/authorize';
 import { checkCsrf } from './middleware/csrf';
@@ -46,10 +47,12 @@ export function createApp({ config, db, redis, storage, renderQueue, deliveryQue
   // cookie Secure behind a TLS-terminating proxy.
   app.set('trust proxy', config.TRUST_PROXY);
 
-  const metrics = httpMetrics(registry);
+  const metrics = httpMetrics(registry, { organizationLabels: config.METRICS_ORGANIZATION_LABELS });
   const limiter = new SlidingWindowRateLimiter(redis, config.REDIS_KEY_PREFIX, config.RATE_LIMIT_WINDOW_MS);
   const failedSignIns = new SlidingWindowRateLimiter(redis, config.REDIS_KEY_PREFIX, config.SIGN_IN_LOCKOUT_WINDOW_MS);
   const sessionDeps = { db, failures: failedSignIns, maxJsonBytes: config.MAX_JSON_BODY_BYTES, publicUrl: config.PUBLIC_URL };
+
+  const authFailures = new AuthFailureThrottle(redis, config.REDIS_KEY_PREFIX, config.AUTH_FAILURE_LIMIT, config.AUTH_FAILURE_WINDOW_MS);
 
   app.use(requestContext(logger));
   app.use(metrics.middleware);
@@ -66,7 +69,7 @@ export function createApp({ config, db, redis, storage, renderQueue, deliveryQue
 
   const api = express.Router();
   api.use(signInRoutes(sessionDeps));
-  api.use(authenticate(db, config.PUBLIC_URL), rateLimit(limiter, metrics.rateLimited, config.SESSION_RATE_LIMIT), checkCsrf, authorize);
+  api.use(authenticate(db, authFailures, config.PUBLIC_URL), rateLimit(limiter, metrics.countRateLimited, config.SESSION_RATE_LIMIT), checkCsrf, authorize);
   api.use(express.json({ limit: config.MAX_JSON_BODY_BYTES }));
   api.use(meRoutes());
   api.use(sessionRoutes(sessionDeps));

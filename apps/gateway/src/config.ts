@@ -35,6 +35,11 @@ export const gatewayEnv = z.object({
   ),
   /** HTML template uploads being converted at once per organisation, across replicas (429 beyond). */
   TEMPLATE_IMPORTS_PER_ORG: envVar.integer(2, 1, 100),
+  /** Per-organisation label on the open /metrics; off: a public endpoint names no tenant. */
+  METRICS_ORGANIZATION_LABELS: envVar.boolean(false),
+  /** Failed API-key authentications one address may make per window before it gets 429s. */
+  AUTH_FAILURE_LIMIT: envVar.integer(100, 1),
+  AUTH_FAILURE_WINDOW_MS: envVar.integer(60_000, 1_000),
 });
 
 export type GatewayConfig = z.output<typeof gatewayEnv>;

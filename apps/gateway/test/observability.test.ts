@@ -20,7 +20,22 @@ describe('metrics, documentation and lifecycle', () => {
     expect(res.text).toMatch(/http_requests_total\{method="GET",route="\/api\/v1\/me",status="200"[^}]*\} 1/);
     expect(res.text).toMatch(/http_requests_total\{method="GET",route="\/api\/v1\/me",status="429"[^}]*\} 1/);
     expect(res.text).toMatch(/http_request_duration_seconds_count\{[^}]*route="\/api\/v1\/me"[^}]*\} 2/);
-    expect(res.text).toMatch(new RegExp(`rate_limited_requests_total\\{organization="${org.organizationId}"[^}]*\\} 1`));
+    // The open /metrics names no tenant: the 429 is counted, its organisation is not.
+    expect(res.text).toMatch(/rate_limited_requests_total\{service="gateway-test"\} 1/);
+    expect(res.text).not.toContain(org.organizationId);
+  });
+
+  it('labels rate-limited counts by organisation only when METRICS_ORGANIZATION_LABELS is on', async () => {
+    const labelled = await startGatewayHarness({ METRICS_ORGANIZATION_LABELS: 'true' });
+    try {
+      const org = await seedOrganization(labelled.database.db, { rateLimitPerMinute: 1 });
+      await request(labelled.app).get('/api/v1/me').set('X-API-Key', org.apiKey).expect(200);
+      await request(labelled.app).get('/api/v1/me').set('X-API-Key', org.apiKey).expect(429);
+      const res = await request(labelled.app).get('/metrics').expect(200);
+      expect(res.text).toMatch(new RegExp(`rate_limited_requests_total\\{organization="${org.organizationId}"[^}]*\\} 1`));
+    } finally {
+      await labelled.close();
+    }
   });
 
   it('serves the OpenAPI document generated from the contracts, and /docs renders it', async () => {
@@ -56,6 +71,12 @@ describe('metrics, documentation and lifecycle', () => {
     expect(queuedLine).toMatchObject({ msg: 'document queued', request_id: 'log-check-2' });
     expect(gateway.logs.filter((line) => line.request_id === 'log-check-2').length).toBeGreaterThanOrEqual(2);
     expect(gateway.logs.some((line) => line.msg === 'shutdown complete')).toBe(true);
+  });
+
+  it('names a bad DATABASE_URL without echoing its password', async () => {
+    const attempt = startService('gateway', { ...harness.env, DATABASE_URL: 'mysql://admin:hunter2-secret@db.internal/docgen' });
+    await expect(attempt).rejects.toThrow(/gateway: Invalid configuration: DATABASE_URL: must be a URL starting with postgresql:\/\/ or postgres:\/\/ \(value not shown\)\n$/);
+    await expect(attempt).rejects.not.toThrow(/hunter2/);
   });
 
   it('refuses to start with a bad variable, naming it on one line', async () => {

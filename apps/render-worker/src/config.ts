@@ -5,6 +5,8 @@ import { commonEnv, envVar } from '@docgen/config';
 export const renderWorkerEnv = z.object({
   ...commonEnv,
   METRICS_PORT: envVar.integer(9101, 0, 65_535),
+  /** Wins over METRICS_PORT, which every service reads: `npm start` runs both workers in one environment. */
+  RENDER_WORKER_METRICS_PORT: envVar.optionalInteger(0, 65_535),
   HOST: envVar.text('0.0.0.0'),
   STORAGE_DIR: envVar.text('./data/files'),
   RENDER_TIMEOUT_MS: envVar.integer(60_000, 1_000),
@@ -16,6 +18,10 @@ export const renderWorkerEnv = z.object({
   RENDER_LOCK_MS: envVar.integer(30_000, 500),
   OUTBOUND_ALLOW_PRIVATE: envVar.boolean(false),
   MAX_IMAGE_BYTES: envVar.integer(10 * 1024 * 1024, 1),
+  /** Width x height of one image, read from its header before LibreOffice decodes it. */
+  MAX_IMAGE_PIXELS: envVar.integer(40_000_000, 1),
+  /** Largest filled DOCX (uncompressed XML plus images), estimated before filling. */
+  MAX_OUTPUT_BYTES: envVar.integer(50 * 1024 * 1024, 1),
   IMAGE_FETCH_TIMEOUT_MS: envVar.integer(10_000, 100),
   MAX_IMAGES_PER_DOCUMENT: envVar.integer(200, 1),
   MAX_IMAGE_BYTES_PER_DOCUMENT: envVar.integer(50 * 1024 * 1024, 1),

@@ -20,7 +20,11 @@ export interface ImageLimits {
   maxTotalBytes: number;
   /** Fetches in flight at once for one document. */
   concurrency: number;
+  /** MAX_IMAGE_PIXELS: width x height of one image; LibreOffice decodes it to a bitmap of 4 bytes a pixel. */
+  maxPixels?: number;
 }
+
+export const DEFAULT_MAX_IMAGE_PIXELS = 40_000_000;
 
 export const DEFAULT_IMAGE_LIMITS: ImageLimits = { maxImages: 200, maxTotalBytes: 50 * 1024 * 1024, concurrency: 6 };
 
@@ -54,7 +58,7 @@ export async function fetchImages(
       // A few ms past the deadline, so that the deadline, not the fetch's own timer, ends it.
       const timeoutMs = deadline ? Math.min(fetchOptions.timeoutMs, Math.ceil(deadline.remainingMs()) + 20) : fetchOptions.timeoutMs;
       try {
-        const image = await loadImage(next.label, next.source, { ...fetchOptions, timeoutMs });
+        const image = await loadImage(next.label, next.source, { ...fetchOptions, timeoutMs }, limits.maxPixels ?? DEFAULT_MAX_IMAGE_PIXELS);
         totalBytes += image.data.length;
         if (totalBytes > limits.maxTotalBytes) {
           throw new RenderInputError(`The document's images add up to more than ${mebibytes(limits.maxTotalBytes)} (MAX_IMAGE_BYTES_PER_DOCUMENT)`);
@@ -74,7 +78,7 @@ export async function fetchImages(
   return images;
 }
 
-async function loadImage(label: string, source: string, options: FetchOptions): Promise<ImageData> {
+async function loadImage(label: string, source: string, options: FetchOptions, maxPixels: number): Promise<ImageData> {
   const where = source.startsWith('data:') ? 'its data: URI' : source;
   let bytes: Buffer;
   if (source.startsWith('data:')) {
@@ -108,5 +112,11 @@ async function loadImage(label: string, source: string, options: FetchOptions): 
     throw new RenderInputError(`${label} at ${where} is damaged and cannot be read`);
   }
   if (!size.width || !size.height) throw new RenderInputError(`${label} at ${where} has no size`);
+  // Dimensions come from the header (image-size decodes nothing): a tiny file can claim a huge bitmap.
+  if (size.width * size.height > maxPixels) {
+    throw new RenderInputError(
+      `${label} at ${where} is ${size.width} x ${size.height} pixels, more than the limit of ${maxPixels.toLocaleString('en')} pixels (MAX_IMAGE_PIXELS)`,
+    );
+  }
   return { data: bytes, extension, width: size.width, height: size.height };
 }

@@ -86,7 +86,8 @@ runService('render-worker', renderWorkerEnv, async (context) => {
       maxBytes: config.MAX_IMAGE_BYTES,
       maxRedirects: 3,
     },
-    imageLimits: { maxImages: config.MAX_IMAGES_PER_DOCUMENT, maxTotalBytes: config.MAX_IMAGE_BYTES_PER_DOCUMENT, concurrency: 6 },
+    imageLimits: { maxImages: config.MAX_IMAGES_PER_DOCUMENT, maxTotalBytes: config.MAX_IMAGE_BYTES_PER_DOCUMENT, concurrency: 6, maxPixels: config.MAX_IMAGE_PIXELS },
+    maxOutputBytes: config.MAX_OUTPUT_BYTES,
     onOutcome,
   };
 
@@ -133,7 +134,7 @@ runService('render-worker', renderWorkerEnv, async (context) => {
   shutdown.register('template preview worker', () => withDeadline(previewWorker.close(), config.SHUTDOWN_TIMEOUT_MS - 2_000));
 
   await serveOps(context, {
-    port: config.METRICS_PORT,
+    port: config.RENDER_WORKER_METRICS_PORT ?? config.METRICS_PORT,
     host: config.HOST,
     checks: [
       { name: 'postgresql', check: () => db.$queryRaw`SELECT 1` },

@@ -26,6 +26,8 @@ export interface RenderDeps {
   renderTimeoutMs: number;
   imageFetch: Omit<GuardedFetchOptions, 'method' | 'headers' | 'body'>;
   imageLimits?: ImageLimits;
+  /** MAX_OUTPUT_BYTES; absent in tests that do not exercise it. */
+  maxOutputBytes?: number;
   onOutcome?: (outcome: 'ready' | 'failed' | 'retry' | 'stale', seconds: number) => void;
 }
 
@@ -112,7 +114,7 @@ async function render(doc: RenderingDocument, deps: RenderDeps, deadline: Deadli
   const file = await deps.templateFile(template.fileKey);
   deadline.check();
   // synchronous: checked before and after; a DOCX kept for download is compressed, one only converted is not
-  const docx = renderDocx(file, variables, input, images, { compress: doc.outputFormat !== 'pdf', locale });
+  const docx = renderDocx(file, variables, input, images, { compress: doc.outputFormat !== 'pdf', locale, maxOutputBytes: deps.maxOutputBytes });
   deadline.check();
   phases.end('fill');
   const outputs: ['pdf' | 'docx', Buffer][] = [];

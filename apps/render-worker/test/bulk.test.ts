@@ -198,9 +198,12 @@ describe('bulk generation (gateway, render worker and dispatcher processes, Libr
       detail: 'Unknown column "colour"; the template\'s tokens are client_name, items, logo',
     });
     expect(await refused('items,logo\n[],x\n', 'clients.csv')).toEqual({ status: 422, detail: 'Missing column for required token "client_name"' });
-    const tooMany = ['client name', ...Array.from({ length: 61 }, (_, i) => `Client ${i}`)].join('\n');
+    // The header is checked first (before any row is read), so these carry every required column.
+    const tooMany = ['client name,items,logo', ...Array.from({ length: 61 }, (_, i) => `Client ${i},[],x`)].join('\n');
     expect(await refused(tooMany, 'clients.csv')).toEqual({ status: 422, detail: 'The spreadsheet has 61 rows; at most 60 are accepted per bulk job' });
-    expect(await refused('client name\n', 'clients.csv')).toEqual({ status: 422, detail: 'The spreadsheet has no rows below the header' });
+    expect(await refused('client name,items,logo\n', 'clients.csv')).toEqual({ status: 422, detail: 'The spreadsheet has no rows below the header' });
+    // A wrong header is refused before the rows are counted.
+    expect(await refused(['colour', ...Array.from({ length: 61 }, () => 'red')].join('\n'), 'clients.csv')).toMatchObject({ status: 422, detail: expect.stringMatching(/^Unknown column "colour"/) });
     expect(await refused('client name\nAda\n', 'clients.csv', { ...fields, template_id: '7d0b3b8e-0000-4000-8000-000000000000' })).toEqual({ status: 404, detail: 'Template not found' });
     expect(await refused('client name\nAda\n', 'clients.csv', { ...fields, is_uat: 'true' })).toEqual({ status: 404, detail: 'Template not found' });
     expect(await refused('client name\nAda\n', 'clients.txt')).toEqual({ status: 415, detail: 'Upload the spreadsheet as .xlsx or .csv (got ".txt")' });

@@ -4,6 +4,8 @@ import { commonEnv, envVar } from '@docgen/config';
 export const webhookDispatcherEnv = z.object({
   ...commonEnv,
   METRICS_PORT: envVar.integer(9102, 0, 65_535),
+  /** Wins over METRICS_PORT, which every service reads: `npm start` runs both workers in one environment. */
+  WEBHOOK_DISPATCHER_METRICS_PORT: envVar.optionalInteger(0, 65_535),
   HOST: envVar.text('0.0.0.0'),
   WEBHOOK_RETRY_BASE_MS: envVar.integer(10_000, 1),
   OUTBOUND_ALLOW_PRIVATE: envVar.boolean(false),
@@ -12,6 +14,8 @@ export const webhookDispatcherEnv = z.object({
   /** Attempts in flight to one endpoint per dispatcher; more wait without using an attempt. */
   WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: envVar.integer(5, 1, 1_000),
   WEBHOOK_LOCK_MS: envVar.integer(30_000, 500),
+  /** How often unfinished deliveries without a job (Redis lost its data) are looked for. */
+  WEBHOOK_RECOVERY_INTERVAL_MS: envVar.integer(30_000, 200),
 });
 
 export type WebhookDispatcherConfig = z.output<typeof webhookDispatcherEnv>;

@@ -24,13 +24,15 @@ interface Target {
   secret: string;
 }
 
-/** The event and its endpoint (unless deleted), and the attempt logged as pending, in one round trip. */
+/** The event and its endpoint (unless deleted or already delivered), and the attempt logged as pending, in one round trip. */
 const START_ATTEMPT = {
   name: 'start-webhook-attempt',
   text: `WITH target AS (
            SELECT e.payload, w.url, w.secret
            FROM outbox_events e JOIN webhook_endpoints w ON w.id = $2 AND w.deleted_at IS NULL
            WHERE e.id = $1
+             -- a job queued again after Redis lost it must not deliver twice what already arrived
+             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = $1 AND d.endpoint_id = $2 AND d.status = 'succeeded')
          ), logged AS (
            INSERT INTO webhook_deliveries (event_id, endpoint_id, attempt, event, job_id, webhook_id, status)
            SELECT $1, $2, $3, payload->>'event', (payload->>'job_id')::uuid, $4, 'pending' FROM target
@@ -53,8 +55,8 @@ const FINISH_ATTEMPT = {
  * success; anything else throws so BullMQ retries with backoff. Redirects are not followed.
  */
 export async function deliver(job: Job<DeliveryJob>, deps: DeliverDeps): Promise<string> {
-  const { eventId, endpointId } = DeliveryJob.parse(job.data);
-  const attempt = job.attemptsMade + 1;
+  const { eventId, endpointId, attemptsBefore = 0 } = DeliveryJob.parse(job.data);
+  const attempt = attemptsBefore + job.attemptsMade + 1;
   const webhookId = webhookMessageId(eventId, endpointId);
   const [target] = await deps.db.sql.query<Target>(START_ATTEMPT, [eventId, endpointId, attempt, webhookId]);
   if (!target) return 'skipped';

@@ -1,12 +1,13 @@
 import { Worker } from 'bullmq';
 import { Counter, Histogram } from 'prom-client';
 import { createPrismaClient } from '@docgen/db';
-import { WEBHOOK_BACKOFF, WEBHOOK_DELIVERY_QUEUE, bullPrefix, createRedisConnection, type DeliveryJob } from '@docgen/queue';
+import { WEBHOOK_BACKOFF, WEBHOOK_DELIVERY_QUEUE, bullPrefix, createDeliveryQueue, createRedisConnection, type DeliveryJob } from '@docgen/queue';
 import { runService, serveOps } from '@docgen/runtime';
 import { createGuardedAgent } from '@docgen/security';
 import { webhookDispatcherEnv } from './config';
 import { deliver, retryDelayMs } from './deliver';
 import { EndpointSlots, withEndpointSlot } from './endpoint-cap';
+import { watchLostDeliveries } from './recover-deliveries';
 
 /** BullMQ's worker.close() has no deadline of its own. */
 const withDeadline = (promise: Promise<unknown>, ms: number) =>
@@ -60,14 +61,24 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
       concurrency: config.WEBHOOK_CONCURRENCY,
       ...lock,
       // Publishers queue deliveries with this backoff type; the waits are the dispatcher's to set.
-      settings: { backoffStrategy: (attemptsMade: number, type?: string) => (type === WEBHOOK_BACKOFF ? retryDelayMs(config.WEBHOOK_RETRY_BASE_MS, attemptsMade) : 0) },
+      settings: {
+        backoffStrategy: (attemptsMade: number, type?: string, _error?: Error, job?: { data: DeliveryJob }) =>
+          type === WEBHOOK_BACKOFF ? retryDelayMs(config.WEBHOOK_RETRY_BASE_MS, (job?.data.attemptsBefore ?? 0) + attemptsMade) : 0,
+      },
     },
   );
   deliveryWorker.on('error', (error) => logger.warn({ err: error }, 'queue error'));
   shutdown.register('workers', () => withDeadline(deliveryWorker.close(), config.SHUTDOWN_TIMEOUT_MS - 2_000));
 
+  // Redis may lose its data (a restart without persistence): deliveries PostgreSQL says are
+  // unfinished but that have no job are queued again.
+  const deliveryQueue = createDeliveryQueue(redis, config.REDIS_KEY_PREFIX);
+  shutdown.register('delivery queue', () => deliveryQueue.close());
+  const stopRecovery = watchLostDeliveries({ db, queue: deliveryQueue, logger, retryBaseMs: config.WEBHOOK_RETRY_BASE_MS }, config.WEBHOOK_RECOVERY_INTERVAL_MS);
+  shutdown.register('lost-delivery watch', stopRecovery);
+
   await serveOps(context, {
-    port: config.METRICS_PORT,
+    port: config.WEBHOOK_DISPATCHER_METRICS_PORT ?? config.METRICS_PORT,
     host: config.HOST,
     checks: [
       { name: 'postgresql', check: () => db.$queryRaw`SELECT 1` },

@@ -64,6 +64,33 @@ describe('readSpreadsheet', () => {
     expect(await refusal(readSpreadsheet(file, 'xlsx', 10))).toEqual({ status: 413, message: 'The .xlsx expands to 101 MiB when unzipped; the limit is 100 MiB' });
   });
 
+  it('refuses a zip bomb whose entries declare forged small sizes, by inflating with a cap', async () => {
+    const bomb = new PizZip();
+    bomb.file('[Content_Types].xml', '<Types/>');
+    bomb.file('xl/worksheets/sheet1.xml', Buffer.alloc(101 * 1024 * 1024, 0x20));
+    const file = bomb.generate({ type: 'nodebuffer', compression: 'DEFLATE' });
+    // Every local and central header claims 1,000 bytes.
+    for (let at = 0; at < file.length - 4; at++) {
+      const signature = file.readUInt32LE(at);
+      if (signature === 0x04034b50) file.writeUInt32LE(1_000, at + 22);
+      if (signature === 0x02014b50) file.writeUInt32LE(1_000, at + 24);
+    }
+    expect(await refusal(readSpreadsheet(file, 'xlsx', 10))).toEqual({ status: 413, message: 'The .xlsx expands to more than 100 MiB when unzipped; the limit is 100 MiB' });
+  });
+
+  it('checks the header before reading any row', async () => {
+    const body = ['nom', ...Array.from({ length: 50 }, (_, i) => `row ${i}`)].join('\n');
+    const wrongHeader = () => {
+      throw new BulkInputError(422, 'Unknown column "nom"');
+    };
+    expect(await refusal(readSpreadsheet(csv(body), 'csv', 10, wrongHeader))).toEqual({ status: 422, message: 'Unknown column "nom"' });
+    const workbook = await xlsx([['nom'], ...Array.from({ length: 50 }, (_, i) => [`row ${i}`])]);
+    const seen: string[][] = [];
+    await readSpreadsheet(workbook, 'xlsx', 100, (header) => void seen.push(header));
+    expect(seen).toEqual([['nom']]);
+    expect(await refusal(readSpreadsheet(workbook, 'xlsx', 10, wrongHeader))).toEqual({ status: 422, message: 'Unknown column "nom"' });
+  });
+
   it('explains a missing header, a blank header cell, values outside the header and no data', async () => {
     expect(await refusal(readSpreadsheet(csv('\nAda\n'), 'csv', 10))).toEqual({ status: 422, message: 'The first row must hold the token names; it is empty' });
     expect(await refusal(readSpreadsheet(csv('name,,total\nAda,,1\n'), 'csv', 10))).toEqual({ status: 422, message: 'Column 2 of the first row has no token name' });

@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { parse } from 'csv-parse/sync';
 import ExcelJS from 'exceljs';
 import PizZip from 'pizzip';
+import { TemplateError, zipExpandsWithin } from '@docgen/templating';
 import { BulkInputError } from './bulk-input-error';
 import { checkZipIntegrity } from './check-zip-integrity';
 import { withStallLimit } from './stall-limit';
@@ -40,19 +41,33 @@ const MAX_EXPANDED_XLSX_BYTES = 100 * 1024 * 1024;
 // Longest wait for the next row (a large shared-strings part is read before the first one).
 const XLSX_STALL_MS = 10_000;
 
-/** Refuses a zip bomb by the sizes the archive declares, before anything is inflated. */
+const damagedXlsx = () => new BulkInputError(422, 'The .xlsx file could not be read (the zip archive is damaged); save it again as Excel Workbook (.xlsx)');
+const tooLarge = (what: string) =>
+  new BulkInputError(413, `The .xlsx expands to ${what} when unzipped; the limit is ${MAX_EXPANDED_XLSX_BYTES / 1024 / 1024} MiB`);
+
+/**
+ * Refuses a zip bomb as DOCX uploads are refused (@docgen/templating's guard): by the
+ * sizes the archive declares, before anything is inflated, then by inflating each entry
+ * with zlib's output capped at what is left of the limit, since declared sizes can be forged.
+ */
 function assertExpandedSize(file: Buffer): void {
   let zip: PizZip;
   try {
     zip = new PizZip(file);
   } catch {
-    throw new BulkInputError(422, 'The .xlsx file could not be read (the zip archive is damaged); save it again as Excel Workbook (.xlsx)');
+    throw damagedXlsx();
   }
   const entries = Object.values(zip.files) as unknown as { _data?: { uncompressedSize?: number } }[];
-  const expanded = entries.reduce((total, entry) => total + (entry._data?.uncompressedSize ?? 0), 0);
-  if (expanded > MAX_EXPANDED_XLSX_BYTES) {
-    throw new BulkInputError(413, `The .xlsx expands to ${Math.ceil(expanded / 1024 / 1024)} MiB when unzipped; the limit is ${MAX_EXPANDED_XLSX_BYTES / 1024 / 1024} MiB`);
+  const declared = entries.reduce((total, entry) => total + (entry._data?.uncompressedSize ?? 0), 0);
+  if (declared > MAX_EXPANDED_XLSX_BYTES) throw tooLarge(`${Math.ceil(declared / 1024 / 1024)} MiB`);
+  let within: boolean;
+  try {
+    within = zipExpandsWithin(zip, MAX_EXPANDED_XLSX_BYTES);
+  } catch (error) {
+    if (error instanceof TemplateError) throw damagedXlsx();
+    throw error;
   }
+  if (!within) throw tooLarge(`more than ${MAX_EXPANDED_XLSX_BYTES / 1024 / 1024} MiB`);
 }
 
 /**
@@ -116,13 +131,20 @@ function headerOf(row: SourceRow | undefined): string[] {
  * trailing rows cost nothing, but row numbers stay the ones the spreadsheet shows. Rows past
  * `maxRows` are only counted, for the refusal's message.
  */
-export async function readSpreadsheet(file: Buffer, format: SpreadsheetFormat, maxRows: number): Promise<Sheet> {
+export async function readSpreadsheet(
+  file: Buffer,
+  format: SpreadsheetFormat,
+  maxRows: number,
+  /** Checks the header as soon as it is read: a wrong one is refused before any data row. */
+  onHeader: (header: string[]) => void = () => {},
+): Promise<Sheet> {
   let header: string[] | undefined;
   const rows: SheetRow[] = [];
   let count = 0;
   for await (const row of format === 'xlsx' ? withStallLimit(xlsxRows(file), XLSX_STALL_MS) : csvRows(file)) {
     if (!header) {
       header = headerOf(row);
+      onHeader(header);
       if (row.rowNumber === 1) continue;
     }
     if (row.cells.every(isEmpty)) continue;

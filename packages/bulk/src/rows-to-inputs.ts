@@ -14,17 +14,7 @@ export interface RowInput {
  * the message a single document would get.
  */
 export function rowsToInputs(sheet: Sheet, variables: TemplateVariable[]): RowInput[] {
-  const names = sheet.header.map(correctedName);
-  const known = new Set(variables.map((v) => v.name));
-  const duplicate = names.find((name, index) => names.indexOf(name) !== index);
-  if (duplicate) throw new BulkInputError(422, `The token "${duplicate}" has two columns`);
-  const unknown = names.filter((name) => !known.has(name));
-  if (unknown.length > 0) {
-    throw new BulkInputError(422, `Unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; the template's tokens are ${[...known].join(', ')}`);
-  }
-  const missing = variables.filter((v) => v.required && !names.includes(v.name)).map((v) => v.name);
-  if (missing.length > 0) throw new BulkInputError(422, `Missing column${missing.length > 1 ? 's' : ''} for required token${missing.length > 1 ? 's' : ''} ${missing.map((n) => `"${n}"`).join(', ')}`);
-
+  const names = checkHeader(sheet.header, variables);
   const types = new Map(variables.map((v) => [v.name, v.type]));
   return sheet.rows.map(({ rowNumber, cells }) => {
     const input: Record<string, unknown> = {};
@@ -35,6 +25,24 @@ export function rowsToInputs(sheet: Sheet, variables: TemplateVariable[]): RowIn
     });
     return { rowNumber, input };
   });
+}
+
+/**
+ * The header's token names, or a BulkInputError saying which column is wrong. Cheap, so
+ * readSpreadsheet runs it as soon as the header is read, before any data row.
+ */
+export function checkHeader(header: string[], variables: TemplateVariable[]): string[] {
+  const names = header.map(correctedName);
+  const known = new Set(variables.map((v) => v.name));
+  const duplicate = names.find((name, index) => names.indexOf(name) !== index);
+  if (duplicate) throw new BulkInputError(422, `The token "${duplicate}" has two columns`);
+  const unknown = names.filter((name) => !known.has(name));
+  if (unknown.length > 0) {
+    throw new BulkInputError(422, `Unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; the template's tokens are ${[...known].join(', ')}`);
+  }
+  const missing = variables.filter((v) => v.required && !names.includes(v.name)).map((v) => v.name);
+  if (missing.length > 0) throw new BulkInputError(422, `Missing column${missing.length > 1 ? 's' : ''} for required token${missing.length > 1 ? 's' : ''} ${missing.map((n) => `"${n}"`).join(', ')}`);
+  return names;
 }
 
 /** A list cell holds JSON; a boolean cell TRUE or FALSE (any case), as spreadsheets write them. */

@@ -15,6 +15,19 @@ function integer(defaultValue: number, min: number, max = Number.MAX_SAFE_INTEGE
   );
 }
 
+/** An integer the service may do without (undefined when unset or empty). */
+function optionalInteger(min: number, max: number) {
+  return z.preprocess(
+    unsetIfEmpty,
+    z.coerce
+      .number({ error: 'must be an integer' })
+      .int({ error: 'must be an integer' })
+      .min(min, { error: `must be at least ${min}` })
+      .max(max, { error: `must be at most ${max}` })
+      .optional(),
+  );
+}
+
 function url(defaultValue: string, protocols: string[]) {
   return z.preprocess(
     unsetIfEmpty,
@@ -45,7 +58,7 @@ function choice<const T extends readonly [string, ...string[]]>(values: T, defau
   return z.preprocess(unsetIfEmpty, z.enum(values, { error: `must be one of ${values.join(', ')}` }).default(defaultValue));
 }
 
-export const envVar = { integer, url, boolean, text, choice };
+export const envVar = { integer, optionalInteger, url, boolean, text, choice };
 
 /** Variables every service reads (API.md §7 and the README's configuration table). */
 export const commonEnv = {

@@ -35,4 +35,25 @@ describe('loadConfig', () => {
   it('rejects out-of-range integers', () => {
     expect(() => loadConfig(schema, { PORT: '70000' })).toThrow('PORT: must be at most 65535');
   });
+
+  it('names a variable that may hold a secret without echoing its value', () => {
+    const withKeys = z.object({ ...commonEnv, AWS_SECRET_ACCESS_KEY: z.string().min(40, { error: 'must be 40 characters' }), PORT: envVar.integer(8080, 0, 65535) });
+    const env = {
+      DATABASE_URL: 'mysql://admin:hunter2-db@db.internal:3306/docgen',
+      REDIS_URL: 'http://:hunter2-redis@cache:6379',
+      AWS_SECRET_ACCESS_KEY: 'hunter2-aws',
+      PORT: 'http://user:hunter2-port@x',
+    };
+    let message = '';
+    try {
+      loadConfig(withKeys, env);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('DATABASE_URL: must be a URL starting with postgresql:// or postgres:// (value not shown)');
+    expect(message).toContain('REDIS_URL: must be a URL starting with redis:// or rediss:// (value not shown)');
+    expect(message).toContain('AWS_SECRET_ACCESS_KEY: must be 40 characters (value not shown)');
+    expect(message).toContain('PORT: must be an integer (value not shown)');
+    expect(message).not.toMatch(/hunter2/);
+  });
 });

@@ -31,6 +31,15 @@ export class ShutdownManager {
         void this.shutdown().then(() => process.exit(0));
       });
     }
+    // Started by a supervisor over an IPC channel (`npm start`'s run-services): the channel
+    // closes when that parent ends, however it ends (even SIGKILL), and so do we.
+    if (process.channel) {
+      process.channel.unref();
+      process.once('disconnect', () => {
+        this.logger.info('parent process gone; shutting down');
+        void this.shutdown().then(() => process.exit(0));
+      });
+    }
   }
 
   shutdown(): Promise<void> {

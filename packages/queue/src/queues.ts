@@ -9,10 +9,13 @@ export const BULK_ASSEMBLY_QUEUE = 'bulk-assembly';
 export const RenderJob = z.object({ documentId: z.uuid(), generation: z.int().positive() });
 export type RenderJob = z.output<typeof RenderJob>;
 
-/** One event to one endpoint; its retries are BullMQ attempts of the same job. */
-export const DeliveryJob = z.object({ eventId: z.uuid(), endpointId: z.uuid() });
+/**
+ * One event to one endpoint; its retries are BullMQ attempts of the same job.
+ * `attemptsBefore`: attempts an earlier job made before Redis lost it (recovered from PostgreSQL).
+ */
+export const DeliveryJob = z.object({ eventId: z.uuid(), endpointId: z.uuid(), attemptsBefore: z.int().min(0).optional() });
 export type DeliveryJob = z.output<typeof DeliveryJob>;
-export const deliveryJobId = (job: DeliveryJob) => `${job.eventId}.${job.endpointId}`;
+export const deliveryJobId = (job: Pick<DeliveryJob, 'eventId' | 'endpointId'>) => `${job.eventId}.${job.endpointId}`;
 
 /**
  * The backoff type of delivery jobs: the dispatcher spaces the retries itself (its

@@ -92,6 +92,22 @@ export function openDocxPackage(file: Buffer, limits: PackageLimits = DEFAULT_PA
 }
 
 /**
+ * Whether every entry of an archive inflates, in total, to at most maxBytes, measured by
+ * really inflating each one with zlib's output capped at what is left (declared sizes can
+ * be forged). For other zip formats (xlsx) that need the same guard as DOCX uploads.
+ */
+export function zipExpandsWithin(zip: PizZip, maxBytes: number): boolean {
+  let remaining = maxBytes;
+  for (const entry of Object.values(zip.files) as unknown as ZipEntry[]) {
+    if (entry.dir) continue;
+    const bytes = boundedContent(entry, remaining);
+    if (!bytes) return false;
+    remaining -= bytes.length;
+  }
+  return true;
+}
+
+/**
  * Reads a part, checking its real inflated size too: declared sizes can lie. Inflation stops
  * at the limit, so a part that would expand past it is refused without being held in memory.
  */

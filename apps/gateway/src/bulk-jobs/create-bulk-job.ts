@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
-import { BulkInputError, readSpreadsheet, rowsToInputs, type SpreadsheetFormat } from '@docgen/bulk';
+import { BulkInputError, checkHeader, readSpreadsheet, rowsToInputs, type SpreadsheetFormat } from '@docgen/bulk';
 import type { BulkJob, Database, Prisma } from '@docgen/db';
 import { renderJobId, type RenderJob } from '@docgen/queue';
 import type { TemplateVariable } from '@docgen/templating';
@@ -35,8 +35,9 @@ export async function createBulkJob(deps: CreateBulkJobDeps, caller: Caller, req
   const template = await findTemplate(deps.db, caller, request.templateId, request.isUat);
   let rows;
   try {
-    const sheet = await readSpreadsheet(request.file, request.format, deps.maxRows);
-    rows = rowsToInputs(sheet, template.variables as unknown as TemplateVariable[]);
+    const variables = template.variables as unknown as TemplateVariable[];
+    const sheet = await readSpreadsheet(request.file, request.format, deps.maxRows, (header) => checkHeader(header, variables));
+    rows = rowsToInputs(sheet, variables);
   } catch (error) {
     if (error instanceof BulkInputError) throw new HttpError(error.status, error.message, { errors: [{ path: 'file', message: error.message }] });
     throw error;

@@ -1,7 +1,8 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { Database } from '@docgen/db';
 import { hashApiKey, hashSessionToken, looksLikeApiKey, looksLikeSessionToken } from '@docgen/security';
-import { invalidApiKey } from '../errors';
+import type { AuthFailureThrottle } from '../auth-failure-throttle';
+import { HttpError, invalidApiKey } from '../errors';
 import { findSession } from '../people/find-session';
 import { cameOverHttps, clearSessionCookie, readSessionCookie } from '../people/session-cookie';
 import { LAST_SEEN_GRANULARITY_MS, sessionEndsAt } from '../people/session-lifetime';
@@ -91,8 +92,12 @@ async function authenticateSession(db: Database, req: Request, res: Response, pu
  * by every replica on the very next request. A request that sends X-API-Key is judged by
  * the key alone.
  */
-export function authenticate(db: Database, publicUrl?: string): RequestHandler {
+export function authenticate(db: Database, throttle: AuthFailureThrottle, publicUrl?: string): RequestHandler {
   return async (req, res, next) => {
+    // An address with too many failed API-key authentications waits, before any query.
+    const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    const retryAfter = throttle.retryAfterSeconds(address);
+    if (retryAfter > 0) throw tooManyFailures(retryAfter);
     const presented = req.get('x-api-key');
     if (presented === undefined) {
       req.caller = await authenticateSession(db, req, res, publicUrl);
@@ -103,7 +108,10 @@ export function authenticate(db: Database, publicUrl?: string): RequestHandler {
 
     const key = await findKey(db, hashApiKey(presented));
     const now = new Date();
-    if (!key || key.revoked_at || (key.expires_at && key.expires_at <= now)) throw invalidApiKey();
+    if (!key || key.revoked_at || (key.expires_at && key.expires_at <= now)) {
+      await throttle.recordFailure(address).catch((error: unknown) => req.log.warn({ err: error }, 'could not count a failed authentication'));
+      throw invalidApiKey();
+    }
 
     req.caller = {
       organization: { id: key.organization_id, name: key.organization_name, rateLimitPerMinute: key.rate_limit_per_minute },
@@ -118,6 +126,11 @@ export function authenticate(db: Database, publicUrl?: string): RequestHandler {
     next();
   };
 }
+
+const tooManyFailures = (retryAfterSeconds: number) =>
+  new HttpError(429, 'Too many failed API key attempts from this address. Please try again later.', {
+    headers: { 'Retry-After': String(retryAfterSeconds) },
+  });
 
 export function requireCaller(req: { caller?: Caller }): Caller {
   if (!req.caller) throw invalidApiKey();

@@ -4,7 +4,8 @@ import { operations } from '@docgen/contracts';
 
 export interface HttpMetrics {
   middleware: RequestHandler;
-  rateLimited: Counter<'organization'>;
+  /** Counts a 429; the organisation is a label only when METRICS_ORGANIZATION_LABELS is on. */
+  countRateLimited: (organizationId: string) => void;
 }
 
 const operationPatterns = operations.map((op) => ({
@@ -26,7 +27,11 @@ function routeLabel(req: Request): string {
   return typeof pattern === 'string' ? `${req.baseUrl}${pattern}` : 'unmatched';
 }
 
-export function httpMetrics(registry: Registry): HttpMetrics {
+/**
+ * The gateway's /metrics is open (API.md §1), so by default it carries no tenant
+ * identifiers: an organisation id is a label only when the operator opts in.
+ */
+export function httpMetrics(registry: Registry, options: { organizationLabels?: boolean } = {}): HttpMetrics {
   const requests = new Counter({
     name: 'http_requests_total',
     help: 'HTTP requests by method, route and status',
@@ -43,9 +48,11 @@ export function httpMetrics(registry: Registry): HttpMetrics {
   const rateLimited = new Counter({
     name: 'rate_limited_requests_total',
     help: 'Requests refused with 429 because the organisation was over its limit',
-    labelNames: ['organization'] as const,
+    labelNames: options.organizationLabels ? ['organization'] : [],
     registers: [registry],
   });
+  const countRateLimited = (organizationId: string) =>
+    options.organizationLabels ? rateLimited.inc({ organization: organizationId }) : rateLimited.inc();
   const middleware: RequestHandler = (req, res, next) => {
     const stop = duration.startTimer();
     res.once('finish', () => {
@@ -55,5 +62,5 @@ export function httpMetrics(registry: Registry): HttpMetrics {
     });
     next();
   };
-  return { middleware, rateLimited };
+  return { middleware, countRateLimited };
 }

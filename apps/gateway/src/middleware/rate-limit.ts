@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import type { Counter } from 'prom-client';
 import { HttpError, RATE_LIMITED_DETAIL, dependencyDown } from '../errors';
 import type { SlidingWindowRateLimiter } from '../rate-limiter';
 import { requireCaller } from './authenticate';
@@ -10,7 +9,7 @@ import { requireCaller } from './authenticate';
  * session's against its person's own window (`sessionLimit` per window), so people using the
  * web UI and programs using keys never starve each other.
  */
-export function rateLimit(limiter: SlidingWindowRateLimiter, rateLimited: Counter<'organization'>, sessionLimit: number): RequestHandler {
+export function rateLimit(limiter: SlidingWindowRateLimiter, countRateLimited: (organizationId: string) => void, sessionLimit: number): RequestHandler {
   return async (req, res, next) => {
     const { organization, session } = requireCaller(req);
     const [subject, limit] = session ? [`user:${session.user.id}`, sessionLimit] : [organization.id, organization.rateLimitPerMinute];
@@ -27,7 +26,7 @@ export function rateLimit(limiter: SlidingWindowRateLimiter, rateLimited: Counte
     res.setHeader('RateLimit-Remaining', String(decision.remaining));
     res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
     if (!decision.admitted) {
-      rateLimited.inc({ organization: organization.id });
+      countRateLimited(organization.id);
       throw new HttpError(429, RATE_LIMITED_DETAIL, { headers: { 'Retry-After': String(decision.resetSeconds) } });
     }
     next();

@@ -6,6 +6,7 @@ import { TemplateError } from '../template-error';
 import { ImageModule, type ImageData } from '../image-module';
 import { DOCXTEMPLATER_OPTIONS } from '../prepare-docx-template';
 import type { TemplateVariable } from '../variables';
+import { checkOutputSize } from './estimate-output';
 import { fitImagesToCells } from './fit-images-to-cells';
 import { RenderInputError } from './render-error';
 import { dropTrailingPageBreak } from './trailing-page-break';
@@ -28,13 +29,14 @@ interface ScopeManager {
  * anything outside the package, so converting it cannot make LibreOffice fetch.
  * `compress: false` writes the parts stored, for a DOCX that is only converted; `locale`
  * (BCP 47) is the template's, for numbers and month and day names.
+ * `maxOutputBytes` refuses, before filling, a fill whose XML would pass it (estimate-output.ts).
  */
 export function renderDocx(
   template: Buffer,
   variables: TemplateVariable[],
   input: Record<string, unknown>,
   images: Map<string, ImageData> = new Map(),
-  options: { compress?: boolean; locale?: string } = {},
+  options: { compress?: boolean; locale?: string; maxOutputBytes?: number } = {},
 ): Buffer {
   const data = prepareRenderData(variables, input, options.locale);
   const missing: string[] = [];
@@ -51,6 +53,10 @@ export function renderDocx(
       return part.module === 'loop' ? [] : '';
     },
   });
+  if (options.maxOutputBytes !== undefined) {
+    const compiled = (doc as unknown as { compiled: Record<string, { postparsed: Parameters<typeof checkOutputSize>[0][number] }> }).compiled;
+    checkOutputSize(Object.values(compiled).map((file) => file.postparsed), data, images, options.maxOutputBytes);
+  }
   try {
     doc.render(data);
   } catch (error) {

@@ -1,0 +1,78 @@
+import http from 'node:http';
+import request from 'supertest';
+import { seedOrganization, startService, type RunningService } from '@docgen/testing';
+import { startGatewayHarness, type GatewayHarness } from './harness';
+
+const LIMIT = 5;
+const WINDOW_MS = 3_000;
+const THROTTLED = { detail: 'Too many failed API key attempts from this address. Please try again later.' };
+const badKey = (i: number) => `svc_${'x'.repeat(40)}${i}`;
+
+/** GET /api/v1/me from a chosen loopback source address (all of 127/8 is this machine). */
+function getMe(url: string, apiKey: string, localAddress = '127.0.0.1'): Promise<{ status: number; retryAfter?: string; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(`${url}/api/v1/me`, { headers: { 'X-API-Key': apiKey }, localAddress }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'] as string | undefined, body: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+  });
+}
+
+describe('failed API-key authentications are throttled per address', () => {
+  let harness: GatewayHarness;
+  let gateways: RunningService[];
+  const env = { AUTH_FAILURE_LIMIT: String(LIMIT), AUTH_FAILURE_WINDOW_MS: String(WINDOW_MS) };
+
+  beforeAll(async () => {
+    harness = await startGatewayHarness(env);
+    // Both replicas listen on every interface so that clients can come from several loopback addresses.
+    gateways = await Promise.all([startService('gateway', { ...harness.env, HOST: '0.0.0.0' }), startService('gateway', { ...harness.env, HOST: '0.0.0.0' })]);
+  });
+  afterAll(async () => {
+    await Promise.all(gateways.map((gateway) => gateway.stop()));
+    await harness.close();
+  });
+
+  it('counts failures across two replicas, then answers 429 with Retry-After; other addresses and the window end are unaffected', async () => {
+    const org = await seedOrganization(harness.database.db);
+    const source = '127.0.0.3';
+    const statuses = [];
+    for (let i = 0; i < LIMIT; i++) statuses.push((await getMe(gateways[i % 2]!.url, badKey(i), source)).status);
+    expect(statuses).toEqual(Array(LIMIT).fill(401));
+
+    // The replica that saw the limit-th failure refuses at once; the other after its own next failure.
+    const refused = await getMe(gateways[(LIMIT - 1) % 2]!.url, badKey(99), source);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toEqual(THROTTLED);
+    expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.retryAfter)).toBeLessThanOrEqual(WINDOW_MS / 1000);
+    const other = gateways[LIMIT % 2]!;
+    expect((await getMe(other.url, badKey(100), source)).status).toBe(401);
+    expect((await getMe(other.url, badKey(101), source)).status).toBe(429);
+    // While blocked, even a valid key from that address waits (the check runs before the key is looked up).
+    expect((await getMe(other.url, org.apiKey, source)).status).toBe(429);
+
+    // Another address, on either replica, is served normally.
+    for (const gateway of gateways) expect((await getMe(gateway.url, org.apiKey, '127.0.0.4')).status).toBe(200);
+
+    // After the window the address is served again.
+    const deadline = Date.now() + WINDOW_MS * 3;
+    let status = 429;
+    while (status === 429 && Date.now() < deadline) {
+      status = (await getMe(gateways[0]!.url, org.apiKey, source)).status;
+      if (status === 429) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(status).toBe(200);
+  });
+
+  it('refuses a throttled address before any database query', async () => {
+    const queries = jest.spyOn(harness.database.db.sql, 'query');
+    for (let i = 0; i < LIMIT; i++) await request(harness.app).get('/api/v1/me').set('X-API-Key', badKey(i)).expect(401);
+    expect(queries).toHaveBeenCalledTimes(LIMIT);
+    for (let i = 0; i < 20; i++) await request(harness.app).get('/api/v1/me').set('X-API-Key', badKey(i)).expect(429, THROTTLED);
+    expect(queries).toHaveBeenCalledTimes(LIMIT);
+    queries.mockRestore();
+  });
+});

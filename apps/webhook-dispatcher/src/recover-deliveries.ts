@@ -1,0 +1,87 @@
+import type { Queue } from 'bullmq';
+import type { Database } from '@docgen/db';
+import type { Logger } from '@docgen/observability';
+import { DELIVERY_JOB_OPTIONS, deliveryJobId, type DeliveryJob } from '@docgen/queue';
+import { retryDelayMs } from './deliver';
+
+const MAX_ATTEMPTS = DELIVERY_JOB_OPTIONS.attempts ?? 4;
+
+interface Unfinished {
+  event_id: string;
+  type: string;
+  endpoint_id: string;
+}
+
+/**
+ * Published events of the last day with an endpoint (subscribed when the event was written)
+ * whose delivery neither succeeded nor used up its attempts. Most have a live job; the
+ * caller asks Redis which do not.
+ */
+const UNFINISHED = {
+  name: 'unfinished-deliveries',
+  text: `SELECT e.id AS event_id, e.type, w.id AS endpoint_id
+         FROM outbox_events e
+         JOIN webhook_endpoints w
+           ON w.organization_id = e.organization_id AND w.is_uat = e.is_uat AND e.type = ANY (w.events)
+          AND w.deleted_at IS NULL AND w.created_at <= e.created_at
+         LEFT JOIN webhook_deliveries d ON d.event_id = e.id AND d.endpoint_id = w.id
+         WHERE e.published_at IS NOT NULL AND e.created_at > now() - interval '1 day'
+         GROUP BY e.id, e.type, w.id
+         HAVING NOT COALESCE(bool_or(d.status = 'succeeded'), false) AND COALESCE(max(d.attempt), 0) < $1
+         ORDER BY min(e.created_at) LIMIT 1000`,
+};
+
+/** One pair's attempts, read again after Redis said it has no job. */
+const ATTEMPTS = {
+  name: 'delivery-attempts',
+  text: `SELECT COALESCE(bool_or(status = 'succeeded'), false) AS succeeded, COALESCE(max(attempt), 0)::int AS made, max(created_at) AS last_at
+         FROM webhook_deliveries WHERE event_id = $1 AND endpoint_id = $2`,
+};
+
+export interface RecoveryDeps {
+  db: Database;
+  queue: Queue<DeliveryJob>;
+  logger: Logger;
+  retryBaseMs: number;
+}
+
+/**
+ * Queues again every unfinished delivery that has no job, continuing its attempt count and
+ * its backoff from the last attempt. Idempotent and safe with several dispatchers: the job
+ * id is (event, endpoint), so a second add of a live job adds nothing; the attempts are read
+ * again after Redis answers "no job", because a job that just succeeded is removed only
+ * after its success is written.
+ */
+export async function recoverLostDeliveries(deps: RecoveryDeps): Promise<number> {
+  const candidates = await deps.db.sql.query<Unfinished>(UNFINISHED, [MAX_ATTEMPTS]);
+  let recovered = 0;
+  for (const candidate of candidates) {
+    const pair = { eventId: candidate.event_id, endpointId: candidate.endpoint_id };
+    if (await deps.queue.getJob(deliveryJobId(pair))) continue;
+    const [state] = await deps.db.sql.query<{ succeeded: boolean; made: number; last_at: Date | null }>(ATTEMPTS, [pair.eventId, pair.endpointId]);
+    if (!state || state.succeeded || state.made >= MAX_ATTEMPTS) continue;
+    const dueAt = state.last_at ? state.last_at.getTime() + retryDelayMs(deps.retryBaseMs, state.made) : Date.now();
+    await deps.queue.add(
+      candidate.type,
+      { ...pair, attemptsBefore: state.made },
+      { ...DELIVERY_JOB_OPTIONS, jobId: deliveryJobId(pair), attempts: MAX_ATTEMPTS - state.made, delay: Math.max(0, dueAt - Date.now()) },
+    );
+    recovered += 1;
+  }
+  if (recovered > 0) deps.logger.warn({ recovered }, 'webhook deliveries without a job queued again (Redis lost them)');
+  return recovered;
+}
+
+/** Runs the recovery every `intervalMs`; returns the stop function. */
+export function watchLostDeliveries(deps: RecoveryDeps, intervalMs: number): () => void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    recoverLostDeliveries(deps)
+      .catch((error: unknown) => deps.logger.warn({ err: error }, 'lost-delivery sweep failed'))
+      .finally(() => (running = false));
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}

@@ -1,0 +1,66 @@
+import PizZip from 'pizzip';
+import { buildDocx, paragraph, solidPng, table } from '@docgen/testing';
+import { prepareDocxTemplate } from '../prepare-docx-template';
+import { OutputTooLargeError } from './estimate-output';
+import { renderDocx } from './render-docx';
+
+const MiB = 1024 * 1024;
+/** A table row of about 10 KB (5 KB of XML) around a loop, as in the loop bomb seen against npm start. */
+const bigRow = (loop: string) =>
+  table([[`{#${loop}}{a}${'padding text '.repeat(200)}`, `${'more padding '.repeat(200)}{/${loop}}`]]);
+
+function prepare(body: string) {
+  return prepareDocxTemplate(buildDocx({ body }));
+}
+
+function timed<T>(run: () => T): { result?: T; error?: Error; ms: number } {
+  const started = performance.now();
+  try {
+    return { result: run(), ms: performance.now() - started };
+  } catch (error) {
+    return { error: error as Error, ms: performance.now() - started };
+  }
+}
+
+describe('output size limit (MAX_OUTPUT_BYTES)', () => {
+  it('refuses the loop bomb (100,000 items, ~900 KB of JSON, over a 10 KB row) before filling, in a moment, not gigabytes later', () => {
+    const { file, variables } = prepare(bigRow('items'));
+    const input = { items: Array.from({ length: 100_000 }, () => ({ a: '' })) };
+    const { error, ms } = timed(() => renderDocx(file, variables, input, new Map(), { maxOutputBytes: 50 * MiB }));
+    expect(error).toBeInstanceOf(OutputTooLargeError);
+    expect(error!.message).toBe('The filled document would be larger than the output limit of 50 MiB (MAX_OUTPUT_BYTES); use fewer list items or shorter values');
+    expect(ms).toBeLessThan(3_000);
+  });
+
+  it('refuses nested loops over the same list (items x items x items) without walking them all', () => {
+    const { file, variables } = prepare(paragraph('{#a}{#a}{#a}{#a}x{/a}{/a}{/a}{/a}'));
+    const input = { a: Array.from({ length: 200 }, () => ({})) };
+    const { error, ms } = timed(() => renderDocx(file, variables, input, new Map(), { maxOutputBytes: 50 * MiB }));
+    expect(error).toBeInstanceOf(OutputTooLargeError);
+    expect(ms).toBeLessThan(2_000);
+  });
+
+  it('counts long values and images, and lets a fill under the limit through with an estimate close to its real size', () => {
+    const { file, variables } = prepare(paragraph('{title}') + table([['{#rows}{name}', '{qty}{/rows}']]) + paragraph('{%logo}'));
+    const logo = solidPng(400, 300, [10, 20, 30]);
+    const images = new Map([['https://example.test/logo.png', { data: logo, extension: 'png' as const, width: 400, height: 300 }]]);
+    const input = { title: 'T'.repeat(100_000), rows: Array.from({ length: 2_000 }, (_, i) => ({ name: `row ${i}`, qty: String(i) })), logo: 'https://example.test/logo.png' };
+    const docx = renderDocx(file, variables, input, images, { compress: false, maxOutputBytes: 50 * MiB });
+    const zip = new PizZip(docx);
+    const real = zip.file('word/document.xml')!.asText().length + logo.length;
+    // The same fill with a limit just below its size is refused.
+    expect(() => renderDocx(file, variables, input, images, { maxOutputBytes: Math.floor(real * 0.8) })).toThrow(OutputTooLargeError);
+    expect(() => renderDocx(file, variables, input, images, { maxOutputBytes: Math.ceil(real * 1.3) })).not.toThrow();
+  });
+
+  it('a fill just under the default limit stays far inside the job lock on the event loop (measured)', () => {
+    const { file, variables } = prepare(bigRow('items'));
+    // ~8,500 rows of ~5.3 KB of XML: about 43 MiB of document.xml.
+    const input = { items: Array.from({ length: 8_500 }, () => ({ a: '' })) };
+    const { result, error, ms } = timed(() => renderDocx(file, variables, input, new Map(), { compress: false, maxOutputBytes: 50 * MiB }));
+    expect(error).toBeUndefined();
+    expect(result!.length).toBeGreaterThan(40 * MiB);
+    process.stdout.write(`fill of ${(result!.length / MiB).toFixed(1)} MiB took ${Math.round(ms)} ms\n`);
+    expect(ms).toBeLessThan(15_000); // RENDER_LOCK_MS default 30 s
+  });
+});
