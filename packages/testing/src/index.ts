@@ -7,3 +7,4 @@ export { buildDocx, paragraph, run, table, textBox } from './docx-builder';
 export { startStack, apiClient, type Stack, type ApiClient, type ApiResponse } from './stack';
 export { solidPng, pngDataUri } from './png';
 export { makeTestCertificates, startHttpsReceiver, type HttpsReceiver, type ReceivedWebhook, type TestCertificates, type Reply } from './https-receiver';
+export { startS3Server, type S3Server } from './s3-server';
