@@ -13,7 +13,7 @@ import {
 } from '@docgen/queue';
 import { runService, serveOps } from '@docgen/runtime';
 import { createGuardedAgent } from '@docgen/security';
-import { LocalFileStorage } from '@docgen/storage';
+import { createStorage, describeStorage } from '@docgen/storage';
 import { createAnnouncer } from './announce';
 import { assembleBulkJob, watchFinishedBulkJobs } from './bulk-assembly';
 import { renderWorkerEnv } from './config';
@@ -64,7 +64,7 @@ runService('render-worker', renderWorkerEnv, async (context) => {
   const onOutcome = renderMetrics(registry, renderQueue, converter.liveInstances);
   const imageAgent = createGuardedAgent({ allowPrivate: config.OUTBOUND_ALLOW_PRIVATE });
   shutdown.register('image agent', () => imageAgent.close());
-  const storage = new LocalFileStorage(config.STORAGE_DIR);
+  const storage = createStorage(config);
   const deps = {
     db,
     storage,
@@ -116,7 +116,7 @@ runService('render-worker', renderWorkerEnv, async (context) => {
     ],
   });
   logger.info(
-    { renderTimeoutMs: config.RENDER_TIMEOUT_MS, converterPoolSize: config.CONVERTER_POOL_SIZE, concurrency, driver: config.CONVERTER_DRIVER, storageDir: config.STORAGE_DIR },
+    { renderTimeoutMs: config.RENDER_TIMEOUT_MS, converterPoolSize: config.CONVERTER_POOL_SIZE, concurrency, driver: config.CONVERTER_DRIVER, storage: describeStorage(config) },
     'render worker started',
   );
 });

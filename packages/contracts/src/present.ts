@@ -16,6 +16,7 @@ export interface DocumentRecord {
   completedAt: Date | null;
   errorMessage: string | null;
   files: string[];
+  purgedAt?: Date | null;
 }
 
 export interface TemplateRecord {
@@ -44,6 +45,7 @@ export function presentDocument(doc: DocumentRecord): DocumentBody {
     completed_at: doc.completedAt?.toISOString() ?? null,
     ...(doc.status === 'failed' && doc.errorMessage ? { error_message: doc.errorMessage } : {}),
     files: doc.files,
+    purged_at: doc.purgedAt?.toISOString() ?? null,
   });
 }
 
