@@ -22,7 +22,11 @@ import { startConverter } from './converter';
 import { renderMetrics } from './metrics';
 import { OutboxRelay } from './outbox-relay';
 import { processRenderJob } from './process-render-job';
+import { watchRetention } from './retention';
 import { backstopTiming, watchStuckDocuments } from './stuck-documents';
+
+/** Retention is measured in days: every few minutes is prompt enough, and cheap (an indexed probe). */
+const RETENTION_INTERVAL_MS = 5 * 60 * 1000;
 
 /** BullMQ's worker.close() has no deadline of its own. */
 const withDeadline = (promise: Promise<unknown>, ms: number) =>
@@ -65,6 +69,7 @@ runService('render-worker', renderWorkerEnv, async (context) => {
   const imageAgent = createGuardedAgent({ allowPrivate: config.OUTBOUND_ALLOW_PRIVATE });
   shutdown.register('image agent', () => imageAgent.close());
   const storage = createStorage(config);
+  shutdown.register('retention', watchRetention({ db, storage, logger }, { retentionDays: config.RETENTION_DAYS, intervalMs: RETENTION_INTERVAL_MS }));
   const deps = {
     db,
     storage,
