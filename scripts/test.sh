@@ -19,4 +19,9 @@ fi
 
 say "tests"
 pnpm exec turbo run test --concurrency=1 --continue --output-logs=full
+
+# The end-to-end generation, bulk and download paths again with STORAGE_DRIVER=s3, on a
+# loopback s3rver per test file; startStack fails a file that wrote to the local STORAGE_DIR.
+say "end-to-end tests on S3 storage"
+(cd apps/render-worker && TEST_STORAGE_DRIVER=s3 npx jest test/generation.test.ts test/bulk.test.ts test/resilience.test.ts)
 node scripts/summarize-tests.cjs

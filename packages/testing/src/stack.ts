@@ -27,11 +27,13 @@ export interface Stack {
  * close() fails if anything was written to the storage folder.
  */
 export async function startStack(
-  options: { gateways?: number; workers?: number; env?: Record<string, string>; keepLogs?: boolean } = {},
+  options: { gateways?: number; workers?: number; env?: Record<string, string>; keepLogs?: boolean; storage?: 'local' | 's3' } = {},
 ): Promise<Stack> {
   const database = await createTestDatabase();
   const storageDir = await mkdtemp(path.join(tmpdir(), 'docgen-stack-'));
-  const s3 = process.env.TEST_STORAGE_DRIVER === 's3' ? await startS3Server() : undefined;
+  const s3 = (options.storage ?? process.env.TEST_STORAGE_DRIVER) === 's3' ? await startS3Server() : undefined;
+  // For readers in the test process itself (the SDK takes credentials from the environment).
+  if (s3) Object.assign(process.env, { AWS_ACCESS_KEY_ID: s3.env.AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY: s3.env.AWS_SECRET_ACCESS_KEY });
   const env = {
     DATABASE_URL: database.url,
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
