@@ -7,6 +7,7 @@ import type { DeliveryJob, RenderJob } from '@docgen/queue';
 import type { FileStorage } from '@docgen/storage';
 import type { GatewayConfig } from './config';
 import { AuthFailureThrottle } from './auth-failure-throttle';
+import { storedFileSender } from './routes/send-stored-file';
 import { authenticate } from './middleware/authenticate';
 import { authorize } from './middleware/authorize';
 import { checkCsrf } from './middleware/csrf';
@@ -85,8 +86,9 @@ export function createApp({ config, db, redis, storage, renderQueue, deliveryQue
       previews: templateJobs.previews,
     }),
   );
-  api.use(documentRoutes({ db, storage, renderQueue }));
-  api.use(bulkJobRoutes({ db, storage, renderQueue, maxUploadBytes: config.MAX_UPLOAD_BYTES, maxRows: config.BULK_MAX_ROWS }));
+  const sendFile = storedFileSender(storage, config.DOWNLOAD_REDIRECT ? config.DOWNLOAD_URL_TTL_S : undefined);
+  api.use(documentRoutes({ db, sendFile, renderQueue }));
+  api.use(bulkJobRoutes({ db, sendFile, renderQueue, maxUploadBytes: config.MAX_UPLOAD_BYTES, maxRows: config.BULK_MAX_ROWS }));
   api.use(webhookRoutes({ db, deliveries: deliveryQueue, allowPrivate: config.OUTBOUND_ALLOW_PRIVATE }));
   api.use(notFound);
   app.use('/api/v1', api);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { commonEnv, envVar } from '@docgen/config';
+import { storageEnv } from '@docgen/storage';
 
 const MiB = 1024 * 1024;
 
@@ -10,7 +11,9 @@ export const gatewayEnv = z.object({
   MAX_JSON_BODY_BYTES: envVar.integer(1 * MiB, 1),
   MAX_UPLOAD_BYTES: envVar.integer(20 * MiB, 1),
   RATE_LIMIT_WINDOW_MS: envVar.integer(60_000, 100),
-  STORAGE_DIR: envVar.text('./data/files'),
+  ...storageEnv,
+  DOWNLOAD_REDIRECT: envVar.boolean(false),
+  DOWNLOAD_URL_TTL_S: envVar.integer(300, 1, 7 * 24 * 3600),
   RENDER_TIMEOUT_MS: envVar.integer(60_000, 1_000),
   MAX_TEMPLATE_EXPANDED_BYTES: envVar.integer(100 * MiB, 1),
   BULK_MAX_ROWS: envVar.integer(10_000, 1, 1_000_000),

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { createPrismaClient } from '@docgen/db';
 import { createDeliveryQueue, createRedisConnection, createRenderQueue, waitForRedis } from '@docgen/queue';
 import { runService } from '@docgen/runtime';
-import { LocalFileStorage } from '@docgen/storage';
+import { createStorage, describeStorage } from '@docgen/storage';
 import { createApp } from './app';
 import { gatewayEnv } from './config';
 import { createTemplateJobs } from './templates/template-jobs';
@@ -19,7 +19,9 @@ runService('gateway', gatewayEnv, async ({ config, logger, registry, shutdown })
   const templateJobs = createTemplateJobs(config, redis, logger);
   shutdown.register('queues', () => Promise.all([renderQueue.close(), deliveryQueue.close(), templateJobs.close()]));
   if (config.OUTBOUND_ALLOW_PRIVATE) logger.warn('OUTBOUND_ALLOW_PRIVATE=true: webhooks may be registered for private addresses. Never use this in production.');
-  const storage = new LocalFileStorage(config.STORAGE_DIR);
+  const storage = createStorage(config);
+  logger.info({ storage: describeStorage(config) }, 'file storage');
+  if (config.DOWNLOAD_REDIRECT && !storage.downloadUrl) logger.warn('DOWNLOAD_REDIRECT=true needs STORAGE_DRIVER=s3; downloads stream through the gateway');
   const server = createApp({ config, db, redis, storage, renderQueue, deliveryQueue, templateJobs, logger, registry }).listen(config.PORT, config.HOST);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

@@ -6,7 +6,7 @@ import { createDeliveryQueue, createRedisConnection, createRenderQueue, waitForR
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { LocalFileStorage } from '@docgen/storage';
+import { createStorage } from '@docgen/storage';
 import { createTestDatabase, uniqueId, type TestDatabase } from '@docgen/testing';
 import { createApp } from '../src/app';
 import { gatewayEnv, type GatewayConfig } from '../src/config';
@@ -50,7 +50,7 @@ export async function startGatewayHarness(overrides: Record<string, string> = {}
     config,
     db: database.db,
     redis,
-    storage: new LocalFileStorage(storageDir),
+    storage: createStorage(config),
     logger: createLogger('gateway-test', 'silent'),
     registry: createMetricsRegistry('gateway-test'),
   });

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { commonEnv, envVar } from '@docgen/config';
+import { storageEnv } from '@docgen/storage';
 
 export const renderWorkerEnv = z.object({
   ...commonEnv,
@@ -8,7 +9,9 @@ export const renderWorkerEnv = z.object({
   /** Wins over METRICS_PORT, which every service reads: `npm start` runs both workers in one environment. */
   RENDER_WORKER_METRICS_PORT: envVar.optionalInteger(0, 65_535),
   HOST: envVar.text('0.0.0.0'),
-  STORAGE_DIR: envVar.text('./data/files'),
+  ...storageEnv,
+  /** Documents and bulk ZIPs older than this many days lose their files and input; 0 keeps everything. */
+  RETENTION_DAYS: envVar.integer(0, 0, 36_500),
   RENDER_TIMEOUT_MS: envVar.integer(60_000, 1_000),
   CONVERTER_POOL_SIZE: envVar.integer(availableParallelism(), 1, 64),
   CONVERTER_DRIVER: envVar.choice(['warm', 'per-call'] as const, 'warm'),

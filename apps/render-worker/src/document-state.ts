@@ -11,7 +11,7 @@ const DOCUMENT_COLUMNS = `id, organization_id AS "organizationId", template_id A
   input_format AS "inputFormat", output_format AS "outputFormat", pdf_standard AS "pdfStandard", input_json AS "inputJson", error_message AS "errorMessage",
   files, idempotency_key AS "idempotencyKey", request_hash AS "requestHash", generation, render_attempts AS "renderAttempts",
   rendering_started_at AS "renderingStartedAt", created_at AS "createdAt", updated_at AS "updatedAt",
-  completed_at AS "completedAt", bulk_job_id AS "bulkJobId", row_number AS "rowNumber"`;
+  completed_at AS "completedAt", bulk_job_id AS "bulkJobId", row_number AS "rowNumber", purged_at AS "purgedAt"`;
 
 /** A document taken for rendering, with what the render needs of its template. */
 export type RenderingDocument = Document & { template: { variables: unknown; fileKey: string; locale: string } };

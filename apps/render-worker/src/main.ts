@@ -17,7 +17,7 @@ import {
 } from '@docgen/queue';
 import { runService, serveOps } from '@docgen/runtime';
 import { createGuardedAgent } from '@docgen/security';
-import { LocalFileStorage } from '@docgen/storage';
+import { createStorage, describeStorage } from '@docgen/storage';
 import { createAnnouncer } from './announce';
 import { assembleBulkJob, watchFinishedBulkJobs } from './bulk-assembly';
 import { renderWorkerEnv } from './config';
@@ -28,7 +28,11 @@ import { OutboxRelay } from './outbox-relay';
 import { processRenderJob } from './process-render-job';
 import { processTemplateImport } from './process-template-import';
 import { processTemplatePreview } from './process-template-preview';
+import { watchRetention } from './retention';
 import { backstopTiming, watchStuckDocuments } from './stuck-documents';
+
+/** Retention is measured in days: every few minutes is prompt enough, and cheap (an indexed probe). */
+const RETENTION_INTERVAL_MS = 5 * 60 * 1000;
 
 /** BullMQ's worker.close() has no deadline of its own. */
 const withDeadline = (promise: Promise<unknown>, ms: number) =>
@@ -70,7 +74,8 @@ runService('render-worker', renderWorkerEnv, async (context) => {
   const onOutcome = renderMetrics(registry, renderQueue, converter.liveInstances);
   const imageAgent = createGuardedAgent({ allowPrivate: config.OUTBOUND_ALLOW_PRIVATE });
   shutdown.register('image agent', () => imageAgent.close());
-  const storage = new LocalFileStorage(config.STORAGE_DIR);
+  const storage = createStorage(config);
+  shutdown.register('retention', watchRetention({ db, storage, logger }, { retentionDays: config.RETENTION_DAYS, intervalMs: RETENTION_INTERVAL_MS }));
   const deps = {
     db,
     storage,
@@ -142,7 +147,7 @@ runService('render-worker', renderWorkerEnv, async (context) => {
     ],
   });
   logger.info(
-    { renderTimeoutMs: config.RENDER_TIMEOUT_MS, converterPoolSize: config.CONVERTER_POOL_SIZE, concurrency, driver: config.CONVERTER_DRIVER, storageDir: config.STORAGE_DIR },
+    { renderTimeoutMs: config.RENDER_TIMEOUT_MS, converterPoolSize: config.CONVERTER_POOL_SIZE, concurrency, driver: config.CONVERTER_DRIVER, storage: describeStorage(config) },
     'render worker started',
   );
 });

@@ -11,6 +11,7 @@ import type { DocxToPdf } from './converter';
 import { Deadline, RenderTimeoutError } from './deadline';
 import { finishRendering, startRendering, waitForRetry, type RenderingDocument } from './document-state';
 import { fetchImages, type ImageLimits } from './fetch-images';
+import { deleteSupersededFiles } from './retention';
 import { timeoutMessage } from './stuck-documents';
 
 const MAX_RENDER_ATTEMPTS = RENDER_JOB_OPTIONS.attempts ?? 3;
@@ -68,6 +69,7 @@ export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): P
     phases.end('finish');
     await deps.announce(finished);
     phases.end('announce');
+    if (finished) void cleanUpSuperseded(deps, doc, log);
     log.info({ files, seconds: seconds(), phases_ms: phases.durations }, 'document ready');
     deps.onOutcome?.('ready', seconds());
     return 'ready';
@@ -83,12 +85,24 @@ export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): P
       throw error;
     }
     const errorMessage = failure ?? `Rendering failed after ${job.attemptsMade + 1} attempts (${(error as Error).message}); please try again`;
-    await deps.announce(await finishRendering(deps.db, doc, { status: 'failed', errorMessage }));
+    const finished = await finishRendering(deps.db, doc, { status: 'failed', errorMessage });
+    await deps.announce(finished);
+    if (finished) void cleanUpSuperseded(deps, doc, log);
     log.info({ errorMessage }, 'document failed');
     deps.onOutcome?.('failed', seconds());
     throw new UnrecoverableError(errorMessage);
   } finally {
     deadline.dispose();
+  }
+}
+
+/** After the job's answer: the files of generations this one replaced. */
+async function cleanUpSuperseded(deps: RenderDeps, doc: RenderingDocument, log: Logger): Promise<void> {
+  try {
+    const deleted = await deleteSupersededFiles(deps.storage, doc);
+    if (deleted) log.info({ deleted }, 'files of superseded generations deleted');
+  } catch (error) {
+    log.warn({ err: error }, 'files of superseded generations not deleted; retention removes them later');
   }
 }
 

@@ -1,9 +1,10 @@
 import { once } from 'node:events';
-import { readdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import ExcelJS from 'exceljs';
+import { z } from 'zod';
+import { loadConfig } from '@docgen/config';
+import { createStorage, documentFilesPrefix, storageEnv } from '@docgen/storage';
 import PizZip from 'pizzip';
 import { Webhook } from 'standardwebhooks';
 import {
@@ -247,7 +248,8 @@ describe('bulk generation (gateway, render worker and dispatcher processes, Libr
     expect(await readErrors(zip.file('errors.xlsx')!.asNodeBuffer())).toEqual([['row', 'error']]);
     // One stored file per row, and one bulk.completed event.
     const docs = await stack.database.db.document.findMany({ where: { bulkJobId: res.body.id }, select: { id: true, organizationId: true } });
-    const stored = docs.flatMap((doc) => readdirSync(path.join(stack.env.STORAGE_DIR!, 'documents', doc.organizationId, doc.id)));
+    const storage = createStorage(loadConfig(z.object(storageEnv), stack.env));
+    const stored = (await Promise.all(docs.map((doc) => storage.list(documentFilesPrefix(doc))))).flat();
     expect(stored).toHaveLength(20);
     expect(await stack.database.db.outboxEvent.count({ where: { subjectId: res.body.id } })).toBe(1);
   }, 180_000);

@@ -22,6 +22,7 @@ export const Document = z
     error_message: z.string().optional().describe('Only when failed: what to fix, naming the token or tag.'),
     files: z.array(FileFormat).describe('The formats ready to download.'),
     pdf_standard: PdfStandard.optional().describe('Only when the document asked for an archival PDF.'),
+    purged_at: Timestamp.nullable().describe('When retention (RETENTION_DAYS) removed its files and input_json; null otherwise. Its download is then 410.'),
   })
   .register(apiSchemas, { id: 'Document' });
 

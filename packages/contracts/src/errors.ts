@@ -27,6 +27,7 @@ export const ERROR_DESCRIPTIONS = {
   403: 'The credential or role may not do this, or a session request lacks its X-CSRF-Token',
   404: 'Unknown id, or a resource of another organisation or environment',
   409: 'The resource is not in a state that allows this',
+  410: 'Removed by retention (RETENTION_DAYS): the record stays, the file is gone',
   413: 'Request body too large',
   415: 'Unsupported content type',
   422: 'Validation failed; `errors` lists each problem',

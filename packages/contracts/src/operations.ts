@@ -224,7 +224,8 @@ export const operations: Operation[] = [
     query: DownloadQuery,
     responses: {
       200: { description: 'application/pdf or the DOCX type, as an attachment', contentType: 'application/pdf' },
-      ...errorResponses(401, 404, 409, 422, 429, 503),
+      302: { description: 'DOWNLOAD_REDIRECT=true: Location is a presigned URL of the object store, valid DOWNLOAD_URL_TTL_S, answering with the same headers' },
+      ...errorResponses(401, 404, 409, 410, 422, 429, 503),
     },
   },
   {
@@ -322,7 +323,11 @@ export const operations: Operation[] = [
     tag: 'Bulk generation',
     authenticated: true,
     query: EnvironmentQuery,
-    responses: { 200: { description: 'The ZIP, as an attachment', contentType: 'application/zip' }, ...errorResponses(401, 404, 409, 422, 429, 503) },
+    responses: {
+      200: { description: 'The ZIP, as an attachment', contentType: 'application/zip' },
+      302: { description: 'DOWNLOAD_REDIRECT=true: Location is a presigned URL of the object store, valid DOWNLOAD_URL_TTL_S' },
+      ...errorResponses(401, 404, 409, 410, 422, 429, 503),
+    },
   },
   ...peopleOperations(),
 ];

@@ -17,6 +17,7 @@ export interface DocumentRecord {
   errorMessage: string | null;
   files: string[];
   pdfStandard?: string | null;
+  purgedAt?: Date | null;
 }
 
 export interface TemplateRecord {
@@ -47,6 +48,7 @@ export function presentDocument(doc: DocumentRecord): DocumentBody {
     ...(doc.status === 'failed' && doc.errorMessage ? { error_message: doc.errorMessage } : {}),
     files: doc.files,
     ...(doc.pdfStandard ? { pdf_standard: doc.pdfStandard } : {}),
+    purged_at: doc.purgedAt?.toISOString() ?? null,
   });
 }
 

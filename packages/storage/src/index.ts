@@ -1,3 +1,5 @@
-export { type FileStorage, FileNotFoundError } from './file-storage';
+export { type FileStorage, type DownloadUrlOptions, FileNotFoundError } from './file-storage';
 export { LocalFileStorage } from './local-file-storage';
-export { templateFileKey, templatePreviewKey, documentFileKey, bulkZipKey } from './keys';
+export { S3FileStorage, type S3StorageOptions } from './s3-file-storage';
+export { storageEnv, createStorage, describeStorage, type StorageConfig } from './config';
+export { templateFileKey, templatePreviewKey, documentFileKey, documentFilesPrefix, documentFileGeneration, bulkZipKey } from './keys';

@@ -8,4 +8,20 @@ export const templatePreviewKey = (organizationId: string, templateId: string) =
 export const documentFileKey = (doc: { organizationId: string; id: string; generation: number }, extension: 'pdf' | 'docx') =>
   `documents/${doc.organizationId}/${doc.id}/g${doc.generation}.${extension}`;
 
+/** The folder holding every generation's files of one document. */
+export const documentFilesPrefix = (doc: { organizationId: string; id: string }) => `documents/${doc.organizationId}/${doc.id}/`;
+
+/** The generation a document file key belongs to (undefined for any other key). */
+export function documentFileGeneration(key: string): number | undefined {
+  const match = /\/g(\d+)\.(pdf|docx)$/.exec(key);
+  return match ? Number(match[1]) : undefined;
+}
+
 export const bulkZipKey = (organizationId: string, bulkJobId: string) => `bulk/${organizationId}/${bulkJobId}.zip`;
+
+const SAFE_KEY = /^[A-Za-z0-9_-][A-Za-z0-9._-]*(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/;
+
+/** Keys are relative paths of plain names: nothing that could escape a folder or hide beside stored files. */
+export function assertSafeKey(key: string): void {
+  if (!SAFE_KEY.test(key) || key.split('/').includes('..')) throw new Error(`Invalid storage key: ${key}`);
+}

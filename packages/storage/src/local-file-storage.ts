@@ -5,8 +5,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { FileNotFoundError, type FileStorage } from './file-storage';
-
-const SAFE_KEY = /^[A-Za-z0-9_-][A-Za-z0-9._-]*(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*$/;
+import { assertSafeKey } from './keys';
 
 /**
  * Where writes in progress live: inside the root (same filesystem, so the final rename is
@@ -39,7 +38,7 @@ export class LocalFileStorage implements FileStorage {
   }
 
   private resolve(key: string): string {
-    if (!SAFE_KEY.test(key) || key.split('/').includes('..')) throw new Error(`Invalid storage key: ${key}`);
+    assertSafeKey(key);
     return path.join(this.root, key);
   }
 
@@ -100,6 +99,18 @@ export class LocalFileStorage implements FileStorage {
 
   async delete(key: string): Promise<void> {
     await rm(this.resolve(key), { force: true });
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const folder = prefix.endsWith('/') ? prefix.slice(0, -1) : prefix;
+    const names = await readdir(this.resolve(folder), { recursive: true, withFileTypes: true }).catch((error: unknown) => {
+      if ((error as { code?: string }).code === 'ENOENT') return [];
+      throw error;
+    });
+    return names
+      .filter((entry) => entry.isFile())
+      .map((entry) => path.relative(this.root, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'))
+      .sort();
   }
 }
 

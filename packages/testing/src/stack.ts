@@ -1,15 +1,18 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { seedOrganization, type SeededOrganization } from './seed';
 import { profilingArgs, startService, type RunningService, type ServiceName } from './service-process';
+import { startS3Server, type S3Server } from './s3-server';
 import { createTestDatabase, type TestDatabase } from './test-database';
 import { uniqueId } from './paths';
 
 export interface Stack {
   database: TestDatabase;
   env: Record<string, string>;
+  /** Set when the stack stores files in S3 (TEST_STORAGE_DRIVER=s3): the loopback S3 server. */
+  s3?: S3Server;
   gateways: RunningService[];
   workers: RunningService[];
   start: (name: ServiceName, extraEnv?: Record<string, string>) => Promise<RunningService>;
@@ -19,19 +22,25 @@ export interface Stack {
 
 /**
  * A whole docgen on this machine for one test file: its own database, storage folder and
- * Redis key prefix, and real gateway / render-worker processes sharing them.
+ * Redis key prefix, and real gateway / render-worker processes sharing them. With
+ * TEST_STORAGE_DRIVER=s3 the files go to a loopback S3 server of its own instead, and
+ * close() fails if anything was written to the storage folder.
  */
 export async function startStack(
-  options: { gateways?: number; workers?: number; env?: Record<string, string>; keepLogs?: boolean } = {},
+  options: { gateways?: number; workers?: number; env?: Record<string, string>; keepLogs?: boolean; storage?: 'local' | 's3' } = {},
 ): Promise<Stack> {
   const database = await createTestDatabase();
   const storageDir = await mkdtemp(path.join(tmpdir(), 'docgen-stack-'));
+  const s3 = (options.storage ?? process.env.TEST_STORAGE_DRIVER) === 's3' ? await startS3Server() : undefined;
+  // For readers in the test process itself (the SDK takes credentials from the environment).
+  if (s3) Object.assign(process.env, { AWS_ACCESS_KEY_ID: s3.env.AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY: s3.env.AWS_SECRET_ACCESS_KEY });
   const env = {
     DATABASE_URL: database.url,
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     REDIS_KEY_PREFIX: `test:${uniqueId()}:`,
     STORAGE_DIR: storageDir,
     CONVERTER_POOL_SIZE: '1',
+    ...s3?.env,
     ...options.env,
   };
   const running: RunningService[] = [];
@@ -45,6 +54,7 @@ export async function startStack(
   return {
     database,
     env,
+    s3,
     gateways,
     workers,
     start,
@@ -57,7 +67,10 @@ export async function startStack(
       if (keys.length) await redis.del(...keys);
       redis.disconnect();
       await database.drop();
+      const written = await readdir(storageDir);
       await rm(storageDir, { recursive: true, force: true });
+      await s3?.close();
+      if (s3 && written.length) throw new Error(`STORAGE_DRIVER=s3 but files were written to the local STORAGE_DIR: ${written.join(', ')}`);
     },
   };
 }

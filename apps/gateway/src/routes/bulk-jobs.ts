@@ -1,21 +1,20 @@
 import { extname } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { Queue } from 'bullmq';
 import { Router } from 'express';
 import { BulkJobUpload, EnvironmentQuery, presentBulkJob } from '@docgen/contracts';
 import type { Database } from '@docgen/db';
 import type { RenderJob } from '@docgen/queue';
-import type { FileStorage } from '@docgen/storage';
 import { createBulkJob } from '../bulk-jobs/create-bulk-job';
 import { findBulkJob } from '../bulk-jobs/find-bulk-job';
 import { HttpError } from '../errors';
 import { requireCaller } from '../middleware/authenticate';
 import { singleFileUpload } from '../middleware/single-file-upload';
+import type { SendStoredFile } from './send-stored-file';
 import { attachment } from './templates';
 
 export interface BulkJobRouteDeps {
   db: Database;
-  storage: FileStorage;
+  sendFile: SendStoredFile;
   renderQueue: Queue<RenderJob>;
   maxUploadBytes: number;
   maxRows: number;
@@ -35,7 +34,7 @@ function spreadsheetFormat(filename: string, file: Buffer): 'xlsx' | 'csv' {
 }
 
 export function bulkJobRoutes(deps: BulkJobRouteDeps): Router {
-  const { db, storage } = deps;
+  const { db } = deps;
   const router = Router();
 
   router.post('/bulk-jobs', singleFileUpload(deps.maxUploadBytes, 'the spreadsheet'), async (req, res) => {
@@ -66,6 +65,9 @@ export function bulkJobRoutes(deps: BulkJobRouteDeps): Router {
   router.get('/bulk-jobs/:id/download', async (req, res) => {
     const { is_uat } = EnvironmentQuery.parse(req.query);
     const bulk = await findBulkJob(db, requireCaller(req), req.params.id, is_uat);
+    if (bulk.purgedAt) {
+      throw new HttpError(410, `This bulk job's ZIP was removed on ${bulk.purgedAt.toISOString()} by the retention policy; create the bulk job again`);
+    }
     if (bulk.status !== 'completed' || !bulk.zipKey) {
       const done = bulk.succeeded + bulk.failed;
       const why = bulk.status === 'failed'
@@ -74,11 +76,7 @@ export function bulkJobRoutes(deps: BulkJobRouteDeps): Router {
       throw new HttpError(409, why);
     }
     const template = await db.template.findUniqueOrThrow({ where: { id: bulk.templateId }, select: { name: true } });
-    const { stream, size } = await storage.open(bulk.zipKey);
-    res.setHeader('Content-Type', 'application/zip');
-    res.setHeader('Content-Length', String(size));
-    res.setHeader('Content-Disposition', attachment(`${template.name}-bulk-${bulk.id}.zip`));
-    await pipeline(stream, res);
+    await deps.sendFile(res, { key: bulk.zipKey, contentType: 'application/zip', contentDisposition: attachment(`${template.name}-bulk-${bulk.id}.zip`) });
   });
 
   return router;

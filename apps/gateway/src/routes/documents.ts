@@ -1,4 +1,3 @@
-import { pipeline } from 'node:stream/promises';
 import type { Queue } from 'bullmq';
 import { Router } from 'express';
 import {
@@ -12,7 +11,7 @@ import {
 } from '@docgen/contracts';
 import type { Database } from '@docgen/db';
 import type { RenderJob } from '@docgen/queue';
-import { documentFileKey, type FileStorage } from '@docgen/storage';
+import { documentFileKey } from '@docgen/storage';
 import { createDocument } from '../documents/create-document';
 import { findDocument } from '../documents/find-document';
 import { presentDocument } from '@docgen/contracts';
@@ -20,6 +19,7 @@ import { HttpError } from '../errors';
 import { requireCaller } from '../middleware/authenticate';
 import { afterCursor, decodeCursor, newestFirst, toPage } from '../pagination';
 import { findTemplate } from '../templates/find-template';
+import type { SendStoredFile } from './send-stored-file';
 import { attachment } from './templates';
 
 const CONTENT_TYPES = {
@@ -29,12 +29,12 @@ const CONTENT_TYPES = {
 
 export interface DocumentRouteDeps {
   db: Database;
-  storage: FileStorage;
+  sendFile: SendStoredFile;
   renderQueue: Queue<RenderJob>;
 }
 
 export function documentRoutes(deps: DocumentRouteDeps): Router {
-  const { db, storage } = deps;
+  const { db, sendFile } = deps;
   const router = Router();
 
   router.post('/documents', async (req, res) => {
@@ -80,6 +80,9 @@ export function documentRoutes(deps: DocumentRouteDeps): Router {
   router.get('/documents/:id/download', async (req, res) => {
     const query = DownloadQuery.parse(req.query);
     const doc = await findDocument(db, requireCaller(req), req.params.id, query.is_uat);
+    if (doc.purgedAt) {
+      throw new HttpError(410, `This document's files were removed on ${doc.purgedAt.toISOString()} by the retention policy; generate it again`);
+    }
     if (doc.status !== 'ready') {
       const why = doc.status === 'failed' ? `Document failed: ${doc.errorMessage}` : `Document is ${doc.status}; download it once its status is ready`;
       throw new HttpError(409, why);
@@ -92,11 +95,11 @@ export function documentRoutes(deps: DocumentRouteDeps): Router {
     }
     if (!doc.files.includes(format)) throw new HttpError(404, `This document has no ${format} file; it was generated as ${doc.outputFormat}`);
     const template = await db.template.findUniqueOrThrow({ where: { id: doc.templateId }, select: { name: true } });
-    const { stream, size } = await storage.open(documentFileKey(doc, format));
-    res.setHeader('Content-Type', CONTENT_TYPES[format]);
-    res.setHeader('Content-Length', String(size));
-    res.setHeader('Content-Disposition', attachment(`${template.name}-${doc.id}.${format}`));
-    await pipeline(stream, res);
+    await sendFile(res, {
+      key: documentFileKey(doc, format),
+      contentType: CONTENT_TYPES[format],
+      contentDisposition: attachment(`${template.name}-${doc.id}.${format}`),
+    });
   });
 
   router.get('/templates/:id/documents', async (req, res) => {
