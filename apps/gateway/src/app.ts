@@ -51,9 +51,8 @@ export function createApp({ config, db, redis, storage, renderQueue, deliveryQue
   const metrics = httpMetrics(registry, { organizationLabels: config.METRICS_ORGANIZATION_LABELS });
   const limiter = new SlidingWindowRateLimiter(redis, config.REDIS_KEY_PREFIX, config.RATE_LIMIT_WINDOW_MS);
   const failedSignIns = new SlidingWindowRateLimiter(redis, config.REDIS_KEY_PREFIX, config.SIGN_IN_LOCKOUT_WINDOW_MS);
-  const sessionDeps = { db, failures: failedSignIns, maxJsonBytes: config.MAX_JSON_BODY_BYTES, publicUrl: config.PUBLIC_URL };
-
   const authFailures = new AuthFailureThrottle(redis, config.REDIS_KEY_PREFIX, config.AUTH_FAILURE_LIMIT, config.AUTH_FAILURE_WINDOW_MS);
+  const sessionDeps = { db, failures: failedSignIns, addressFailures: authFailures, maxJsonBytes: config.MAX_JSON_BODY_BYTES, publicUrl: config.PUBLIC_URL };
 
   app.use(requestContext(logger));
   app.use(metrics.middleware);

@@ -2,6 +2,7 @@ import http from 'node:http';
 import request from 'supertest';
 import { seedOrganization, startService, type RunningService } from '@docgen/testing';
 import { startGatewayHarness, type GatewayHarness } from './harness';
+import { seedPerson } from './people-support';
 
 const LIMIT = 5;
 const WINDOW_MS = 3_000;
@@ -17,6 +18,20 @@ function getMe(url: string, apiKey: string, localAddress = '127.0.0.1'): Promise
       res.on('end', () => resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'] as string | undefined, body: JSON.parse(text) }));
     });
     req.on('error', reject);
+  });
+}
+
+/** POST /api/v1/session from a chosen loopback source address. */
+function signIn(url: string, email: string, password: string, localAddress: string): Promise<{ status: number; body: unknown }> {
+  return new Promise((resolve, reject) => {
+    const body = JSON.stringify({ email, password });
+    const req = http.request(`${url}/api/v1/session`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, localAddress }, (res) => {
+      let text = '';
+      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.end(body);
   });
 }
 
@@ -74,5 +89,16 @@ describe('failed API-key authentications are throttled per address', () => {
     for (let i = 0; i < 20; i++) await request(harness.app).get('/api/v1/me').set('X-API-Key', badKey(i)).expect(429, THROTTLED);
     expect(queries).toHaveBeenCalledTimes(LIMIT);
     queries.mockRestore();
+  });
+  it('counts failed sign-ins per address too, so one address cannot spray a password over many emails', async () => {
+    const org = await seedOrganization(harness.database.db);
+    const person = await seedPerson(harness.database.db, org.organizationId, 'member');
+    const source = '127.0.0.5';
+    const statuses = [];
+    for (let i = 0; i < LIMIT; i++) statuses.push((await signIn(gateways[0]!.url, `nobody-${i}@example.test`, 'guess-guess-guess', source)).status);
+    expect(statuses).toEqual(Array(LIMIT).fill(401));
+    const refused = await signIn(gateways[0]!.url, person.email, person.password, source);
+    expect(refused).toEqual({ status: 429, body: { detail: 'Too many failed sign-ins from this address. Please try again later.' } });
+    expect((await signIn(gateways[0]!.url, person.email, person.password, '127.0.0.6')).status).toBe(200);
   });
 });

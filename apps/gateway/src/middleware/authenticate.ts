@@ -92,10 +92,13 @@ async function authenticateSession(db: Database, req: Request, res: Response, pu
  * by every replica on the very next request. A request that sends X-API-Key is judged by
  * the key alone.
  */
+/** The address failures are counted against (the client's, through a trusted proxy). */
+export const clientAddress = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+
 export function authenticate(db: Database, throttle: AuthFailureThrottle, publicUrl?: string): RequestHandler {
   return async (req, res, next) => {
     // An address with too many failed API-key authentications waits, before any query.
-    const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+    const address = clientAddress(req);
     const retryAfter = throttle.retryAfterSeconds(address);
     if (retryAfter > 0) throw tooManyFailures(retryAfter);
     const presented = req.get('x-api-key');
@@ -127,8 +130,8 @@ export function authenticate(db: Database, throttle: AuthFailureThrottle, public
   };
 }
 
-const tooManyFailures = (retryAfterSeconds: number) =>
-  new HttpError(429, 'Too many failed API key attempts from this address. Please try again later.', {
+export const tooManyFailures = (retryAfterSeconds: number, what = 'API key attempts') =>
+  new HttpError(429, `Too many failed ${what} from this address. Please try again later.`, {
     headers: { 'Retry-After': String(retryAfterSeconds) },
   });
 

@@ -4,7 +4,8 @@ import { ChangePasswordBody, SignInBody } from '@docgen/contracts';
 import type { Database } from '@docgen/db';
 import { generateSessionToken, hashPassword, verifyPassword } from '@docgen/security';
 import { HttpError } from '../errors';
-import { requireCaller } from '../middleware/authenticate';
+import type { AuthFailureThrottle } from '../auth-failure-throttle';
+import { clientAddress, requireCaller, tooManyFailures } from '../middleware/authenticate';
 import { limitFailures } from '../people/failed-sign-ins';
 import { findSignIn } from '../people/find-sign-in';
 import { presentSession } from '../people/present-session';
@@ -15,6 +16,8 @@ import type { SlidingWindowRateLimiter } from '../rate-limiter';
 export interface SessionRouteDeps {
   db: Database;
   failures: SlidingWindowRateLimiter;
+  /** Failed sign-ins per address too: one address trying many emails spends a password hash on each. */
+  addressFailures: AuthFailureThrottle;
   maxJsonBytes: number;
   publicUrl: string | undefined;
 }
@@ -26,12 +29,15 @@ const requireJson = (req: express.Request, what: string) => {
 };
 
 /** POST /session: open (it is how a person gets a session). */
-export function signInRoutes({ db, failures, maxJsonBytes, publicUrl }: SessionRouteDeps): Router {
+export function signInRoutes({ db, failures, addressFailures, maxJsonBytes, publicUrl }: SessionRouteDeps): Router {
   // A hash of a password nobody knows: an unknown email is checked against it, so it costs
   // the same time as a known one with a wrong password.
   const dummyHash = hashPassword(randomUUID());
   const router = Router();
   router.post('/session', (req, _res, next) => (requireJson(req, 'email and password'), next()), express.json({ limit: maxJsonBytes }), async (req, res) => {
+    const address = clientAddress(req);
+    const wait = addressFailures.retryAfterSeconds(address);
+    if (wait > 0) throw tooManyFailures(wait, 'sign-ins');
     const body = SignInBody.parse(req.body);
     const email = body.email.trim().toLowerCase();
     const found = await limitFailures(failures, email, async () => {
@@ -39,7 +45,10 @@ export function signInRoutes({ db, failures, maxJsonBytes, publicUrl }: SessionR
       const matches = await verifyPassword(row?.password_hash ?? (await dummyHash), body.password);
       return matches && row?.organization_id ? row : undefined;
     });
-    if (!found) throw new HttpError(401, INVALID_CREDENTIALS);
+    if (!found) {
+      await addressFailures.recordFailure(address).catch((error: unknown) => req.log.warn({ err: error }, 'could not count a failed sign-in'));
+      throw new HttpError(401, INVALID_CREDENTIALS);
+    }
 
     const { token, hash } = generateSessionToken();
     const now = new Date();
