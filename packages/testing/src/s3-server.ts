@@ -3,7 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- s3rver ships no types
-const S3rver = require('s3rver') as new (options: Record<string, unknown>) => { run(): Promise<AddressInfo>; close(): Promise<void> };
+const S3rver = require('s3rver') as new (options: Record<string, unknown>) => {
+  run(): Promise<AddressInfo>;
+  close(): Promise<void>;
+  httpServer?: { closeAllConnections(): void };
+};
 
 export interface S3Server {
   endpoint: string;
@@ -36,7 +40,11 @@ export async function startS3Server(bucket = 'docgen-test'): Promise<S3Server> {
       AWS_SECRET_ACCESS_KEY: 'S3RVER',
     },
     close: async () => {
-      await server.close();
+      // A client that keeps a connection open (a killed writer's half upload, a stream never
+      // read) would otherwise hold close() forever.
+      const closing = server.close();
+      server.httpServer?.closeAllConnections();
+      await closing;
       await rm(directory, { recursive: true, force: true });
     },
   };
