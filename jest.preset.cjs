@@ -15,6 +15,9 @@ module.exports = function jestConfig(dir) {
       '^@docgen/([a-z-]+)$': path.join(__dirname, 'packages/$1/src'),
     },
     testTimeout: 60_000,
+    // A handle left open by a failed hook (a server whose close never ran) must not hold the
+    // whole suite, and CI, until its time limit: results are already reported by then.
+    forceExit: true,
     reporters: ['default', path.join(__dirname, 'scripts/jest-count-reporter.cjs')],
   };
 };
