@@ -18,7 +18,8 @@ describe('error responses', () => {
   };
 
   it('answers an unknown route with 404 JSON, inside and outside /api/v1', async () => {
-    const outside = await request(harness.app).get('/no/such/page').expect(404).expect('Content-Type', /json/);
+    // A GET outside /api is the web UI's (a deep link); anything else there is a JSON 404.
+    const outside = await request(harness.app).post('/no/such/page').expect(404).expect('Content-Type', /json/);
     expect(outside.body).toEqual({ detail: 'Not found' });
     const inside = await request(harness.app).get('/api/v1/no-such-thing').set('X-API-Key', org.apiKey).expect(404);
     expect(inside.body).toEqual({ detail: 'Not found' });
@@ -32,7 +33,7 @@ describe('error responses', () => {
 
   it('answers malformed JSON with 400', async () => {
     const res = await request(harness.app)
-      .post('/api/v1/me')
+      .post('/api/v1/documents')
       .set('X-API-Key', org.apiKey)
       .set('Content-Type', 'application/json')
       .send('{"template_id": ')
@@ -43,7 +44,7 @@ describe('error responses', () => {
 
   it('answers an oversized body with 413', async () => {
     const res = await request(harness.app)
-      .post('/api/v1/me')
+      .post('/api/v1/documents')
       .set('X-API-Key', org.apiKey)
       .set('Content-Type', 'application/json')
       .send(JSON.stringify({ padding: 'x'.repeat(2048) }))

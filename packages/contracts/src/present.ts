@@ -1,5 +1,7 @@
+import type { z } from 'zod';
 import { BulkJob, type BulkJobBody } from './bulk-jobs';
 import { Document, type DocumentBody } from './documents';
+import type { ApiKey } from './people';
 import { Template, type TemplateBody } from './templates';
 
 /** The stored fields a Document is presented from (a database row has them all). */
@@ -93,4 +95,29 @@ export function presentBulkJob(bulk: BulkJobRecord): BulkJobBody {
     created_at: bulk.createdAt.toISOString(),
     completed_at: bulk.completedAt?.toISOString() ?? null,
   });
+}
+
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  prefix: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+  lastUsedAt: Date | null;
+}
+
+const isoOrNull = (date: Date | null) => date?.toISOString() ?? null;
+
+/** An API key as the API and the operator CLI show it: never its value. */
+export function presentApiKey(key: ApiKeyRecord): z.output<typeof ApiKey> {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    created_at: key.createdAt.toISOString(),
+    expires_at: isoOrNull(key.expiresAt),
+    revoked_at: isoOrNull(key.revokedAt),
+    last_used_at: isoOrNull(key.lastUsedAt),
+  };
 }

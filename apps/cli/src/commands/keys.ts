@@ -1,4 +1,5 @@
-import type { ApiKey, Database } from '@docgen/db';
+import { presentApiKey } from '@docgen/contracts';
+import type { Database } from '@docgen/db';
 import { generateApiKey } from '@docgen/security';
 import { CliError } from '../errors';
 import { isoDate, required, type Options } from '../options';
@@ -17,20 +18,10 @@ export async function createKey(db: Database, options: Options, warn: (message: 
   return { id: created.id, name: created.name, key, prefix: created.prefix, expires_at: iso(created.expiresAt) };
 }
 
-const presentKey = (key: ApiKey) => ({
-  id: key.id,
-  name: key.name,
-  prefix: key.prefix,
-  created_at: key.createdAt.toISOString(),
-  expires_at: iso(key.expiresAt),
-  revoked_at: iso(key.revokedAt),
-  last_used_at: iso(key.lastUsedAt),
-});
-
 export async function listKeys(db: Database, options: Options) {
   const organization = await findOrganization(db, required(options, 'org'));
   const keys = await db.apiKey.findMany({ where: { organizationId: organization.id }, orderBy: { createdAt: 'asc' } });
-  return { items: keys.map(presentKey) };
+  return { items: keys.map(presentApiKey) };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -1,23 +1,11 @@
 import { Router } from 'express';
-import { ApiKeyList, CreateApiKeyBody, CreatedApiKey, type ApiKey as ApiKeyBody } from '@docgen/contracts';
-import type { ApiKey, Database } from '@docgen/db';
+import { ApiKeyList, CreateApiKeyBody, CreatedApiKey, presentApiKey } from '@docgen/contracts';
+import type { Database } from '@docgen/db';
 import { generateApiKey } from '@docgen/security';
-import type { z } from 'zod';
 import { HttpError } from '../errors';
 import { isUuid } from '../ids';
 import { requireCaller } from '../middleware/authenticate';
 
-const iso = (date: Date | null) => date?.toISOString() ?? null;
-
-const presentKey = (key: ApiKey): z.output<typeof ApiKeyBody> => ({
-  id: key.id,
-  name: key.name,
-  prefix: key.prefix,
-  created_at: key.createdAt.toISOString(),
-  expires_at: iso(key.expiresAt),
-  revoked_at: iso(key.revokedAt),
-  last_used_at: iso(key.lastUsedAt),
-});
 
 /** A date alone means midnight UTC at its start, as the CLI's --expires reads it. */
 const parseExpiry = (value: string) => new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
@@ -29,7 +17,7 @@ export function apiKeyRoutes({ db }: { db: Database }): Router {
   router.get('/api-keys', async (req, res) => {
     const { organization } = requireCaller(req);
     const keys = await db.apiKey.findMany({ where: { organizationId: organization.id }, orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] });
-    res.json(ApiKeyList.parse({ items: keys.map(presentKey) }));
+    res.json(ApiKeyList.parse({ items: keys.map(presentApiKey) }));
   });
 
   router.post('/api-keys', async (req, res) => {
@@ -43,7 +31,7 @@ export function apiKeyRoutes({ db }: { db: Database }): Router {
     const { key, hash, prefix } = generateApiKey();
     const created = await db.apiKey.create({ data: { organizationId: organization.id, name: body.name, keyHash: hash, prefix, expiresAt } });
     req.log.info({ apiKeyId: created.id, userId: session?.user.id }, 'API key created');
-    res.status(201).json(CreatedApiKey.parse({ ...presentKey(created), key }));
+    res.status(201).json(CreatedApiKey.parse({ ...presentApiKey(created), key }));
   });
 
   router.delete('/api-keys/:id', async (req, res) => {
