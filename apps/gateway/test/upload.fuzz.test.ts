@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import PizZip from 'pizzip';
 import request from 'supertest';
-import { buildDocx, hostileDocxTemplates, paragraph, seedOrganization, startService, table, wellBehavedDocx, type RunningService, type SeededOrganization } from '@docgen/testing';
+import { buildDocx, buildXlsx, hostileDocxTemplates, paragraph, seedOrganization, startService, table, wellBehavedDocx, type RunningService, type SeededOrganization } from '@docgen/testing';
 import { startGatewayHarness, type GatewayHarness } from './harness';
 
 // FUZZ_RUNS / FUZZ_SEED replay a failure (fast-check prints both when a case fails).
@@ -20,18 +20,6 @@ interface Upload {
   path: '/api/v1/templates' | '/api/v1/bulk-jobs';
   filename: string;
   file: Buffer;
-}
-
-function minimalXlsx(rows: string[][]): Buffer {
-  const zip = new PizZip();
-  const cell = (value: string, column: number, row: number) =>
-    `<c r="${String.fromCharCode(65 + column)}${row}" t="inlineStr"><is><t>${value.replaceAll('&', '&amp;').replaceAll('<', '&lt;')}</t></is></c>`;
-  zip.file('[Content_Types].xml', '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>');
-  zip.file('_rels/.rels', '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>');
-  zip.file('xl/workbook.xml', '<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>');
-  zip.file('xl/_rels/workbook.xml.rels', '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>');
-  zip.file('xl/worksheets/sheet1.xml', `<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>${rows.map((cells, r) => `<row r="${r + 1}">${cells.map((v, c) => cell(v, c, r + 1)).join('')}</row>`).join('')}</sheetData></worksheet>`);
-  return zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' });
 }
 
 /** Mutations of a zip package: of its bytes, or of its parts (then zipped again). */
@@ -94,7 +82,7 @@ describe('upload fuzzing: every answer is a 2xx or a 4xx with a detail, never a 
   });
 
   it('accepts the unmutated seeds, so the mutations start from files that get past every check', async () => {
-    const xlsx = await request(harness.app).post('/api/v1/bulk-jobs').set('X-API-Key', org.apiKey).attach('file', minimalXlsx([['name'], ['Ada']]), 'seed.xlsx').field('template_id', templateId).field('output_format', 'docx');
+    const xlsx = await request(harness.app).post('/api/v1/bulk-jobs').set('X-API-Key', org.apiKey).attach('file', buildXlsx([['name'], ['Ada']]), 'seed.xlsx').field('template_id', templateId).field('output_format', 'docx');
     expect({ status: xlsx.status, detail: xlsx.body.detail }).toEqual({ status: 202, detail: undefined });
     await request(harness.app).post('/api/v1/templates').set('X-API-Key', org.apiKey).attach('file', wellBehavedDocx(), 'seed.docx').expect(201);
   });
@@ -105,7 +93,7 @@ describe('upload fuzzing: every answer is a 2xx or a 4xx with a detail, never a 
       wellBehavedDocx(),
       ...hostileDocxTemplates('http://127.0.0.1:9', '/etc/passwd').slice(0, 6).map((t) => t.file),
     ];
-    const xlsxBase = minimalXlsx([['name'], ['Ada'], ['Grace']]);
+    const xlsxBase = buildXlsx([['name'], ['Ada'], ['Grace']]);
     const upload: fc.Arbitrary<Upload> = fc.oneof(
       { weight: 60, arbitrary: zipMutation(docxBases).map((file) => ({ path: '/api/v1/templates' as const, filename: 'fuzz.docx', file })) },
       { weight: 35, arbitrary: zipMutation([xlsxBase]).map((file) => ({ path: '/api/v1/bulk-jobs' as const, filename: 'fuzz.xlsx', file })) },
