@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import PizZip from 'pizzip';
 import request from 'supertest';
-import { buildDocx, hostileDocxTemplates, paragraph, seedOrganization, table, wellBehavedDocx, type SeededOrganization } from '@docgen/testing';
+import { buildDocx, buildXlsx, hostileDocxTemplates, paragraph, seedOrganization, startService, table, wellBehavedDocx, type RunningService, type SeededOrganization } from '@docgen/testing';
 import { startGatewayHarness, type GatewayHarness } from './harness';
 
 // FUZZ_RUNS / FUZZ_SEED replay a failure (fast-check prints both when a case fails).
@@ -20,18 +20,6 @@ interface Upload {
   path: '/api/v1/templates' | '/api/v1/bulk-jobs';
   filename: string;
   file: Buffer;
-}
-
-function minimalXlsx(rows: string[][]): Buffer {
-  const zip = new PizZip();
-  const cell = (value: string, column: number, row: number) =>
-    `<c r="${String.fromCharCode(65 + column)}${row}" t="inlineStr"><is><t>${value.replaceAll('&', '&amp;').replaceAll('<', '&lt;')}</t></is></c>`;
-  zip.file('[Content_Types].xml', '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>');
-  zip.file('_rels/.rels', '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>');
-  zip.file('xl/workbook.xml', '<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>');
-  zip.file('xl/_rels/workbook.xml.rels', '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>');
-  zip.file('xl/worksheets/sheet1.xml', `<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>${rows.map((cells, r) => `<row r="${r + 1}">${cells.map((v, c) => cell(v, c, r + 1)).join('')}</row>`).join('')}</sheetData></worksheet>`);
-  return zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' });
 }
 
 /** Mutations of a zip package: of its bytes, or of its parts (then zipped again). */
@@ -78,17 +66,23 @@ describe('upload fuzzing: every answer is a 2xx or a 4xx with a detail, never a 
   let harness: GatewayHarness;
   let org: SeededOrganization;
   let templateId: string;
+  // HTML uploads wait on a `template-imports` job of a render worker (else 503).
+  let worker: RunningService | undefined;
 
   beforeAll(async () => {
-    harness = await startGatewayHarness({ OUTBOUND_ALLOW_PRIVATE: 'false' });
+    harness = await startGatewayHarness({ OUTBOUND_ALLOW_PRIVATE: 'false', CONVERTER_POOL_SIZE: '1' });
+    worker = await startService('render-worker', harness.env);
     org = await seedOrganization(harness.database.db, { rateLimitPerMinute: 1_000_000 });
     const res = await request(harness.app).post('/api/v1/templates').set('X-API-Key', org.apiKey).attach('file', buildDocx({ body: paragraph('Dear {name}') }), 't.docx');
     templateId = res.body.id;
   }, 60_000);
-  afterAll(() => harness?.close());
+  afterAll(async () => {
+    await worker?.stop();
+    await harness?.close();
+  });
 
   it('accepts the unmutated seeds, so the mutations start from files that get past every check', async () => {
-    const xlsx = await request(harness.app).post('/api/v1/bulk-jobs').set('X-API-Key', org.apiKey).attach('file', minimalXlsx([['name'], ['Ada']]), 'seed.xlsx').field('template_id', templateId).field('output_format', 'pdf');
+    const xlsx = await request(harness.app).post('/api/v1/bulk-jobs').set('X-API-Key', org.apiKey).attach('file', buildXlsx([['name'], ['Ada']]), 'seed.xlsx').field('template_id', templateId).field('output_format', 'docx');
     expect({ status: xlsx.status, detail: xlsx.body.detail }).toEqual({ status: 202, detail: undefined });
     await request(harness.app).post('/api/v1/templates').set('X-API-Key', org.apiKey).attach('file', wellBehavedDocx(), 'seed.docx').expect(201);
   });
@@ -99,7 +93,7 @@ describe('upload fuzzing: every answer is a 2xx or a 4xx with a detail, never a 
       wellBehavedDocx(),
       ...hostileDocxTemplates('http://127.0.0.1:9', '/etc/passwd').slice(0, 6).map((t) => t.file),
     ];
-    const xlsxBase = minimalXlsx([['name'], ['Ada'], ['Grace']]);
+    const xlsxBase = buildXlsx([['name'], ['Ada'], ['Grace']]);
     const upload: fc.Arbitrary<Upload> = fc.oneof(
       { weight: 60, arbitrary: zipMutation(docxBases).map((file) => ({ path: '/api/v1/templates' as const, filename: 'fuzz.docx', file })) },
       { weight: 35, arbitrary: zipMutation([xlsxBase]).map((file) => ({ path: '/api/v1/bulk-jobs' as const, filename: 'fuzz.xlsx', file })) },
@@ -107,14 +101,17 @@ describe('upload fuzzing: every answer is a 2xx or a 4xx with a detail, never a 
       { weight: 2, arbitrary: htmlMutation().map((file) => ({ path: '/api/v1/templates' as const, filename: 'fuzz.html', file })) },
     );
     const statuses = new Map<number, number>();
+    const htmlStatuses = new Map<number, number>();
     await fc.assert(
       fc.asyncProperty(upload, async ({ path, filename, file }) => {
         let call = request(harness.app).post(path).set('X-API-Key', org.apiKey).attach('file', file, filename);
-        if (path === '/api/v1/bulk-jobs') call = call.field('template_id', templateId).field('output_format', 'pdf');
+        // DOCX output: the accepted bulk jobs never queue for LibreOffice ahead of the HTML imports.
+        if (path === '/api/v1/bulk-jobs') call = call.field('template_id', templateId).field('output_format', 'docx');
         const started = Date.now();
         const res = await call.timeout(30_000);
         if (process.env.FUZZ_DEBUG && Date.now() - started > 1_000) process.stdout.write(`slow ${filename} ${res.status} ${Date.now() - started}ms ${file.length}B\n`);
         statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+        if (filename.endsWith('.html')) htmlStatuses.set(res.status, (htmlStatuses.get(res.status) ?? 0) + 1);
         expect(res.status).toBeGreaterThanOrEqual(200);
         expect(res.status).toBeLessThan(500);
         if (res.status >= 400) expect(typeof res.body.detail).toBe('string');
@@ -125,7 +122,7 @@ describe('upload fuzzing: every answer is a 2xx or a 4xx with a detail, never a 
     // Both kinds of answer were reached: the fuzzer got past the first checks, not only refused.
     expect([...statuses.keys()].some((status) => status < 300)).toBe(true);
     expect([...statuses.keys()].some((status) => status >= 400)).toBe(true);
-    process.stdout.write(`upload fuzz: ${RUNS} cases, seed ${SEED}, statuses ${JSON.stringify(Object.fromEntries(statuses))}\n`);
+    process.stdout.write(`upload fuzz: ${RUNS} cases, seed ${SEED}, statuses ${JSON.stringify(Object.fromEntries(statuses))}, HTML ${JSON.stringify(Object.fromEntries(htmlStatuses))}\n`);
 
     // Healthy afterwards: it still answers and still takes a good template.
     await request(harness.app).get('/healthz').expect(200);

@@ -115,4 +115,22 @@ describe.each(OVERLAYS)('infra/k8s overlay %s', (overlay) => {
     const internet = workerPolicy.spec.egress.find((rule: { to?: { ipBlock?: { cidr: string } }[] }) => rule.to?.some((to) => to.ipBlock?.cidr === '0.0.0.0/0'));
     expect(internet.ports).toEqual([{ protocol: 'TCP', port: 443 }]);
   });
+
+  it('lets no pod reach private ranges or the cloud metadata service on 443, and the migrate Job only PostgreSQL', () => {
+    type Rule = { to?: { ipBlock?: { cidr: string; except?: string[] } }[]; ports?: { port: number }[] };
+    const denied = ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16'];
+    const component = (p: K8sObject) => p.spec.podSelector.matchLabels['app.kubernetes.io/component'] as string | undefined;
+    for (const policy of of('NetworkPolicy')) {
+      for (const rule of (policy.spec.egress ?? []) as Rule[]) {
+        const ports = (rule.ports ?? []).map((p) => p.port);
+        // A rule without `to` reaches every address: only for DNS and the data stores' own ports (9000: the dev overlay's MinIO).
+        if (!rule.to) expect(ports.every((port) => [53, 5432, 6379, 9000].includes(port))).toBe(true);
+        for (const to of rule.to ?? []) expect(to.ipBlock?.except).toEqual(expect.arrayContaining(denied));
+      }
+      // Every component but migrate reaches the object store (or, for the dispatcher, receivers) on 443; nothing else goes out.
+      const outPorts = ((policy.spec.egress ?? []) as Rule[]).flatMap((rule) => (rule.ports ?? []).map((p) => p.port));
+      if (component(policy) === 'migrate') expect(outPorts).toEqual([5432]);
+      else if (component(policy)) expect(outPorts.filter((port) => port !== 9000).sort()).toEqual([443, 5432, 6379]);
+    }
+  });
 });

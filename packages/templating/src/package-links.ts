@@ -57,6 +57,28 @@ export function refuseMalformedXml(zip: PizZip): void {
     // Read as UTF-8, the way docxtemplater reads it: a UTF-16 part is refused here too.
     parseXml(name, entry.asNodeBuffer().toString('utf8'));
   }
+  refuseIncompleteContentTypes(zip);
+}
+
+/**
+ * xmldom only warns about an attribute without a value (`<Default Ext ension="xml"/>`), and
+ * docxtemplater then crashes on the Default that has no Extension (a 500 found by the upload
+ * fuzz test): every Default and Override must carry both of its attributes.
+ */
+function refuseIncompleteContentTypes(zip: PizZip): void {
+  const document = parseXml('[Content_Types].xml', zip.file('[Content_Types].xml')!.asNodeBuffer().toString('utf8'));
+  const required: [string, string[]][] = [
+    ['Default', ['Extension', 'ContentType']],
+    ['Override', ['PartName', 'ContentType']],
+  ];
+  for (const [element, attributes] of required) {
+    for (const type of elementsNamed(document, element)) {
+      const missing = attributes.find((attribute) => !type.hasAttribute(attribute));
+      if (missing) {
+        throw new TemplateError('invalid', `The DOCX part [Content_Types].xml has ${element === 'Override' ? 'an' : 'a'} ${element} without ${missing}; open the file in Word, save it again and upload it`);
+      }
+    }
+  }
 }
 
 /**

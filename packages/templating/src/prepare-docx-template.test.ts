@@ -202,6 +202,18 @@ describe('prepareDocxTemplate on files that are not templates', () => {
     rejects(Buffer.concat([ole, Buffer.from('EncryptedPackage', 'utf16le')]), 'invalid', /password-protected/);
   });
 
+  it('refuses a [Content_Types].xml entry missing an attribute, which xmldom only warns about (found by the upload fuzz test)', () => {
+    const broken = (from: string, to: string) => {
+      const zip = new PizZip(buildDocx({ body: paragraph('Dear {name}') }));
+      const types = zip.file('[Content_Types].xml')!.asText();
+      expect(types).toContain(from);
+      zip.file('[Content_Types].xml', types.replace(from, to));
+      return zip.generate({ type: 'nodebuffer' });
+    };
+    rejects(broken('<Default Extension="xml"', '<Default Ext ension="xml"'), 'invalid', /^The DOCX part \[Content_Types\]\.xml has a Default without Extension;/);
+    rejects(broken('<Override PartName=', '<Override Part Name='), 'invalid', /has an Override without PartName;/);
+  });
+
   it('refuses a zip that expands past the limit before inflating it', () => {
     const bomb = new PizZip(buildDocx({ body: paragraph('x') }));
     bomb.file('word/media/padding.bin', Buffer.alloc(3 * 1024 * 1024));

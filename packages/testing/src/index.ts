@@ -4,6 +4,7 @@ export { startRedisServer, type RedisServer } from './redis-server';
 export { startService, type RunningService, type ServiceName } from './service-process';
 export { uniqueId, repoRoot } from './paths';
 export { buildDocx, paragraph, run, table, textBox } from './docx-builder';
+export { buildXlsx } from './xlsx-builder';
 export { startStack, apiClient, type Stack, type ApiClient, type ApiResponse } from './stack';
 export { solidPng, pngDataUri } from './png';
 export { startCanary, type Canary } from './canary';

@@ -26,18 +26,25 @@ interface LocaleNames {
 
 const namesByLocale = new Map<string, LocaleNames>();
 
+/**
+ * Day and year numbers come from dayjs, so names must be of the same Gregorian date: a
+ * locale's own calendar (fa-IR, th-TH, `-u-ca-islamic`) would name another month, and its
+ * digits would mix with ours. Options win over the tag's `-u-ca`/`-u-nu` keys.
+ */
+const GREGORIAN_LATIN = { calendar: 'gregory', numberingSystem: 'latn', timeZone: 'UTC' } as const;
+
 /** Month and day names from ICU, in the form used next to a day number ("24 декабря"). */
 function localeNames(locale: string): LocaleNames {
   let names = namesByLocale.get(locale);
   if (names) return names;
   const part = (options: Intl.DateTimeFormatOptions, type: Intl.DateTimeFormatPartTypes) => {
-    const format = new Intl.DateTimeFormat(locale, { ...options, timeZone: 'UTC' });
+    const format = new Intl.DateTimeFormat(locale, { ...options, ...GREGORIAN_LATIN });
     return (date: Date) => format.formatToParts(date).find((p) => p.type === type)?.value ?? '';
   };
   // Where the month beside a day is a bare number (ja: "24日 12月" has "12" and a literal "月"), the standalone name is the name.
   const monthName = (width: 'long' | 'short') => {
     const beside = part({ day: 'numeric', month: width }, 'month');
-    const standalone = new Intl.DateTimeFormat(locale, { month: width, timeZone: 'UTC' });
+    const standalone = new Intl.DateTimeFormat(locale, { month: width, ...GREGORIAN_LATIN });
     const alone = (date: Date) => standalone.format(date);
     return (date: Date) => {
       const name = beside(date);
@@ -48,7 +55,7 @@ function localeNames(locale: string): LocaleNames {
   const shortMonth = monthName('short');
   const longDay = part({ weekday: 'long' }, 'weekday');
   const shortDay = part({ weekday: 'short' }, 'weekday');
-  const probe = new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'long', timeZone: 'UTC' }).formatToParts(new Date(Date.UTC(2026, 11, 24)));
+  const probe = new Intl.DateTimeFormat(locale, { day: 'numeric', month: 'long', ...GREGORIAN_LATIN }).formatToParts(new Date(Date.UTC(2026, 11, 24)));
   const afterDay = probe[probe.findIndex((p) => p.type === 'day') + 1];
   names = {
     month: (date, width) => (width === 'long' ? longMonth : shortMonth)(date),

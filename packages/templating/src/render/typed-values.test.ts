@@ -39,6 +39,10 @@ describe('typed values: booleans, numbers, locales', () => {
     ['fr-FR', '1\u202f234,50\u00a0€', '24 décembre 2026', 'jeudi'],
     ['ja-JP', '€1,234.50', '24 12月 2026', '木曜日'],
     ['en-US', '€1,234.50', '24 December 2026', 'Thursday'],
+    // Gregorian month names beside the Gregorian day and year, whatever the locale's own calendar.
+    ['fa-IR', '\u200e€۱٬۲۳۴٫۵۰', '24 دسامبر 2026', 'پنجشنبه'],
+    ['th-TH', '€1,234.50', '24 ธันวาคม 2026', 'วันพฤหัสบดี'],
+    ['en-US-u-ca-islamic', '€1,234.50', '24 December 2026', 'Thursday'],
   ])('writes amounts and dates in %s', (locale, amount, date, weekday) => {
     const { file, variables } = prepared(paragraph('{total}|{due}|{day}'), (vars) => {
       Object.assign(vars[0]!, { type: 'number', format: { style: 'currency', currency: 'EUR', minimum_fraction_digits: 2 } });

@@ -1,0 +1,122 @@
+import PizZip from 'pizzip';
+import request from 'supertest';
+import { createRenderQueue } from '@docgen/queue';
+import { buildDocx, buildXlsx, paragraph, seedOrganization, type SeededOrganization } from '@docgen/testing';
+import { startGatewayHarness, type GatewayHarness } from './harness';
+
+const LOCAL_HEADER = 0x04034b50;
+const CENTRAL_HEADER = 0x02014b50;
+
+/** Calls `edit` with the offset of every local and central zip header (PizZip writes no comment that could hold the signatures). */
+function eachZipHeader(file: Buffer, edit: (at: number, kind: 'local' | 'central') => void): Buffer {
+  for (let at = 0; at < file.length - 4; at++) {
+    const signature = file.readUInt32LE(at);
+    if (signature === LOCAL_HEADER) edit(at, 'local');
+    if (signature === CENTRAL_HEADER) edit(at, 'central');
+  }
+  return file;
+}
+
+/** 101 MiB of spaces in a sheet, deflated to a few hundred KiB, every header claiming 1,000 bytes. */
+function forgedSizeZipBomb(): Buffer {
+  const bomb = new PizZip();
+  bomb.file('[Content_Types].xml', '<Types/>');
+  bomb.file('xl/worksheets/sheet1.xml', Buffer.alloc(101 * 1024 * 1024, 0x20));
+  const file = bomb.generate({ type: 'nodebuffer', compression: 'DEFLATE' });
+  return eachZipHeader(file, (at, kind) => file.writeUInt32LE(1_000, at + (kind === 'local' ? 22 : 24)));
+}
+
+/** The sheet's local header claims more compressed bytes than the directory: the kind that stalled ExcelJS's reader. */
+function localHeaderDisagrees(workbook: Buffer): Buffer {
+  const file = Buffer.from(workbook);
+  return eachZipHeader(file, (at, kind) => {
+    const name = file.subarray(at + 30, at + 30 + file.readUInt16LE(at + 26)).toString();
+    if (kind === 'local' && name === 'xl/worksheets/sheet1.xml') file.writeUInt32LE(file.readUInt32LE(at + 18) + 7, at + 18);
+  });
+}
+
+/** One byte of the sheet's deflated data flipped: sizes agree, the CRC does not. */
+function corruptedSheet(workbook: Buffer): Buffer {
+  const file = Buffer.from(workbook);
+  const name = Buffer.from('xl/worksheets/sheet1.xml');
+  const data = file.indexOf(name) + name.length + 4;
+  file[data] = file[data]! ^ 0xff;
+  return file;
+}
+
+describe('hostile spreadsheets at POST /api/v1/bulk-jobs: a 413 or 422 with a detail, nothing queued', () => {
+  let harness: GatewayHarness;
+  let org: SeededOrganization;
+  let templateId: string;
+
+  beforeAll(async () => {
+    harness = await startGatewayHarness();
+    org = await seedOrganization(harness.database.db);
+    const res = await request(harness.app).post('/api/v1/templates').set('X-API-Key', org.apiKey).attach('file', buildDocx({ body: paragraph('Dear {name}') }), 't.docx').expect(201);
+    templateId = res.body.id;
+  }, 60_000);
+  afterAll(() => harness?.close());
+
+  const upload = (file: Buffer, filename: string) =>
+    request(harness.app).post('/api/v1/bulk-jobs').set('X-API-Key', org.apiKey).field('template_id', templateId).field('output_format', 'pdf').attach('file', file, filename).timeout(30_000);
+
+  async function expectNothingQueued() {
+    expect(await harness.database.db.bulkJob.count()).toBe(0);
+    expect(await harness.database.db.document.count()).toBe(0);
+    const queue = createRenderQueue(harness.redis, harness.config.REDIS_KEY_PREFIX);
+    try {
+      expect(Object.values(await queue.getJobCounts()).every((count) => count === 0)).toBe(true);
+    } finally {
+      await queue.close();
+    }
+    await request(harness.app).get('/healthz').expect(200);
+  }
+
+  it('the well-formed workbook the hostile ones start from is accepted (so each refusal below is for its flaw)', async () => {
+    const workbook = buildXlsx([['name'], ['Ada']]);
+    expect(localHeaderDisagrees(workbook).equals(workbook)).toBe(false);
+    const queue = createRenderQueue(harness.redis, harness.config.REDIS_KEY_PREFIX);
+    const res = await upload(workbook, 'clients.xlsx');
+    expect(res.status).toBe(202);
+    // Undo it, so the other cases can prove that nothing at all was written.
+    await queue.obliterate({ force: true });
+    await queue.close();
+    await harness.database.db.document.deleteMany();
+    await harness.database.db.bulkJob.deleteMany();
+  });
+
+  it.each([
+    ['a zip bomb whose headers forge small sizes', forgedSizeZipBomb, 413, 'The .xlsx expands to more than 100 MiB when unzipped; the limit is 100 MiB'],
+    ['a local header that disagrees with the directory', () => localHeaderDisagrees(buildXlsx([['name'], ['Ada']])), 422, /^The \.xlsx file could not be read/],
+    ['a sheet whose deflated data is damaged', () => corruptedSheet(buildXlsx([['name'], ['Ada']])), 422, 'The .xlsx file could not be read (the zip archive is damaged); save it again as Excel Workbook (.xlsx)'],
+  ])('refuses %s', async (_name, build, status, detail) => {
+    const started = Date.now();
+    const res = await upload(build(), 'clients.xlsx');
+    expect(res.status).toBe(status);
+    expect(res.body.detail).toEqual(typeof detail === 'string' ? detail : expect.stringMatching(detail));
+    expect(Date.now() - started).toBeLessThan(15_000);
+    await expectNothingQueued();
+  }, 60_000);
+
+  it('checks the header before reading 200,000 rows (far past BULK_MAX_ROWS)', async () => {
+    const workbook = buildXlsx([['nom'], ...Array.from({ length: 200_000 }, (_, i) => [`row ${i}`])]);
+    const res = await upload(workbook, 'clients.xlsx');
+    // Read row by row, it would have been refused for its row count instead.
+    expect({ status: res.status, detail: res.body.detail }).toEqual({ status: 422, detail: 'Unknown column "nom"; the template\'s tokens are name' });
+    await expectNothingQueued();
+  }, 60_000);
+
+  it('refuses formula cells named as columns, and never evaluates one in a value', async () => {
+    const formulas = '"=HYPERLINK(""http://127.0.0.1:9/x"",""y"")","=cmd|\' /C calc\'!A0",@SUM(A1)\nAda,1,2\n';
+    const res = await upload(Buffer.from(formulas), 'clients.csv');
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toMatch(/^Unknown columns /);
+    await expectNothingQueued();
+
+    // A formula in a cell is text: stored as written, for the document to show as written.
+    const accepted = await upload(Buffer.from('name\n"=HYPERLINK(""http://127.0.0.1:9/x"",""y"")"\n+1+2\n'), 'clients.csv');
+    expect(accepted.status).toBe(202);
+    const inputs = await harness.database.db.document.findMany({ orderBy: { rowNumber: 'asc' }, select: { inputJson: true } });
+    expect(inputs.map((doc) => doc.inputJson)).toEqual([{ name: '=HYPERLINK("http://127.0.0.1:9/x","y")' }, { name: '+1+2' }]);
+  });
+});
