@@ -26,6 +26,9 @@ mkdirSync(screenshotDir, { recursive: true });
 const invoiceDocx = buildDocx({
   body: [paragraph('Invoice for {client_name}'), paragraph('Due {due}'), paragraph('{#items}'), paragraph('Item: {description}'), paragraph('{/items}')].join(''),
 });
+const receiptDocx = buildDocx({
+  body: [paragraph('Receipt for {client}'), paragraph('Total {total}'), paragraph('{#paid}Paid in full{/paid}'), paragraph('{%logo}')].join(''),
+});
 const brokenDocx = buildDocx({ body: [paragraph('Hello {client_name'), paragraph('{/items}')].join('') });
 
 describe('web UI in a real browser against the real services', () => {
@@ -95,8 +98,8 @@ describe('web UI in a real browser against the real services', () => {
 
   let page: Page;
 
-  async function variableOf(name: string): Promise<{ type: string; required: boolean }> {
-    const template = (await client.call('GET', `/api/v1/templates/${templateId}`)).body;
+  async function variableOf(name: string, id = templateId): Promise<{ type: string; required: boolean }> {
+    const template = (await client.call('GET', `/api/v1/templates/${id}`)).body;
     return (template.variables as { name: string; type: string; required: boolean }[]).find((v) => v.name === name)!;
   }
 
@@ -144,6 +147,8 @@ describe('web UI in a real browser against the real services', () => {
     await page.goto(`${base}/templates`);
     await page.getByRole('heading', { name: 'Templates', exact: true }).waitFor();
     await page.getByRole('link', { name: 'Invoice', exact: true }).waitFor();
+    // §8 names may be looked up without `exact`: then they must still name one control.
+    expect(await page.getByRole('heading', { name: 'Templates' }).count()).toBe(1);
 
     const rejected = await client.postFile('/api/v1/templates', brokenDocx, 'broken.docx');
     expect(rejected.status).toBe(422);
@@ -172,6 +177,7 @@ describe('web UI in a real browser against the real services', () => {
   it('template page: variables saved, form mode generates a PDF whose text is the input, history lists it', async () => {
     await page.getByRole('link', { name: 'Invoice', exact: true }).click();
     await page.getByRole('heading', { name: 'Invoice', exact: true, level: 1 }).waitFor();
+    expect(await page.getByRole('link', { name: 'Templates' }).count()).toBe(1);
     const variables = page.getByRole('table', { name: 'Variables' });
     await variables.getByRole('combobox', { name: 'Type of due', exact: true }).selectOption({ label: 'Date' });
     await waitUntil(async () => (await variableOf('due')).type === 'date', 'the type change to be saved');
@@ -191,6 +197,9 @@ describe('web UI in a real browser against the real services', () => {
     await page.getByLabel('description', { exact: true }).nth(1).fill('Difference engine');
     await page.getByRole('radiogroup', { name: 'Output format' }).getByRole('radio', { name: 'Both', exact: true }).check();
     await page.getByRole('button', { name: 'Generate', exact: true }).click();
+    // The document's progress is its status text; the one progressbar §8 names is the bulk job's.
+    await page.getByRole('status').filter({ hasText: /queued|rendering|ready/ }).waitFor();
+    expect(await page.getByRole('progressbar').count()).toBe(0);
 
     await page.getByRole('status').filter({ hasText: 'ready' }).waitFor({ timeout: 60_000 });
     const text = pdfText(await download(page, 'Download PDF'));
@@ -264,6 +273,63 @@ describe('web UI in a real browser against the real services', () => {
     await expectAccessible(page);
   });
 
+  it('Boolean and Number variables get a checkbox and a number input; a failed render shows its error; history is newest first; Use this input fills the form', async () => {
+    const receiptId = (await client.uploadTemplate(receiptDocx, 'Receipt.docx')).id as string;
+    await page.goto(`${base}/templates/${receiptId}`);
+    await page.getByRole('heading', { name: 'Receipt', exact: true, level: 1 }).waitFor();
+    const variables = page.getByRole('table', { name: 'Variables' });
+    // A section with nothing inside ({#paid}…{/paid}) is found as a list; it may be switched to Boolean.
+    await variables.getByRole('combobox', { name: 'Type of paid', exact: true }).selectOption({ label: 'Boolean' });
+    await waitUntil(async () => (await variableOf('paid', receiptId)).type === 'boolean', 'paid to become a boolean');
+    await variables.getByRole('combobox', { name: 'Type of total', exact: true }).selectOption({ label: 'Number' });
+    await waitUntil(async () => (await variableOf('total', receiptId)).type === 'number', 'total to become a number');
+    await variables.getByRole('checkbox', { name: 'Required logo', exact: true }).uncheck();
+    await waitUntil(async () => (await variableOf('logo', receiptId)).required === false, 'logo to become optional');
+
+    await page.getByRole('tab', { name: 'Form', exact: true }).click();
+    const paid = page.getByRole('checkbox', { name: 'paid', exact: true });
+    const total = page.getByLabel('total', { exact: true });
+    expect(await total.getAttribute('type')).toBe('number');
+    await page.getByLabel('client', { exact: true }).fill('Ada');
+    await paid.check();
+    await total.fill('42.5');
+    await page.getByRole('button', { name: 'Generate', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'ready' }).waitFor({ timeout: 60_000 });
+    const documents = async () => (await client.call('GET', `/api/v1/templates/${receiptId}/documents`)).body.items as { status: string; input_json: Record<string, unknown> }[];
+    expect((await documents())[0]!.input_json).toEqual({ client: 'Ada', paid: true, total: 42.5 });
+    expect(pdfText(await download(page, 'Download PDF'))).toContain('Paid in full');
+
+    // The schema accepts any URL; the worker cannot fetch this one, so the document fails with words.
+    await page.getByLabel('logo', { exact: true }).fill('http://127.0.0.1:1/logo.png');
+    await page.getByRole('button', { name: 'Generate', exact: true }).click();
+    await page.getByRole('status').filter({ hasText: 'failed' }).waitFor({ timeout: 60_000 });
+    const failure = (await documents())[0]!;
+    expect(failure.status).toBe('failed');
+    const alert = page.getByRole('alert').filter({ hasText: 'could not be fetched' });
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain((failure as unknown as { error_message: string }).error_message);
+    await expectAccessible(page);
+
+    // History, newest first: the failure above the ready one, times descending.
+    const rows = page.getByRole('table', { name: 'History' }).getByRole('row');
+    await rows.nth(2).waitFor();
+    await rows.nth(1).getByText('could not be fetched').waitFor();
+    expect(await rows.nth(1).getByText('failed', { exact: true }).count()).toBe(1);
+    expect(await rows.nth(2).getByText('ready', { exact: true }).count()).toBe(1);
+    const times = await rows.locator('time').evaluateAll((els) => els.map((el) => el.getAttribute('datetime')!));
+    expect(times).toEqual([...times].sort().reverse());
+
+    // Use this input on the ready one puts its values back in the Form fields.
+    await page.getByLabel('client', { exact: true }).fill('Someone else');
+    await paid.uncheck();
+    await total.fill('1');
+    await rows.nth(2).getByRole('button', { name: 'Use this input', exact: true }).click();
+    await waitUntil(async () => (await page.getByLabel('client', { exact: true }).inputValue()) === 'Ada', 'the form to hold the used input');
+    expect(await paid.isChecked()).toBe(true);
+    expect(await total.inputValue()).toBe('42.5');
+    expect(await page.getByLabel('logo', { exact: true }).inputValue()).toBe('');
+  });
+
   it('developer settings: a new API key works once shown, Revoke asks first; a webhook test arrives and is logged', async () => {
     await page.getByRole('link', { name: 'Developer', exact: true }).click();
     await page.getByRole('heading', { name: 'Developer settings' }).waitFor();
@@ -314,6 +380,8 @@ describe('web UI in a real browser against the real services', () => {
     expect(password.length).toBeGreaterThanOrEqual(12);
     member = { email: 'grace@example.com', password };
     await page.getByRole('rowheader', { name: 'grace@example.com' }).waitFor();
+    expect(await page.getByLabel('Email').count()).toBe(1);
+    expect(await page.getByLabel('Password').count()).toBe(1);
     await expectAccessible(page);
     await shot(page, 'members');
   });

@@ -3,7 +3,10 @@ import { useDocument } from '../api/get-document';
 import { documentDownloadUrl } from '../api/download-url';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 
-/** The new document's status as it changes, then its downloads or what to fix. */
+/**
+ * The new document's status as it changes (text in role=status; the page's one progressbar is
+ * the bulk job's), then its downloads or what to fix.
+ */
 export function DocumentStatus({ documentId, isUat }: { documentId: string; isUat: boolean }) {
   const document = useDocument(documentId, isUat);
   const data: DocumentRecord | undefined = document.data;
@@ -12,7 +15,6 @@ export function DocumentStatus({ documentId, isUat }: { documentId: string; isUa
       <p role="status" aria-live="polite">
         Status: <strong className={`status status-${data?.status ?? 'queued'}`}>{data?.status ?? 'queued'}</strong>
       </p>
-      {data?.status === 'queued' || data?.status === 'rendering' ? <progress aria-label="Generating the document" /> : null}
       {data?.status === 'ready' ? (
         <p className="row">
           {data.files.includes('pdf') ? (

@@ -74,8 +74,9 @@ export function MembersPage() {
                     {member.id === session.data?.user.id ? (
                       'you'
                     ) : (
-                      <button type="button" className="danger" aria-label={`Remove ${member.email}`} onClick={() => remove.mutate(member.id)}>
-                        Remove
+                      // The email is visible-to-readers text, not an aria-label: getByLabel('Email') must find only the field.
+                      <button type="button" className="danger" onClick={() => remove.mutate(member.id)}>
+                        Remove<span className="visually-hidden"> {member.email}</span>
                       </button>
                     )}
                   </td>

@@ -60,7 +60,7 @@ export function TemplatePage() {
         <h1>Template</h1>
         <ErrorAlert error={template.error} />
         <p>
-          <Link to="/templates">Back to the templates</Link>
+          <Link to="/templates">Back to the list</Link>
         </p>
       </main>
     );
@@ -98,8 +98,9 @@ export function TemplatePage() {
 
   return (
     <main>
+      {/* Not named "Templates": the header's link is the page's one link with that word (§8). */}
       <p className="breadcrumb">
-        <Link to={data.is_uat ? '/templates?is_uat=true' : '/templates'}>Templates</Link> / {data.is_uat ? 'UAT' : 'Production'}
+        <Link to={data.is_uat ? '/templates?is_uat=true' : '/templates'}>Back to the {data.is_uat ? 'UAT' : 'Production'} list</Link>
       </p>
       <h1>{data.name}</h1>
       <p className="hint">

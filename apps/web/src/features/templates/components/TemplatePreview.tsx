@@ -1,14 +1,21 @@
 import { useTemplatePreview } from '../api/get-template-preview';
 
-/** The first page as uploaded, tags visible; nothing when the server has no preview. */
+/** The first page as uploaded, tags visible; a placeholder while it renders or when there is none. */
 export function TemplatePreview({ id, isUat, name }: { id: string; isUat: boolean; name: string }) {
   const preview = useTemplatePreview(id, isUat);
   const data = preview.data;
-  if (!data || data.state === 'none') return null;
+  if (data?.state === 'ready') {
+    return (
+      <details className="card preview">
+        <summary>Preview of the first page</summary>
+        <img src={data.url} alt={`First page of ${name} as uploaded, with its tags`} />
+      </details>
+    );
+  }
+  // A live region, not role=status: the template page's one status is the document's.
   return (
-    <details className="card preview">
-      <summary>Preview of the first page</summary>
-      {data.state === 'ready' ? <img src={data.url} alt={`First page of ${name} as uploaded, with its tags`} /> : <p aria-live="polite">The preview is being prepared…</p>}
-    </details>
+    <p className="card preview hint" aria-live="polite">
+      {data?.state === 'none' ? 'No preview for this template' : 'The preview is being prepared…'}
+    </p>
   );
 }

@@ -80,7 +80,8 @@ export function TemplatesPage() {
       </section>
 
       <section aria-labelledby="list-heading">
-        <h2 id="list-heading">{isUat ? 'UAT' : 'Production'} templates</h2>
+        {/* Not "… templates": the page's one heading containing that word is the h1 (§8 names it). */}
+        <h2 id="list-heading">In {isUat ? 'UAT' : 'Production'}</h2>
         <ErrorAlert error={templates.error} />
         {templates.isPending ? <p role="status">Loading templates…</p> : null}
         {templates.data && templates.data.items.length === 0 ? <p>No templates in this environment yet. Upload one above.</p> : null}
