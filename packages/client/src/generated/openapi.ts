@@ -501,6 +501,8 @@ export interface components {
              * @enum {string}
              */
             pdf_standard?: "PDF/A-2b" | "PDF/A-3b";
+            /** @description When retention (RETENTION_DAYS) removed its files and input_json; null otherwise. Its download is then 410. */
+            purged_at: string | null;
         };
         DocumentPage: {
             items: components["schemas"]["Document"][];
@@ -2372,6 +2374,19 @@ export interface operations {
                     "application/pdf": string;
                 };
             };
+            /** @description DOWNLOAD_REDIRECT=true: Location is a presigned URL of the object store, valid DOWNLOAD_URL_TTL_S, answering with the same headers */
+            302: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description X-API-Key missing, not svc_-prefixed, unknown, revoked or expired, and no live session cookie */
             401: {
                 headers: {
@@ -2398,6 +2413,21 @@ export interface operations {
             };
             /** @description The resource is not in a state that allows this */
             409: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Removed by retention (RETENTION_DAYS): the record stays, the file is gone */
+            410: {
                 headers: {
                     /** @description Requests allowed per window */
                     "RateLimit-Limit"?: number;
@@ -3458,6 +3488,19 @@ export interface operations {
                     "application/zip": string;
                 };
             };
+            /** @description DOWNLOAD_REDIRECT=true: Location is a presigned URL of the object store, valid DOWNLOAD_URL_TTL_S */
+            302: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description X-API-Key missing, not svc_-prefixed, unknown, revoked or expired, and no live session cookie */
             401: {
                 headers: {
@@ -3484,6 +3527,21 @@ export interface operations {
             };
             /** @description The resource is not in a state that allows this */
             409: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Removed by retention (RETENTION_DAYS): the record stays, the file is gone */
+            410: {
                 headers: {
                     /** @description Requests allowed per window */
                     "RateLimit-Limit"?: number;
