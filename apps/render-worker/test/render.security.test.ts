@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -38,10 +39,21 @@ describe('render: a stored template never makes the worker fetch or read on its 
     await rm(work, { recursive: true, force: true });
   });
 
-  /** Uploads a clean template, then puts `file` in its place in storage, as if stored long ago. */
+  /**
+   * A template whose stored file is `file`, as if stored long ago by a version without the
+   * upload checks: a row beside a clean upload's (same variables), with a file key of its own.
+   * Overwriting the clean upload's file instead raced its preview job, which can read (and
+   * cache) the clean file first.
+   */
   async function smuggledTemplate(file: Buffer): Promise<string> {
-    const { id } = await api.uploadTemplate(buildDocx({ body: paragraph('Dear {name}') }), 'clean.docx');
-    await writeFile(path.join(stack.env.STORAGE_DIR!, 'templates', organizationId, `${id}.docx`), file);
+    const { id: cleanId } = await api.uploadTemplate(buildDocx({ body: paragraph('Dear {name}') }), 'clean.docx');
+    const clean = await stack.database.db.template.findUniqueOrThrow({ where: { id: cleanId } });
+    const id = randomUUID();
+    const fileKey = `templates/${organizationId}/${id}.docx`;
+    await writeFile(path.join(stack.env.STORAGE_DIR!, fileKey), file);
+    await stack.database.db.template.create({
+      data: { id, organizationId, name: 'smuggled', format: 'docx', variables: clean.variables as object, fileKey, fileSize: file.length },
+    });
     return id;
   }
 
