@@ -163,7 +163,10 @@ describe('webhook delivery (gateway, render worker and dispatcher processes; HTT
 
   it('delivers after the dispatcher is killed with SIGKILL while a retry is pending', async () => {
     await dispatcher.stop('SIGTERM');
-    const slowRetries = await stack.start('webhook-dispatcher', { WEBHOOK_RETRY_BASE_MS: '3000' });
+    // The kill must land while the retry waits: with a 3 s base a loaded CI machine sometimes
+    // got to it only after the second attempt had begun (its row then stays pending until
+    // the job lock expires), so the wait is long enough to be certain.
+    const slowRetries = await stack.start('webhook-dispatcher', { WEBHOOK_RETRY_BASE_MS: '8000' });
     const endpoint = await register(api, '/kill');
     await api.call('POST', `/api/v1/webhooks/${endpoint.id}/test`);
     await receiver.waitFor('/kill', 1);
@@ -171,7 +174,7 @@ describe('webhook delivery (gateway, render worker and dispatcher processes; HTT
     expect(log[0]).toMatchObject({ attempt: 1, status: 'failed' });
     await slowRetries.stop('SIGKILL');
 
-    dispatcher = await stack.start('webhook-dispatcher', { WEBHOOK_RETRY_BASE_MS: '3000' });
+    dispatcher = await stack.start('webhook-dispatcher', { WEBHOOK_RETRY_BASE_MS: '8000' });
     const [, second] = await receiver.waitFor('/kill', 2);
     expect(verify(endpoint.secret, second!)).toMatchObject({ event: 'webhook.test' });
     log = await settledDeliveryLog(api, endpoint.id, 2);
