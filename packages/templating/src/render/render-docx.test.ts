@@ -4,7 +4,7 @@ import PizZip from 'pizzip';
 import { buildDocx, paragraph, table } from '@docgen/testing';
 import { prepareDocxTemplate } from '../prepare-docx-template';
 import { solidPng as makePng } from '@docgen/testing';
-import { RenderInputError } from './render-error';
+import { renderFailure as failure } from '../test-support/render-failure';
 import { renderDocx } from './render-docx';
 
 const FIXTURES = path.resolve(__dirname, '../../../../../shared/fixtures/docxtemplater');
@@ -14,16 +14,6 @@ function render(upload: Buffer, input: Record<string, unknown>, images?: Paramet
   const { file, variables } = prepareDocxTemplate(upload);
   return renderDocx(file, variables, input, images);
 }
-
-const failure = (run: () => unknown) => {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(RenderInputError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a RenderInputError');
-};
 
 describe('renderDocx', () => {
   it('fails a value that would complete a fetching field around a tag, before anything is converted', () => {

@@ -3,7 +3,7 @@ import { buildDocx, paragraph, solidPng, table } from '@docgen/testing';
 import { prepareDocxTemplate } from '../prepare-docx-template';
 import type { TemplateVariable } from '../variables';
 import { inputJsonSchema } from './input-schema';
-import { RenderInputError } from './render-error';
+import { renderFailure as failure } from '../test-support/render-failure';
 import { renderDocx } from './render-docx';
 
 const xmlOf = (docx: Buffer) => new PizZip(docx).file('word/document.xml')!.asText();
@@ -14,16 +14,6 @@ function prepared(body: string, patch: (variables: TemplateVariable[]) => void =
   patch(variables);
   return { file, variables };
 }
-
-const failure = (run: () => unknown) => {
-  try {
-    run();
-  } catch (error) {
-    expect(error).toBeInstanceOf(RenderInputError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a RenderInputError');
-};
 
 describe('typed values: booleans, numbers, locales', () => {
   it('shows {#paid} when true and {^paid} when false', () => {
