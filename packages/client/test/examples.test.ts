@@ -107,6 +107,8 @@ describe('examples/ run against the real service', () => {
 
       expect(await post(body.replace('"ready"', '"failed"'), signed('msg_tampered', body))).toBe(400);
       expect(await post(body, {})).toBe(400);
+      // The receiver's log lines arrive over its stdout, after its answers: wait for both.
+      await eventually(async () => lines.filter((l) => l.rejected).length >= 2, 'both rejections logged');
       expect(lines.filter((l) => l.rejected).map((l) => l.rejected)).toEqual(['No webhook signature matches the secret', 'Missing webhook-id header']);
     });
   });
