@@ -10,8 +10,8 @@ fi
 set +e
 
 rm -rf .test-results && mkdir -p .test-results
-say "lint and typecheck"
-if pnpm exec turbo run lint typecheck --output-logs=errors-only >&2; then
+say "format, lint and typecheck"
+if pnpm exec prettier --check . --log-level warn >&2 && pnpm exec turbo run lint typecheck --output-logs=errors-only >&2; then
   echo '{"passed":1,"failed":0,"skipped":0}' > .test-results/_lint-and-typecheck.json
 else
   echo '{"passed":0,"failed":1,"skipped":0}' > .test-results/_lint-and-typecheck.json
