@@ -51,4 +51,6 @@ const tls = process.env.TLS_CERT_FILE && process.env.TLS_KEY_FILE;
 const server = tls
   ? createServer({ cert: readFileSync(process.env.TLS_CERT_FILE), key: readFileSync(process.env.TLS_KEY_FILE) }, app).listen(port, process.env.HOST)
   : app.listen(port, process.env.HOST);
-server.on('listening', () => console.log(JSON.stringify({ listening: `${tls ? 'https' : 'http'}://${process.env.HOST ?? 'localhost'}:${server.address().port}/webhooks/docgen` })));
+server.on('listening', () =>
+  console.log(JSON.stringify({ listening: `${tls ? 'https' : 'http'}://${process.env.HOST ?? 'localhost'}:${server.address().port}/webhooks/docgen` })),
+);

@@ -17,7 +17,9 @@ const services = ['gateway', 'render-worker', 'webhook-dispatcher'];
 const env = { ...process.env, PORT: process.env.PORT || '8080' };
 // METRICS_PORT is for one worker run alone: here both workers share this environment.
 if (env.METRICS_PORT) {
-  process.stderr.write('[docgen] METRICS_PORT is ignored by npm start (both workers would bind it); set RENDER_WORKER_METRICS_PORT and WEBHOOK_DISPATCHER_METRICS_PORT\n');
+  process.stderr.write(
+    '[docgen] METRICS_PORT is ignored by npm start (both workers would bind it); set RENDER_WORKER_METRICS_PORT and WEBHOOK_DISPATCHER_METRICS_PORT\n',
+  );
   delete env.METRICS_PORT;
 }
 env.RENDER_WORKER_METRICS_PORT ||= '9101';

@@ -52,7 +52,13 @@ export async function runBulkZipBench(options: BenchOptions) {
     '',
     markdownTable(
       ['rows', 'ZIP MiB', 'seconds', 'rows/s', 'peak RSS growth MiB'],
-      [baseline, big].map((run, i) => [`${run.rows}${i === 0 ? ' (baseline)' : ''}`, fixed(run.zipMiB), fixed(run.seconds, 2), fixed(run.rows / run.seconds, 0), fixed(run.growthMiB)]),
+      [baseline, big].map((run, i) => [
+        `${run.rows}${i === 0 ? ' (baseline)' : ''}`,
+        fixed(run.zipMiB),
+        fixed(run.seconds, 2),
+        fixed(run.rows / run.seconds, 0),
+        fixed(run.growthMiB),
+      ]),
     ),
     '',
     target(

@@ -32,8 +32,26 @@ export async function runConversionBench(options: BenchOptions) {
         const perCall = await runClosedLoop(perCallCount, concurrency, async () => void (await convertPerCall(docx, 'pdf', TIMEOUT_MS)));
         results[`${name}@${concurrency}`] = { warm, perCall };
         const label = `${name} (${pages} page${pages === 1 ? '' : 's'}, ${Math.round(docx.length / 1024)} KiB)`;
-        rows.push([label, concurrency, 'per-call (baseline)', perCall.count, fixed(perCall.perSecond, 2), fixed(perCall.p50, 0), fixed(perCall.p95, 0), '1.00×']);
-        rows.push([label, concurrency, 'warm pool', warm.count, fixed(warm.perSecond, 2), fixed(warm.p50, 0), fixed(warm.p95, 0), ratio(warm.perSecond, perCall.perSecond)]);
+        rows.push([
+          label,
+          concurrency,
+          'per-call (baseline)',
+          perCall.count,
+          fixed(perCall.perSecond, 2),
+          fixed(perCall.p50, 0),
+          fixed(perCall.p95, 0),
+          '1.00×',
+        ]);
+        rows.push([
+          label,
+          concurrency,
+          'warm pool',
+          warm.count,
+          fixed(warm.perSecond, 2),
+          fixed(warm.p50, 0),
+          fixed(warm.p95, 0),
+          ratio(warm.perSecond, perCall.perSecond),
+        ]);
         options.log(`${name} c=${concurrency}: warm ${fixed(warm.perSecond, 2)}/s, per-call ${fixed(perCall.perSecond, 2)}/s`);
       }
     }
@@ -49,7 +67,11 @@ export async function runConversionBench(options: BenchOptions) {
     '',
     markdownTable(['document', 'concurrency', 'driver', 'n', 'docs/s', 'p50 ms', 'p95 ms', 'throughput vs per-call'], rows),
     '',
-    target('warm pool ≥ 20× the per-call throughput on the one-page letter, concurrency 1', ratio(letter1.warm.perSecond, letter1.perCall.perSecond), letter1.warm.perSecond >= 20 * letter1.perCall.perSecond),
+    target(
+      'warm pool ≥ 20× the per-call throughput on the one-page letter, concurrency 1',
+      ratio(letter1.warm.perSecond, letter1.perCall.perSecond),
+      letter1.warm.perSecond >= 20 * letter1.perCall.perSecond,
+    ),
     target('the same at concurrency 2', ratio(letter2.warm.perSecond, letter2.perCall.perSecond), letter2.warm.perSecond >= 20 * letter2.perCall.perSecond),
   ].join('\n');
   publish(options, 'conversion', 'Conversion: warm pool vs per-call driver', body);

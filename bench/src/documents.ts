@@ -21,7 +21,12 @@ export const letterInput = (n = 0): Record<string, unknown> => ({
   invoice_date: '2026-11-23',
   client_name: `Client ${n}`,
   client_address: '42 Harbour Road, Portsmouth',
-  items: Array.from({ length: 20 }, (_, i) => ({ description: `Service line ${i + 1}`, quantity: String(i + 1), unit_price: '12.50', amount: (12.5 * (i + 1)).toFixed(2) })),
+  items: Array.from({ length: 20 }, (_, i) => ({
+    description: `Service line ${i + 1}`,
+    quantity: String(i + 1),
+    unit_price: '12.50',
+    amount: (12.5 * (i + 1)).toFixed(2),
+  })),
   total: '2625.00',
   iban: 'GB33BUKB20201555555555',
 });
@@ -48,7 +53,12 @@ export const CHART_URI = `data:image/png;base64,${CHART_PNG.toString('base64')}`
 export const reportInput = (): Record<string, unknown> => ({
   client_name: 'ACME Supplies Ltd',
   chart: CHART_URI,
-  rows: Array.from({ length: 200 }, (_, i) => ({ region: `Region ${i % 7}`, product: `Product ${i}`, units: String(100 + i), revenue: (1234.5 + i).toFixed(2) })),
+  rows: Array.from({ length: 200 }, (_, i) => ({
+    region: `Region ${i % 7}`,
+    product: `Product ${i}`,
+    units: String(100 + i),
+    revenue: (1234.5 + i).toFixed(2),
+  })),
 });
 
 /** Both documents filled by our own render path: the DOCX the converter really gets (stored, as for a PDF-only render). */

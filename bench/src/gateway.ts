@@ -25,7 +25,14 @@ async function startBareExpress() {
 
 /** Accepted (202) POST /documents per second, 32 connections, for `seconds`. */
 async function load(url: string, headers: Record<string, string>, body: string, seconds: number) {
-  const result = await autocannon({ url: `${url}/api/v1/documents`, method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, connections: CONNECTIONS, duration: seconds });
+  const result = await autocannon({
+    url: `${url}/api/v1/documents`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+    connections: CONNECTIONS,
+    duration: seconds,
+  });
   const accepted = result['2xx'];
   return { accepted: accepted / seconds, p50: result.latency.p50, p99: result.latency.p99, other: result.non2xx + result.errors };
 }
@@ -67,8 +74,22 @@ export async function runGatewayBench(options: BenchOptions) {
       markdownTable(
         ['server', 'accepted/s', 'p50 ms', 'p99 ms', 'non-202 or errors', 'vs bare'],
         [
-          ['bare Express 5, before', fixed(bareBefore.accepted), bareBefore.p50, bareBefore.p99, bareBefore.other, `${fixed((100 * bareBefore.accepted) / baseline.accepted)}%`],
-          ['bare Express 5, after', fixed(bareAfter.accepted), bareAfter.p50, bareAfter.p99, bareAfter.other, `${fixed((100 * bareAfter.accepted) / baseline.accepted)}%`],
+          [
+            'bare Express 5, before',
+            fixed(bareBefore.accepted),
+            bareBefore.p50,
+            bareBefore.p99,
+            bareBefore.other,
+            `${fixed((100 * bareBefore.accepted) / baseline.accepted)}%`,
+          ],
+          [
+            'bare Express 5, after',
+            fixed(bareAfter.accepted),
+            bareAfter.p50,
+            bareAfter.p99,
+            bareAfter.other,
+            `${fixed((100 * bareAfter.accepted) / baseline.accepted)}%`,
+          ],
           ['docgen gateway', fixed(gateway.accepted), gateway.p50, gateway.p99, gateway.other, `${fixed(100 * share)}%`],
         ],
       ),

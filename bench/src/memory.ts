@@ -7,9 +7,13 @@ import { fixed, markdownTable, runClosedLoop, target } from './stats';
 
 /** RSS in MiB of a process and, separately, of all its descendants (the LibreOffice instances). */
 function treeRss(rootPid: number): { worker: number; children: number } {
-  const table = execFileSync('ps', ['-eo', 'pid=,ppid=,rss=']).toString().trim().split('\n').map((line) => line.trim().split(/\s+/).map(Number) as [number, number, number]);
+  const table = execFileSync('ps', ['-eo', 'pid=,ppid=,rss='])
+    .toString()
+    .trim()
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/).map(Number) as [number, number, number]);
   const descendants = new Set<number>();
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const [pid, ppid] of table) {
       if ((ppid === rootPid || descendants.has(ppid)) && !descendants.has(pid)) {

@@ -36,7 +36,7 @@ function allProcesses(): ProcStat[] {
 
 function descendantsOf(root: number, table: ProcStat[]): ProcStat[] {
   const found = new Set<number>([root]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const stat of table) {
       if (found.has(stat.ppid) && !found.has(stat.pid)) {

@@ -15,7 +15,14 @@ export function percentile(sortedMs: number[], p: number): number {
 
 export function summarize(latenciesMs: number[], seconds: number): Run {
   const sorted = [...latenciesMs].sort((a, b) => a - b);
-  return { count: sorted.length, seconds, perSecond: sorted.length / seconds, p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99) };
+  return {
+    count: sorted.length,
+    seconds,
+    perSecond: sorted.length / seconds,
+    p50: percentile(sorted, 50),
+    p95: percentile(sorted, 95),
+    p99: percentile(sorted, 99),
+  };
 }
 
 /**

@@ -129,7 +129,12 @@ describe('operator CLI', () => {
     await docgen('orgs', 'create', '--name', 'People Inc');
     const admin = await docgen('users', 'create', '--org', 'People Inc', '--email', 'Ada@People.example', '--role', 'admin');
     expect(admin.code).toBe(0);
-    expect(admin.json).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), email: 'ada@people.example', role: 'admin', password: expect.stringMatching(/^\S{20}$/) });
+    expect(admin.json).toEqual({
+      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      email: 'ada@people.example',
+      role: 'admin',
+      password: expect.stringMatching(/^\S{20}$/),
+    });
     expect(admin.stderr).toContain('shown only once');
     const member = await docgen('users', 'create', '--org', 'People Inc', '--email', 'bob@people.example');
     expect(member.json.role).toBe('member');
@@ -161,10 +166,17 @@ describe('operator CLI', () => {
     const second = await docgen('demo', 'seed', '--key-file', keyFile);
     expect(first.code).toBe(0);
     expect(second.json).toMatchObject({ key: first.json.key, admin_email: first.json.admin_email, admin_password: first.json.admin_password, created: false });
-    expect(JSON.parse(await readFile(keyFile, 'utf8'))).toEqual({ key: first.json.key, admin_email: first.json.admin_email, admin_password: first.json.admin_password });
+    expect(JSON.parse(await readFile(keyFile, 'utf8'))).toEqual({
+      key: first.json.key,
+      admin_email: first.json.admin_email,
+      admin_password: first.json.admin_password,
+    });
     const res = await signIn(first.json.admin_email as string, first.json.admin_password as string);
     expect(res.status).toBe(200);
-    expect(((await res.json()) as { user: { role: string }; organization: { name: string } })).toMatchObject({ user: { role: 'admin' }, organization: { name: 'Demo' } });
+    expect((await res.json()) as { user: { role: string }; organization: { name: string } }).toMatchObject({
+      user: { role: 'admin' },
+      organization: { name: 'Demo' },
+    });
   });
 
   it('says when PostgreSQL is unreachable', async () => {

@@ -46,4 +46,3 @@ export const gatewayEnv = z.object({
 });
 
 export type GatewayConfig = z.output<typeof gatewayEnv>;
-

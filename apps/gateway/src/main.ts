@@ -18,7 +18,8 @@ runService('gateway', gatewayEnv, async ({ config, logger, registry, shutdown })
   const deliveryQueue = createDeliveryQueue(redis, config.REDIS_KEY_PREFIX);
   const templateJobs = createTemplateJobs(config, redis, logger);
   shutdown.register('queues', () => Promise.all([renderQueue.close(), deliveryQueue.close(), templateJobs.close()]));
-  if (config.OUTBOUND_ALLOW_PRIVATE) logger.warn('OUTBOUND_ALLOW_PRIVATE=true: webhooks may be registered for private addresses. Never use this in production.');
+  if (config.OUTBOUND_ALLOW_PRIVATE)
+    logger.warn('OUTBOUND_ALLOW_PRIVATE=true: webhooks may be registered for private addresses. Never use this in production.');
   const storage = createStorage(config);
   logger.info({ storage: describeStorage(config) }, 'file storage');
   if (config.DOWNLOAD_REDIRECT && !storage.downloadUrl) logger.warn('DOWNLOAD_REDIRECT=true needs STORAGE_DRIVER=s3; downloads stream through the gateway');

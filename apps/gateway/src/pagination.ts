@@ -11,8 +11,7 @@ const invalidCursor = () =>
   });
 
 /** Opaque to callers: the (created_at, id) of the last item, newest-first keyset pagination. */
-export const encodeCursor = ({ createdAt, id }: Cursor): string =>
-  Buffer.from(JSON.stringify([createdAt.toISOString(), id])).toString('base64url');
+export const encodeCursor = ({ createdAt, id }: Cursor): string => Buffer.from(JSON.stringify([createdAt.toISOString(), id])).toString('base64url');
 
 export function decodeCursor(cursor: string | undefined): Cursor | undefined {
   if (cursor === undefined) return undefined;

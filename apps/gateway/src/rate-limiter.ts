@@ -54,12 +54,7 @@ export class SlidingWindowRateLimiter {
   }
 
   async consume(subject: string, limit: number, entryId: string): Promise<RateLimitDecision> {
-    const [admitted, remaining, resetMs] = await this.redis.slidingWindow(
-      `${this.keyPrefix}ratelimit:${subject}`,
-      limit,
-      this.windowMs,
-      entryId,
-    );
+    const [admitted, remaining, resetMs] = await this.redis.slidingWindow(`${this.keyPrefix}ratelimit:${subject}`, limit, this.windowMs, entryId);
     return { admitted: admitted === 1, limit, remaining: Math.max(0, remaining), resetSeconds: Math.max(1, Math.ceil(resetMs / 1000)) };
   }
 

@@ -126,7 +126,9 @@ describe('role × operation matrix, from the served OpenAPI document', () => {
         return destructive ? created(withKey(orgA.apiKey, 'POST', '/api/v1/webhooks', { json: { url: 'https://127.0.0.1/hook' } })) : shared.webhook;
       case 'api-keys': {
         const key = generateApiKey();
-        return (await harness.database.db.apiKey.create({ data: { organizationId: orgA.organizationId, name: 'matrix', keyHash: key.hash, prefix: key.prefix } })).id;
+        return (
+          await harness.database.db.apiKey.create({ data: { organizationId: orgA.organizationId, name: 'matrix', keyHash: key.hash, prefix: key.prefix } })
+        ).id;
       }
       case 'members':
         return (await seedPerson(harness.database.db, orgA.organizationId, 'member')).id;
@@ -198,7 +200,9 @@ describe('role × operation matrix, from the served OpenAPI document', () => {
     const template = await created(withKey(orgA.apiKey, 'POST', '/api/v1/templates', { form: templateForm() }));
     shared = {
       template,
-      document: await created(withKey(orgA.apiKey, 'POST', '/api/v1/documents', { json: { template_id: template, input_json: { name: 'Ada' }, output_format: 'pdf' } })),
+      document: await created(
+        withKey(orgA.apiKey, 'POST', '/api/v1/documents', { json: { template_id: template, input_json: { name: 'Ada' }, output_format: 'pdf' } }),
+      ),
       bulkJob: await created(withKey(orgA.apiKey, 'POST', '/api/v1/bulk-jobs', { form: bulkForm(template) })),
       webhook: await created(withKey(orgA.apiKey, 'POST', '/api/v1/webhooks', { json: { url: 'https://127.0.0.1/hook' } })),
     };
@@ -224,16 +228,19 @@ describe('role × operation matrix, from the served OpenAPI document', () => {
     ['upper case and a fragment', '/API/V1/MEMBERS/#'],
   ])('applies the access rule to a request target with %s', async (_label, target) => {
     const body = JSON.stringify({ email: `${uniqueId()}@example.com`, role: 'admin' });
-    const reply = await rawRequest(gateway.port, [
-      `POST ${target} HTTP/1.1`,
-      'Host: gateway.example',
-      `X-API-Key: ${orgA.apiKey}`,
-      'Content-Type: application/json',
-      `Content-Length: ${Buffer.byteLength(body)}`,
-      'Connection: close',
-      '',
-      body,
-    ].join('\r\n'));
+    const reply = await rawRequest(
+      gateway.port,
+      [
+        `POST ${target} HTTP/1.1`,
+        'Host: gateway.example',
+        `X-API-Key: ${orgA.apiKey}`,
+        'Content-Type: application/json',
+        `Content-Length: ${Buffer.byteLength(body)}`,
+        'Connection: close',
+        '',
+        body,
+      ].join('\r\n'),
+    );
     expect(reply.split('\r\n')[0]).toMatch(/^HTTP\/1\.1 (403|404) /);
     expect(reply).not.toContain('"password"');
   });
@@ -277,6 +284,10 @@ function rawRequest(port: number, request: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1', () => socket.write(request));
     let reply = '';
-    socket.setEncoding('utf8').on('data', (chunk: string) => (reply += chunk)).on('end', () => resolve(reply)).on('error', reject);
+    socket
+      .setEncoding('utf8')
+      .on('data', (chunk: string) => (reply += chunk))
+      .on('end', () => resolve(reply))
+      .on('error', reject);
   });
 }

@@ -11,7 +11,12 @@ describe('idempotency keys across gateway replicas', () => {
   beforeAll(async () => {
     harness = await startGatewayHarness();
     org = await seedOrganization(harness.database.db, { rateLimitPerMinute: 100_000 });
-    templateId = (await request(harness.app).post('/api/v1/templates').set('X-API-Key', org.apiKey).attach('file', buildDocx({ body: paragraph('{x}') }), 't.docx')).body.id;
+    templateId = (
+      await request(harness.app)
+        .post('/api/v1/templates')
+        .set('X-API-Key', org.apiKey)
+        .attach('file', buildDocx({ body: paragraph('{x}') }), 't.docx')
+    ).body.id;
     gateways = await Promise.all([startService('gateway', harness.env), startService('gateway', harness.env)]);
   });
   afterAll(async () => {
@@ -55,8 +60,14 @@ describe('idempotency keys across gateway replicas', () => {
     expect(keyOrderIrrelevant.status).toBe(200);
 
     const other = await seedOrganization(harness.database.db, { rateLimitPerMinute: 1000 });
-    const theirs = await request(harness.app).post('/api/v1/templates').set('X-API-Key', other.apiKey).attach('file', buildDocx({ body: paragraph('{x}') }), 't.docx');
-    const res = await request(harness.app).post('/api/v1/documents').set('X-API-Key', other.apiKey).set('X-Idempotency-Key', 'order-2')
+    const theirs = await request(harness.app)
+      .post('/api/v1/templates')
+      .set('X-API-Key', other.apiKey)
+      .attach('file', buildDocx({ body: paragraph('{x}') }), 't.docx');
+    const res = await request(harness.app)
+      .post('/api/v1/documents')
+      .set('X-API-Key', other.apiKey)
+      .set('X-Idempotency-Key', 'order-2')
       .send({ template_id: theirs.body.id, input_json: { x: 'a' }, output_format: 'pdf' });
     expect(res.status).toBe(202);
   });

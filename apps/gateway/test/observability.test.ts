@@ -75,7 +75,9 @@ describe('metrics, documentation and lifecycle', () => {
 
   it('names a bad DATABASE_URL without echoing its password', async () => {
     const attempt = startService('gateway', { ...harness.env, DATABASE_URL: 'mysql://admin:hunter2-secret@db.internal/docgen' });
-    await expect(attempt).rejects.toThrow(/gateway: Invalid configuration: DATABASE_URL: must be a URL starting with postgresql:\/\/ or postgres:\/\/ \(value not shown\)\n$/);
+    await expect(attempt).rejects.toThrow(
+      /gateway: Invalid configuration: DATABASE_URL: must be a URL starting with postgresql:\/\/ or postgres:\/\/ \(value not shown\)\n$/,
+    );
     await expect(attempt).rejects.not.toThrow(/hunter2/);
   });
 

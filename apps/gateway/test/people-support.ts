@@ -9,7 +9,12 @@ export interface Person {
 }
 
 /** A user with a membership, as `users create` would make them. */
-export async function seedPerson(db: Database, organizationId: string, role: 'admin' | 'member', email = `${role}-${uniqueId()}@example.test`): Promise<Person> {
+export async function seedPerson(
+  db: Database,
+  organizationId: string,
+  role: 'admin' | 'member',
+  email = `${role}-${uniqueId()}@example.test`,
+): Promise<Person> {
   const password = generatePassword();
   const user = await db.user.create({
     data: { email, passwordHash: await hashPassword(password), memberships: { create: { organizationId, role } } },

@@ -77,7 +77,10 @@ describe('sessions', () => {
       const unknown = `nobody-${Date.now()}@example.test`;
       const timings: Record<'known' | 'unknown', number[]> = { known: [], unknown: [] };
       for (let i = 0; i < 7; i++) {
-        for (const [kind, email] of [['known', person.email], ['unknown', unknown]] as const) {
+        for (const [kind, email] of [
+          ['known', person.email],
+          ['unknown', unknown],
+        ] as const) {
           const started = performance.now();
           const res = await signIn(i % 2 ? a.url : b.url, email, 'wrong password!');
           timings[kind].push(performance.now() - started);
@@ -87,7 +90,8 @@ describe('sessions', () => {
         }
       }
       const median = (values: number[]) => [...values].sort((x, y) => x - y)[3]!;
-      if (process.env.SHOW_TIMINGS) console.log(`sign-in 401 medians: known ${median(timings.known).toFixed(1)} ms, unknown ${median(timings.unknown).toFixed(1)} ms`);
+      if (process.env.SHOW_TIMINGS)
+        console.log(`sign-in 401 medians: known ${median(timings.known).toFixed(1)} ms, unknown ${median(timings.unknown).toFixed(1)} ms`);
       // Without the dummy hash an unknown email answers in ~2 ms against ~30 ms for a
       // password check; with it both pay one argon2id verification.
       expect(median(timings.unknown)).toBeGreaterThan(median(timings.known) * 0.5);
@@ -210,7 +214,9 @@ describe('sessions', () => {
       const short = await here.call(a.url, 'POST', '/api/v1/session/password', { body: { current_password: person.password, new_password: 'short' } });
       expect(short).toMatchObject({ status: 422, body: { errors: [{ path: 'new_password', message: 'must be at least 12 characters' }] } });
 
-      const changed = await here.call(a.url, 'POST', '/api/v1/session/password', { body: { current_password: person.password, new_password: 'a new long password' } });
+      const changed = await here.call(a.url, 'POST', '/api/v1/session/password', {
+        body: { current_password: person.password, new_password: 'a new long password' },
+      });
       expect(changed.status).toBe(204);
       expect((await elsewhere.call(b.url, 'GET', '/api/v1/session')).status).toBe(401);
       expect((await here.call(b.url, 'GET', '/api/v1/session')).status).toBe(200);
@@ -257,8 +263,18 @@ describe('sessions', () => {
       const session = await browser(a.url, admin);
       const added = await session.call(a.url, 'POST', '/api/v1/members', { body: { email: 'New.Person@Example.test', role: 'member' } });
       expect(added.status).toBe(201);
-      expect(added.body).toEqual({ id: expect.any(String), email: 'new.person@example.test', role: 'member', created_at: expect.any(String), password: expect.any(String) });
-      expect((await signIn(b.url, 'new.person@example.test', added.body.password)).body.user).toEqual({ id: added.body.id, email: 'new.person@example.test', role: 'member' });
+      expect(added.body).toEqual({
+        id: expect.any(String),
+        email: 'new.person@example.test',
+        role: 'member',
+        created_at: expect.any(String),
+        password: expect.any(String),
+      });
+      expect((await signIn(b.url, 'new.person@example.test', added.body.password)).body.user).toEqual({
+        id: added.body.id,
+        email: 'new.person@example.test',
+        role: 'member',
+      });
       expect((await session.call(a.url, 'POST', '/api/v1/members', { body: { email: 'new.person@example.test', role: 'admin' } })).status).toBe(409);
       expect((await session.call(a.url, 'POST', '/api/v1/members', { body: { email: 'not an email', role: 'member' } })).status).toBe(422);
       expect((await session.call(a.url, 'POST', '/api/v1/members', { body: { email: 'x@example.test', role: 'owner' } })).status).toBe(422);
@@ -275,7 +291,10 @@ describe('sessions', () => {
       const memberSession = await browser(b.url, member);
       expect((await memberSession.call(b.url, 'GET', '/api/v1/templates')).status).toBe(200);
 
-      expect(await memberSession.call(b.url, 'DELETE', `/api/v1/members/${onlyAdmin.id}`)).toMatchObject({ status: 403, body: { detail: 'This needs the admin role' } });
+      expect(await memberSession.call(b.url, 'DELETE', `/api/v1/members/${onlyAdmin.id}`)).toMatchObject({
+        status: 403,
+        body: { detail: 'This needs the admin role' },
+      });
       expect((await adminSession.call(a.url, 'DELETE', `/api/v1/members/${onlyAdmin.id}`)).status).toBe(409);
       expect((await adminSession.call(a.url, 'DELETE', `/api/v1/members/${member.id}`)).status).toBe(204);
       expect(await memberSession.call(b.url, 'GET', '/api/v1/templates')).toMatchObject({ status: 401, body: INVALID_KEY });
@@ -293,7 +312,10 @@ describe('sessions', () => {
 
     it('applies the access rules however the path is spelled (case, trailing slash)', async () => {
       for (const path of ['/api/v1/API-Keys', '/api/v1/members/', '/api/v1/Members?x=1']) {
-        expect(await withKey(b.url, org.apiKey, 'GET', path)).toMatchObject({ status: 403, body: { detail: 'Sign in to the web UI to manage API keys and members' } });
+        expect(await withKey(b.url, org.apiKey, 'GET', path)).toMatchObject({
+          status: 403,
+          body: { detail: 'Sign in to the web UI to manage API keys and members' },
+        });
       }
     });
 

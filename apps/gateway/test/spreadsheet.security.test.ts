@@ -52,13 +52,23 @@ describe('hostile spreadsheets at POST /api/v1/bulk-jobs: a 413 or 422 with a de
   beforeAll(async () => {
     harness = await startGatewayHarness();
     org = await seedOrganization(harness.database.db);
-    const res = await request(harness.app).post('/api/v1/templates').set('X-API-Key', org.apiKey).attach('file', buildDocx({ body: paragraph('Dear {name}') }), 't.docx').expect(201);
+    const res = await request(harness.app)
+      .post('/api/v1/templates')
+      .set('X-API-Key', org.apiKey)
+      .attach('file', buildDocx({ body: paragraph('Dear {name}') }), 't.docx')
+      .expect(201);
     templateId = res.body.id;
   }, 60_000);
   afterAll(() => harness?.close());
 
   const upload = (file: Buffer, filename: string) =>
-    request(harness.app).post('/api/v1/bulk-jobs').set('X-API-Key', org.apiKey).field('template_id', templateId).field('output_format', 'pdf').attach('file', file, filename).timeout(30_000);
+    request(harness.app)
+      .post('/api/v1/bulk-jobs')
+      .set('X-API-Key', org.apiKey)
+      .field('template_id', templateId)
+      .field('output_format', 'pdf')
+      .attach('file', file, filename)
+      .timeout(30_000);
 
   async function expectNothingQueued() {
     expect(await harness.database.db.bulkJob.count()).toBe(0);
@@ -88,15 +98,24 @@ describe('hostile spreadsheets at POST /api/v1/bulk-jobs: a 413 or 422 with a de
   it.each([
     ['a zip bomb whose headers forge small sizes', forgedSizeZipBomb, 413, 'The .xlsx expands to more than 100 MiB when unzipped; the limit is 100 MiB'],
     ['a local header that disagrees with the directory', () => localHeaderDisagrees(buildXlsx([['name'], ['Ada']])), 422, /^The \.xlsx file could not be read/],
-    ['a sheet whose deflated data is damaged', () => corruptedSheet(buildXlsx([['name'], ['Ada']])), 422, 'The .xlsx file could not be read (the zip archive is damaged); save it again as Excel Workbook (.xlsx)'],
-  ])('refuses %s', async (_name, build, status, detail) => {
-    const started = Date.now();
-    const res = await upload(build(), 'clients.xlsx');
-    expect(res.status).toBe(status);
-    expect(res.body.detail).toEqual(typeof detail === 'string' ? detail : expect.stringMatching(detail));
-    expect(Date.now() - started).toBeLessThan(15_000);
-    await expectNothingQueued();
-  }, 60_000);
+    [
+      'a sheet whose deflated data is damaged',
+      () => corruptedSheet(buildXlsx([['name'], ['Ada']])),
+      422,
+      'The .xlsx file could not be read (the zip archive is damaged); save it again as Excel Workbook (.xlsx)',
+    ],
+  ])(
+    'refuses %s',
+    async (_name, build, status, detail) => {
+      const started = Date.now();
+      const res = await upload(build(), 'clients.xlsx');
+      expect(res.status).toBe(status);
+      expect(res.body.detail).toEqual(typeof detail === 'string' ? detail : expect.stringMatching(detail));
+      expect(Date.now() - started).toBeLessThan(15_000);
+      await expectNothingQueued();
+    },
+    60_000,
+  );
 
   it('checks the header before reading 200,000 rows (far past BULK_MAX_ROWS)', async () => {
     const workbook = buildXlsx([['nom'], ...Array.from({ length: 200_000 }, (_, i) => [`row ${i}`])]);

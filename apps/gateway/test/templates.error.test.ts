@@ -17,8 +17,7 @@ describe('templates: bad input gets a clear error and stores nothing', () => {
   });
   afterAll(() => harness.close());
 
-  const upload = (file: Buffer, filename: string) =>
-    request(harness.app).post('/api/v1/templates').set('X-API-Key', org.apiKey).attach('file', file, filename);
+  const upload = (file: Buffer, filename: string) => request(harness.app).post('/api/v1/templates').set('X-API-Key', org.apiKey).attach('file', file, filename);
 
   afterEach(async () => {
     expect(await harness.database.db.template.count()).toBe(0);
@@ -29,9 +28,7 @@ describe('templates: bad input gets a clear error and stores nothing', () => {
     const res = await upload(fixture('one-unclosed.docx'), 'one-unclosed.docx').expect(422);
     expect(() => ValidationErrorBody.parse(res.body)).not.toThrow();
     expect(res.body.detail).toBe('The template has 1 error; fix it and upload again');
-    expect(res.body.errors).toEqual([
-      { path: 'file', tag: '{lastNameRest', part: 'body', message: expect.stringContaining('is not closed') },
-    ]);
+    expect(res.body.errors).toEqual([{ path: 'file', tag: '{lastNameRest', part: 'body', message: expect.stringContaining('is not closed') }]);
   });
 
   it('rejects multiple-unclosed.docx with three errors', async () => {
@@ -98,21 +95,36 @@ describe('templates: bad variable changes and queries', () => {
   beforeAll(async () => {
     harness = await startGatewayHarness();
     org = await seedOrganization(harness.database.db, { rateLimitPerMinute: 10_000 });
-    const res = await request(harness.app).post('/api/v1/templates').set('X-API-Key', org.apiKey)
-      .attach('file', buildDocx({ body: paragraph('{name}{%logo}{#items}{x}{/items}') }), 't.docx').expect(201);
+    const res = await request(harness.app)
+      .post('/api/v1/templates')
+      .set('X-API-Key', org.apiKey)
+      .attach('file', buildDocx({ body: paragraph('{name}{%logo}{#items}{x}{/items}') }), 't.docx')
+      .expect(201);
     id = res.body.id;
   });
   afterAll(() => harness.close());
 
-  const patch = (body: unknown) => request(harness.app).patch(`/api/v1/templates/${id}/variables`).set('X-API-Key', org.apiKey).send(body as object);
+  const patch = (body: unknown) =>
+    request(harness.app)
+      .patch(`/api/v1/templates/${id}/variables`)
+      .set('X-API-Key', org.apiKey)
+      .send(body as object);
 
   it.each([
     [{ variables: [{ name: 'nope', required: false }] }, 'variables.0.name', '"nope" is not a variable of this template'],
     [{ variables: [{ name: 'items', type: 'date' }] }, 'variables.0.type', '"items" is a list tag; it can be list'],
     [{ variables: [{ name: 'name', type: 'image' }] }, 'variables.0.type', '"name" is a text tag; it can be text or date or number'],
     [{ variables: [{ name: 'name', format: 'DD/MM/YYYY' }] }, 'variables.0.format', '"name" is a text; only date and number variables have a format'],
-    [{ variables: [{ name: 'name', type: 'number', format: 'DD/MM/YYYY' }] }, 'variables.0.format', '"name" is a number; its format is an object such as {"style": "currency", "currency": "EUR"}'],
-    [{ variables: [{ name: 'name', type: 'date', format: { style: 'decimal' } }] }, 'variables.0.format', '"name" is a date; its format is a date format string such as DD/MM/YYYY'],
+    [
+      { variables: [{ name: 'name', type: 'number', format: 'DD/MM/YYYY' }] },
+      'variables.0.format',
+      '"name" is a number; its format is an object such as {"style": "currency", "currency": "EUR"}',
+    ],
+    [
+      { variables: [{ name: 'name', type: 'date', format: { style: 'decimal' } }] },
+      'variables.0.format',
+      '"name" is a date; its format is a date format string such as DD/MM/YYYY',
+    ],
     [{ variables: [{ name: 'items.nope', type: 'number' }] }, 'variables.0.name', '"items.nope" is not a field of a list of this template'],
     [{ variables: [{ name: 'items.x', required: false }] }, 'variables.0.required', '"items.x" is a list field; every field of a list item is required'],
     [{ variables: [{ name: 'items.x', type: 'image' }] }, 'variables.0.type', '"items.x" is a text tag; it can be text or date or number'],

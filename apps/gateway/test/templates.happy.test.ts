@@ -31,10 +31,15 @@ describe('templates: upload, read, list, correct, change variables, delete', () 
     const read = await api().get(`/api/v1/templates/${res.body.id}`).set('X-API-Key', org.apiKey).expect(200);
     expect(read.body).toEqual(res.body);
 
-    const file = await api().get(`/api/v1/templates/${res.body.id}/file`).set('X-API-Key', org.apiKey).buffer(true).parse((r, done) => {
-      const chunks: Buffer[] = [];
-      r.on('data', (c: Buffer) => chunks.push(c)).on('end', () => done(null, Buffer.concat(chunks)));
-    }).expect(200);
+    const file = await api()
+      .get(`/api/v1/templates/${res.body.id}/file`)
+      .set('X-API-Key', org.apiKey)
+      .buffer(true)
+      .parse((r, done) => {
+        const chunks: Buffer[] = [];
+        r.on('data', (c: Buffer) => chunks.push(c)).on('end', () => done(null, Buffer.concat(chunks)));
+      })
+      .expect(200);
     expect(file.headers['content-type']).toBe('application/vnd.openxmlformats-officedocument.wordprocessingml.document');
     expect(file.headers['content-disposition']).toContain('filename="tag-example.docx"');
     expect((file.body as Buffer).equals(fixture('tag-example.docx'))).toBe(true);
@@ -48,7 +53,10 @@ describe('templates: upload, read, list, correct, change variables, delete', () 
       { from: 'due date', to: 'due_date' },
     ]);
     const file = await api().get(`/api/v1/templates/${res.body.id}/file`).set('X-API-Key', org.apiKey).responseType('blob').expect(200);
-    const text = new PizZip(file.body as Buffer).file('word/document.xml')!.asText().replace(/<[^>]+>/g, '');
+    const text = new PizZip(file.body as Buffer)
+      .file('word/document.xml')!
+      .asText()
+      .replace(/<[^>]+>/g, '');
     expect(text).toBe('Dear {client_name}, due {due_date}');
   });
 
@@ -70,8 +78,16 @@ describe('templates: upload, read, list, correct, change variables, delete', () 
     const read = await api().get(`/api/v1/templates/${id}`).set('X-API-Key', org.apiKey).expect(200);
     expect(read.body.variables).toEqual(expected);
 
-    const dateDefault = await api().patch(`/api/v1/templates/${id}/variables`).set('X-API-Key', org.apiKey)
-      .send({ variables: [{ name: 'client', type: 'date' }, { name: 'due', type: 'text' }] }).expect(200);
+    const dateDefault = await api()
+      .patch(`/api/v1/templates/${id}/variables`)
+      .set('X-API-Key', org.apiKey)
+      .send({
+        variables: [
+          { name: 'client', type: 'date' },
+          { name: 'due', type: 'text' },
+        ],
+      })
+      .expect(200);
     expect(dateDefault.body.variables.slice(0, 2)).toEqual([
       { name: 'client', type: 'date', required: true, format: 'YYYY-MM-DD' },
       { name: 'due', type: 'text', required: false },
@@ -79,7 +95,9 @@ describe('templates: upload, read, list, correct, change variables, delete', () 
   });
 
   it('types numbers, booleans and list fields, keeps the locale, and serves the input schema', async () => {
-    const created = await upload(buildDocx({ body: paragraph('{total}{#paid}x{/paid}{#rows}{price}{#flag}!{/flag}{/rows}') }), 'typed.docx', { locale: 'fr-fr' }).expect(201);
+    const created = await upload(buildDocx({ body: paragraph('{total}{#paid}x{/paid}{#rows}{price}{#flag}!{/flag}{/rows}') }), 'typed.docx', {
+      locale: 'fr-fr',
+    }).expect(201);
     const id = created.body.id as string;
     expect(created.body.locale).toBe('fr-FR');
     expect(created.body.variables).toEqual([
@@ -88,13 +106,28 @@ describe('templates: upload, read, list, correct, change variables, delete', () 
       { name: 'rows', type: 'list', required: true, fields: ['price', 'flag'], field_types: { price: 'text', flag: 'boolean' } },
     ]);
     const euros = { style: 'currency', currency: 'EUR', minimum_fraction_digits: 2 };
-    const patched = await api().patch(`/api/v1/templates/${id}/variables`).set('X-API-Key', org.apiKey)
-      .send({ variables: [{ name: 'total', type: 'number', format: euros }, { name: 'paid', type: 'list' }, { name: 'rows.price', type: 'number', format: euros }] })
+    const patched = await api()
+      .patch(`/api/v1/templates/${id}/variables`)
+      .set('X-API-Key', org.apiKey)
+      .send({
+        variables: [
+          { name: 'total', type: 'number', format: euros },
+          { name: 'paid', type: 'list' },
+          { name: 'rows.price', type: 'number', format: euros },
+        ],
+      })
       .expect(200);
     expect(patched.body.variables).toEqual([
       { name: 'total', type: 'number', required: true, format: euros },
       { name: 'paid', type: 'list', required: true },
-      { name: 'rows', type: 'list', required: true, fields: ['price', 'flag'], field_types: { price: 'number', flag: 'boolean' }, field_formats: { price: euros } },
+      {
+        name: 'rows',
+        type: 'list',
+        required: true,
+        fields: ['price', 'flag'],
+        field_types: { price: 'number', flag: 'boolean' },
+        field_formats: { price: euros },
+      },
     ]);
     const relocated = await api().patch(`/api/v1/templates/${id}`).set('X-API-Key', org.apiKey).send({ locale: 'ja-jp' }).expect(200);
     expect(relocated.body).toMatchObject({ locale: 'ja-JP', variables: patched.body.variables });
@@ -110,9 +143,17 @@ describe('templates: upload, read, list, correct, change variables, delete', () 
     const other = await seedOrganization(harness.database.db, { rateLimitPerMinute: 10_000 });
     const names = ['one', 'two', 'three'];
     for (const name of names) {
-      await api().post('/api/v1/templates').set('X-API-Key', other.apiKey).attach('file', buildDocx({ body: paragraph('{x}') }), `${name}.docx`).expect(201);
+      await api()
+        .post('/api/v1/templates')
+        .set('X-API-Key', other.apiKey)
+        .attach('file', buildDocx({ body: paragraph('{x}') }), `${name}.docx`)
+        .expect(201);
     }
-    await api().post('/api/v1/templates?is_uat=true').set('X-API-Key', other.apiKey).attach('file', buildDocx({ body: paragraph('{x}') }), 'uat.docx').expect(201);
+    await api()
+      .post('/api/v1/templates?is_uat=true')
+      .set('X-API-Key', other.apiKey)
+      .attach('file', buildDocx({ body: paragraph('{x}') }), 'uat.docx')
+      .expect(201);
 
     const first = await api().get('/api/v1/templates?limit=2').set('X-API-Key', other.apiKey).expect(200);
     expect(first.body.items.map((t: { name: string }) => t.name)).toEqual(['three', 'two']);

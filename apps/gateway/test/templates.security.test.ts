@@ -17,14 +17,18 @@ describe('templates: organisation and environment isolation', () => {
     stranger = await seedOrganization(harness.database.db, { rateLimitPerMinute: 10_000 });
     const file = buildDocx({ body: paragraph('{secret}') });
     productionId = (await request(harness.app).post('/api/v1/templates').set('X-API-Key', owner.apiKey).attach('file', file, 'p.docx').expect(201)).body.id;
-    uatId = (await request(harness.app).post('/api/v1/templates?is_uat=true').set('X-API-Key', owner.apiKey).attach('file', file, 'u.docx').expect(201)).body.id;
+    uatId = (await request(harness.app).post('/api/v1/templates?is_uat=true').set('X-API-Key', owner.apiKey).attach('file', file, 'u.docx').expect(201)).body
+      .id;
   });
   afterAll(() => harness.close());
 
   const attempts = (id: string, query = '') => [
     () => request(harness.app).get(`/api/v1/templates/${id}${query}`),
     () => request(harness.app).get(`/api/v1/templates/${id}/file${query}`),
-    () => request(harness.app).patch(`/api/v1/templates/${id}/variables${query}`).send({ variables: [{ name: 'secret', required: false }] }),
+    () =>
+      request(harness.app)
+        .patch(`/api/v1/templates/${id}/variables${query}`)
+        .send({ variables: [{ name: 'secret', required: false }] }),
     () => request(harness.app).delete(`/api/v1/templates/${id}${query}`),
   ];
 

@@ -16,7 +16,9 @@ const pdfImages = (pdf: Buffer, dir: string) => {
 
 const partsText = (docx: Buffer) => {
   const zip = new PizZip(docx);
-  return Object.keys(zip.files).filter((name) => !zip.files[name]!.dir && /\.(xml|rels)$/.test(name)).map((name) => `${name}\n${zip.file(name)!.asText()}`);
+  return Object.keys(zip.files)
+    .filter((name) => !zip.files[name]!.dir && /\.(xml|rels)$/.test(name))
+    .map((name) => `${name}\n${zip.file(name)!.asText()}`);
 };
 
 describe('DOCX upload: a template never makes anything fetch or read on its behalf', () => {
@@ -29,7 +31,11 @@ describe('DOCX upload: a template never makes anything fetch or read on its beha
   const stored = new Map<string, Buffer>();
 
   beforeAll(async () => {
-    [harness, canary, work] = await Promise.all([startGatewayHarness({ OUTBOUND_ALLOW_PRIVATE: 'false' }), startCanary(), mkdtemp(path.join(tmpdir(), 'docgen-upload-security-'))]);
+    [harness, canary, work] = await Promise.all([
+      startGatewayHarness({ OUTBOUND_ALLOW_PRIVATE: 'false' }),
+      startCanary(),
+      mkdtemp(path.join(tmpdir(), 'docgen-upload-security-')),
+    ]);
     org = await seedOrganization(harness.database.db, { rateLimitPerMinute: 100_000 });
     secretFile = path.join(work, 'secret.png');
     await writeFile(secretFile, solidPng(50, 50, [0, 200, 0]));
@@ -41,13 +47,20 @@ describe('DOCX upload: a template never makes anything fetch or read on its beha
     await rm(work, { recursive: true, force: true });
   });
 
-  const upload = (file: Buffer, name: string) => request(harness.app).post('/api/v1/templates').set('X-API-Key', org.apiKey).attach('file', file, `${name}.docx`);
+  const upload = (file: Buffer, name: string) =>
+    request(harness.app).post('/api/v1/templates').set('X-API-Key', org.apiKey).attach('file', file, `${name}.docx`);
   const storedFile = async (id: string) =>
-    (await request(harness.app).get(`/api/v1/templates/${id}/file`).set('X-API-Key', org.apiKey).buffer(true).parse((res, done) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => done(null, Buffer.concat(chunks)));
-    })).body as Buffer;
+    (
+      await request(harness.app)
+        .get(`/api/v1/templates/${id}/file`)
+        .set('X-API-Key', org.apiKey)
+        .buffer(true)
+        .parse((res, done) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => done(null, Buffer.concat(chunks)));
+        })
+    ).body as Buffer;
 
   it('refuses a DOCTYPE in any part (XXE) with a 422 that says what to do', async () => {
     const refused = hostileDocxTemplates(canary.url, secretFile).filter((t) => t.refused);
@@ -69,7 +82,10 @@ describe('DOCX upload: a template never makes anything fetch or read on its beha
       // converting); nothing but a hyperlink element may use it, which the second check covers.
       const clickable = /<Relationship Id="[^"]*" Type="[^"]*\/hyperlink" Target="https?:\/\/[^"]*" TargetMode="External"\/>/g;
       for (const part of partsText(file).map((text) => text.replace(clickable, ''))) {
-        expect({ name: template.name, part }).not.toEqual({ name: template.name, part: expect.stringMatching(/TargetMode|127\.0\.0\.1|file:|secret\.png|\\\\|%2e|aFChunk|subDocument|attachedTemplate|mailMerge/i) });
+        expect({ name: template.name, part }).not.toEqual({
+          name: template.name,
+          part: expect.stringMatching(/TargetMode|127\.0\.0\.1|file:|secret\.png|\\\\|%2e|aFChunk|subDocument|attachedTemplate|mailMerge/i),
+        });
         expect({ name: template.name, part }).not.toEqual({ name: template.name, part: expect.stringMatching(/\s[\w]+:(?:link|href)=|\ssrc=/) });
       }
     }

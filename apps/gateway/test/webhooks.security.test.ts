@@ -43,7 +43,11 @@ describe('webhook registration refuses what it must not reach (default config)',
       data: { organizationId: org.organizationId, url: 'https://hooks.example.com/x', events: ['document.ready'], secret: 'whsec_AAAA' },
     });
     const stranger = await seedOrganization(harness.database.db, { rateLimitPerMinute: 10_000 });
-    for (const [method, path] of [['delete', ''], ['post', '/test'], ['get', '/deliveries']] as const) {
+    for (const [method, path] of [
+      ['delete', ''],
+      ['post', '/test'],
+      ['get', '/deliveries'],
+    ] as const) {
       const res = await request(harness.app)[method](`/api/v1/webhooks/${endpoint.id}${path}`).set('X-API-Key', stranger.apiKey);
       expect(res.status).toBe(404);
       expect(res.body).toEqual({ detail: 'Webhook endpoint not found' });

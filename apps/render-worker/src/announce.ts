@@ -7,8 +7,7 @@ import type { OutboxRelay } from './outbox-relay';
 export type Announce = (finished: Finished | undefined) => Promise<void>;
 
 /** The job id is the bulk job id: a row announcing twice, or the sweep, queues it once. */
-export const queueAssembly = (queue: Queue<BulkAssemblyJob>, bulkJobId: string) =>
-  queue.add('assemble', { bulkJobId }, { jobId: bulkJobId });
+export const queueAssembly = (queue: Queue<BulkAssemblyJob>, bulkJobId: string) => queue.add('assemble', { bulkJobId }, { jobId: bulkJobId });
 
 /**
  * What follows a finished document: its completion event goes out, or — for the last row

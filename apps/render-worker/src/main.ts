@@ -35,8 +35,7 @@ import { backstopTiming, watchStuckDocuments } from './stuck-documents';
 const RETENTION_INTERVAL_MS = 5 * 60 * 1000;
 
 /** BullMQ's worker.close() has no deadline of its own. */
-const withDeadline = (promise: Promise<unknown>, ms: number) =>
-  Promise.race([promise, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
+const withDeadline = (promise: Promise<unknown>, ms: number) => Promise.race([promise, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
 
 runService('render-worker', renderWorkerEnv, async (context) => {
   const { config, logger, registry, shutdown } = context;
@@ -91,7 +90,12 @@ runService('render-worker', renderWorkerEnv, async (context) => {
       maxBytes: config.MAX_IMAGE_BYTES,
       maxRedirects: 3,
     },
-    imageLimits: { maxImages: config.MAX_IMAGES_PER_DOCUMENT, maxTotalBytes: config.MAX_IMAGE_BYTES_PER_DOCUMENT, concurrency: 6, maxPixels: config.MAX_IMAGE_PIXELS },
+    imageLimits: {
+      maxImages: config.MAX_IMAGES_PER_DOCUMENT,
+      maxTotalBytes: config.MAX_IMAGE_BYTES_PER_DOCUMENT,
+      concurrency: 6,
+      maxPixels: config.MAX_IMAGE_PIXELS,
+    },
     maxOutputBytes: config.MAX_OUTPUT_BYTES,
     onOutcome,
   };
@@ -147,7 +151,13 @@ runService('render-worker', renderWorkerEnv, async (context) => {
     ],
   });
   logger.info(
-    { renderTimeoutMs: config.RENDER_TIMEOUT_MS, converterPoolSize: config.CONVERTER_POOL_SIZE, concurrency, driver: config.CONVERTER_DRIVER, storage: describeStorage(config) },
+    {
+      renderTimeoutMs: config.RENDER_TIMEOUT_MS,
+      converterPoolSize: config.CONVERTER_POOL_SIZE,
+      concurrency,
+      driver: config.CONVERTER_DRIVER,
+      storage: describeStorage(config),
+    },
     'render worker started',
   );
 });

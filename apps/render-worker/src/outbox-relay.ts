@@ -76,7 +76,9 @@ export class OutboxRelay {
     const ids = [...this.toMark];
     this.toMark.clear();
     if (ids.length === 0) return;
-    await this.db.sql.query(MARK_PUBLISHED, [ids]).catch((error: unknown) => this.logger.warn({ err: error, events: ids.length }, 'events not marked published; the sweep will'));
+    await this.db.sql
+      .query(MARK_PUBLISHED, [ids])
+      .catch((error: unknown) => this.logger.warn({ err: error, events: ids.length }, 'events not marked published; the sweep will'));
   }
 
   async sweep(olderThanMs = 5_000): Promise<number> {

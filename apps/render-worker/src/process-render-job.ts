@@ -133,7 +133,8 @@ async function render(doc: RenderingDocument, deps: RenderDeps, deadline: Deadli
   phases.end('fill');
   const outputs: ['pdf' | 'docx', Buffer][] = [];
   if (doc.outputFormat !== 'pdf') outputs.push(['docx', docx]);
-  if (doc.outputFormat !== 'docx') outputs.push(['pdf', await deps.converter.toPdf(docx, { deadline, log, pdfStandard: (doc.pdfStandard ?? undefined) as PdfStandard | undefined })]);
+  if (doc.outputFormat !== 'docx')
+    outputs.push(['pdf', await deps.converter.toPdf(docx, { deadline, log, pdfStandard: (doc.pdfStandard ?? undefined) as PdfStandard | undefined })]);
   phases.end('convert');
   deadline.check(); // nothing is stored for an attempt that has already failed
   await Promise.all(outputs.map(([format, data]) => deps.storage.put(documentFileKey(doc, format), data)));

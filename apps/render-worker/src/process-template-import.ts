@@ -62,6 +62,7 @@ function refusal(error: unknown, timeoutMs: number): string | undefined {
   if (error instanceof RenderTimeoutError || error instanceof ConversionTimeoutError) {
     return `The HTML could not be converted to DOCX within ${Math.round(timeoutMs / 1000)} s; simplify it (fewer or smaller images, simpler tables) and upload it again`;
   }
-  if (error instanceof ConversionFailedError) return `The HTML could not be converted to DOCX (${error.message}); check that it opens in a browser and upload it again`;
+  if (error instanceof ConversionFailedError)
+    return `The HTML could not be converted to DOCX (${error.message}); check that it opens in a browser and upload it again`;
   return undefined;
 }

@@ -74,7 +74,10 @@ export async function purgeExpired(deps: RetentionDeps, options: RetentionOption
   if (options.retentionDays <= 0) return purged;
   const cutoff = new Date((options.now ?? new Date()).getTime() - options.retentionDays * DAY_MS);
   const batchSize = options.batchSize ?? 100;
-  for (const [table, into] of [['documents', purged.documents], ['bulk_jobs', purged.bulkJobs]] as const) {
+  for (const [table, into] of [
+    ['documents', purged.documents],
+    ['bulk_jobs', purged.bulkJobs],
+  ] as const) {
     for (let batch = 0; batch < (options.maxBatches ?? 10); batch++) {
       const ids = await purgeBatch(deps, table, cutoff, batchSize);
       into.push(...ids);

@@ -5,8 +5,7 @@ import { RENDER_JOB_OPTIONS, renderJobId, type RenderJob } from '@docgen/queue';
 import type { Announce } from './announce';
 import { finishRendering, requeueAsNewGeneration } from './document-state';
 
-export const timeoutMessage = (timeoutMs: number) =>
-  `Rendering took longer than ${Math.round(timeoutMs / 1000)} s; check the template for a broken expression`;
+export const timeoutMessage = (timeoutMs: number) => `Rendering took longer than ${Math.round(timeoutMs / 1000)} s; check the template for a broken expression`;
 
 /**
  * When the backstop acts. A live worker ends its own attempt at RENDER_TIMEOUT_MS (its
@@ -60,7 +59,8 @@ export async function sweepStuckDocuments(deps: BackstopDeps, timing: BackstopTi
   for (const doc of overdue) {
     const log = deps.logger.child({ documentId: doc.id, generation: doc.generation, renderAttempts: doc.renderAttempts });
     if (doc.renderAttempts < timing.maxAttempts) {
-      if (await requeueAsNewGeneration(deps.db, deps.queue, doc, 'rendering')) log.warn('document still rendering past the render timeout (its worker stopped); queued again');
+      if (await requeueAsNewGeneration(deps.db, deps.queue, doc, 'rendering'))
+        log.warn('document still rendering past the render timeout (its worker stopped); queued again');
       continue;
     }
     const finished = await finishRendering(deps.db, doc, { status: 'failed', errorMessage: timeoutMessage(timing.renderTimeoutMs) });

@@ -104,7 +104,8 @@ describe('bulk generation (gateway, render worker and dispatcher processes, Libr
     images.close();
   });
 
-  const submit = (client: ApiClient, file: Buffer, filename: string, fields: Record<string, string>) => client.postFile('/api/v1/bulk-jobs/', file, filename, fields);
+  const submit = (client: ApiClient, file: Buffer, filename: string, fields: Record<string, string>) =>
+    client.postFile('/api/v1/bulk-jobs/', file, filename, fields);
 
   const expectZip = async (bulkId: string, extension: 'pdf' | 'docx') => {
     const download = await api.call('GET', `/api/v1/bulk-jobs/${bulkId}/download`);
@@ -126,7 +127,16 @@ describe('bulk generation (gateway, render worker and dispatcher processes, Libr
   it('turns a 50-row xlsx into 47 PDFs and errors.xlsx naming the 3 bad rows, then announces bulk.completed', async () => {
     const res = await submit(api, await xlsxOf([HEADER, ...bulkRows(imageBase)]), 'clients.xlsx', { template_id: templateId, output_format: 'pdf' });
     expect(res.status).toBe(202);
-    expect(res.body).toMatchObject({ template_id: templateId, status: 'queued', output_format: 'pdf', is_uat: false, total_rows: 50, succeeded: 0, failed: 0, completed_at: null });
+    expect(res.body).toMatchObject({
+      template_id: templateId,
+      status: 'queued',
+      output_format: 'pdf',
+      is_uat: false,
+      total_rows: 50,
+      succeeded: 0,
+      failed: 0,
+      completed_at: null,
+    });
     const early = await api.call('GET', `/api/v1/bulk-jobs/${res.body.id}/download`);
     expect(early.status).toBe(409);
     expect(early.body.detail).toMatch(/^Bulk job is (queued|running) \(\d+ of 50 rows done\); download it once its status is completed$/);
@@ -161,7 +171,12 @@ describe('bulk generation (gateway, render worker and dispatcher processes, Libr
   }, 180_000);
 
   it('puts a PDF and a DOCX per row in the ZIP with output_format both, and counts the upload once against the rate limit', async () => {
-    const rows = [HEADER, ['Ada', '[{"description":"Tea","amount":"3.00"}]', `${imageBase}/logo.png`], ['', '[]', `${imageBase}/logo.png`], ['Bob', '[]', `${imageBase}/logo.png`]];
+    const rows = [
+      HEADER,
+      ['Ada', '[{"description":"Tea","amount":"3.00"}]', `${imageBase}/logo.png`],
+      ['', '[]', `${imageBase}/logo.png`],
+      ['Bob', '[]', `${imageBase}/logo.png`],
+    ];
     // An organisation of its own, so nothing older slides out of its window meanwhile.
     const own = apiClient(stack.gateways[0]!.url, (await stack.organization(1_000)).apiKey);
     const template = await own.uploadTemplate(TEMPLATE, 'letter.docx');
@@ -191,9 +206,18 @@ describe('bulk generation (gateway, render worker and dispatcher processes, Libr
       return { status: res.status, detail: res.body.detail as string };
     };
 
-    expect(await refused('PK\x03\x04garbage', 'clients.xlsx')).toEqual({ status: 422, detail: 'The .xlsx file could not be read (the zip archive is damaged); save it again as Excel Workbook (.xlsx)' });
-    expect(await refused('not a workbook', 'clients.xlsx')).toEqual({ status: 422, detail: 'The .xlsx file is not an Excel workbook; save it again as Excel Workbook (.xlsx)' });
-    expect(await refused('client name,items,logo\n"unclosed,x,y\n', 'clients.csv')).toMatchObject({ status: 422, detail: expect.stringMatching(/^The \.csv file could not be read: /) });
+    expect(await refused('PK\x03\x04garbage', 'clients.xlsx')).toEqual({
+      status: 422,
+      detail: 'The .xlsx file could not be read (the zip archive is damaged); save it again as Excel Workbook (.xlsx)',
+    });
+    expect(await refused('not a workbook', 'clients.xlsx')).toEqual({
+      status: 422,
+      detail: 'The .xlsx file is not an Excel workbook; save it again as Excel Workbook (.xlsx)',
+    });
+    expect(await refused('client name,items,logo\n"unclosed,x,y\n', 'clients.csv')).toMatchObject({
+      status: 422,
+      detail: expect.stringMatching(/^The \.csv file could not be read: /),
+    });
     expect(await refused('client name,colour\nAda,red\n', 'clients.csv')).toEqual({
       status: 422,
       detail: 'Unknown column "colour"; the template\'s tokens are client_name, items, logo',
@@ -204,8 +228,14 @@ describe('bulk generation (gateway, render worker and dispatcher processes, Libr
     expect(await refused(tooMany, 'clients.csv')).toEqual({ status: 422, detail: 'The spreadsheet has 61 rows; at most 60 are accepted per bulk job' });
     expect(await refused('client name,items,logo\n', 'clients.csv')).toEqual({ status: 422, detail: 'The spreadsheet has no rows below the header' });
     // A wrong header is refused before the rows are counted.
-    expect(await refused(['colour', ...Array.from({ length: 61 }, () => 'red')].join('\n'), 'clients.csv')).toMatchObject({ status: 422, detail: expect.stringMatching(/^Unknown column "colour"/) });
-    expect(await refused('client name\nAda\n', 'clients.csv', { ...fields, template_id: '7d0b3b8e-0000-4000-8000-000000000000' })).toEqual({ status: 404, detail: 'Template not found' });
+    expect(await refused(['colour', ...Array.from({ length: 61 }, () => 'red')].join('\n'), 'clients.csv')).toMatchObject({
+      status: 422,
+      detail: expect.stringMatching(/^Unknown column "colour"/),
+    });
+    expect(await refused('client name\nAda\n', 'clients.csv', { ...fields, template_id: '7d0b3b8e-0000-4000-8000-000000000000' })).toEqual({
+      status: 404,
+      detail: 'Template not found',
+    });
     expect(await refused('client name\nAda\n', 'clients.csv', { ...fields, is_uat: 'true' })).toEqual({ status: 404, detail: 'Template not found' });
     expect(await refused('client name\nAda\n', 'clients.txt')).toEqual({ status: 415, detail: 'Upload the spreadsheet as .xlsx or .csv (got ".txt")' });
     expect(await refused(`client name\n${'Ada\n'.repeat(60_000)}`, 'clients.csv')).toEqual({ status: 413, detail: 'Request body too large' });
@@ -219,13 +249,18 @@ describe('bulk generation (gateway, render worker and dispatcher processes, Libr
   }, 60_000);
 
   it('keeps bulk jobs to their organisation and environment', async () => {
-    const res = await submit(api, Buffer.from(`client name,items,logo\nAda,[],${imageBase}/logo.png\n`), 'one.csv', { template_id: templateId, output_format: 'docx' });
+    const res = await submit(api, Buffer.from(`client name,items,logo\nAda,[],${imageBase}/logo.png\n`), 'one.csv', {
+      template_id: templateId,
+      output_format: 'docx',
+    });
     expect(res.status).toBe(202);
     for (const path of [`/api/v1/bulk-jobs/${res.body.id}`, `/api/v1/bulk-jobs/${res.body.id}/download`]) {
       expect(await stranger.call('GET', path)).toMatchObject({ status: 404, body: { detail: 'Bulk job not found' } });
       expect(await api.call('GET', `${path}?is_uat=true`)).toMatchObject({ status: 404, body: { detail: 'Bulk job not found' } });
     }
-    expect(await stranger.postFile('/api/v1/bulk-jobs', Buffer.from('client name\nAda\n'), 'x.csv', { template_id: templateId, output_format: 'pdf' })).toMatchObject({ status: 404 });
+    expect(
+      await stranger.postFile('/api/v1/bulk-jobs', Buffer.from('client name\nAda\n'), 'x.csv', { template_id: templateId, output_format: 'pdf' }),
+    ).toMatchObject({ status: 404 });
     expect(await api.waitForBulkJob(res.body.id)).toMatchObject({ status: 'completed', total_rows: 1 });
   }, 60_000);
 

@@ -54,7 +54,12 @@ describe('document state and the outbox relay', () => {
     const event = await database.db.outboxEvent.findUniqueOrThrow({ where: { id: finished!.event!.id } });
     const stored = await database.db.document.findUniqueOrThrow({ where: { id: created.id } });
     // The event presents the document exactly as it is now stored.
-    expect(event.payload).toEqual({ job_id: created.id, event: 'document.ready', occurred_at: stored.completedAt!.toISOString(), data: presentDocument(stored) });
+    expect(event.payload).toEqual({
+      job_id: created.id,
+      event: 'document.ready',
+      occurred_at: stored.completedAt!.toISOString(),
+      data: presentDocument(stored),
+    });
     expect(event).toMatchObject({ organizationId, isUat: false, subjectId: created.id, publishedAt: null });
 
     expect(await finishRendering(database.db, doc, { status: 'failed', errorMessage: 'late' })).toBeUndefined();

@@ -45,7 +45,10 @@ describe('failures explain themselves; nothing is left rendering', () => {
   };
 
   it('names the token for input problems, at once (no retries)', async () => {
-    const template = await api.uploadTemplate(buildDocx({ body: paragraph('{client_name} {due}') + table([['{#items}{name}', '{price}{/items}']]) }), 'invoice.docx');
+    const template = await api.uploadTemplate(
+      buildDocx({ body: paragraph('{client_name} {due}') + table([['{#items}{name}', '{price}{/items}']]) }),
+      'invoice.docx',
+    );
     await api.call('PATCH', `/api/v1/templates/${template.id}/variables`, { variables: [{ name: 'due', type: 'date' }] });
     const valid = { client_name: 'Acme', due: '2026-11-22', items: [{ name: 'a', price: 1 }] };
     expect(await failWith(template.id, { ...valid, client_name: undefined })).toBe('Missing required token "client_name"');
@@ -59,7 +62,9 @@ describe('failures explain themselves; nothing is left rendering', () => {
   it('explains image problems: not fetchable, too large, not an image', async () => {
     const template = await api.uploadTemplate(buildDocx({ body: paragraph('{%logo}') }), 'logo.docx');
     expect(await failWith(template.id, { logo: `${imageBase}/missing.png` })).toBe(`Image "logo" could not be fetched from ${imageBase}/missing.png: HTTP 404`);
-    expect(await failWith(template.id, { logo: `${imageBase}/huge.png` })).toBe(`Image "logo" could not be fetched from ${imageBase}/huge.png: the response is larger than 200 KiB`);
+    expect(await failWith(template.id, { logo: `${imageBase}/huge.png` })).toBe(
+      `Image "logo" could not be fetched from ${imageBase}/huge.png: the response is larger than 200 KiB`,
+    );
     expect(await failWith(template.id, { logo: `${imageBase}/text` })).toBe(`Image "logo" at ${imageBase}/text is not a PNG, JPEG or GIF`);
     expect(await failWith(template.id, { logo: 'ftp://example.com/a.png' })).toBe('Image "logo" must be an http(s):// URL or a data: URI');
   });

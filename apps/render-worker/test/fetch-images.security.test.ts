@@ -26,7 +26,9 @@ describe('image tokens and the private-address guard', () => {
     const png = solidPng(30, 10);
     const images = await fetchImages(variables, { logo: `data:image/png;base64,${png.toString('base64')}` }, strict);
     expect([...images.values()][0]).toMatchObject({ extension: 'png', width: 30, height: 10 });
-    await expect(fetchImages(variables, { logo: 'data:image/png;base64,aGVsbG8=' }, strict)).rejects.toThrow('Image "logo" at its data: URI is not a PNG, JPEG or GIF');
+    await expect(fetchImages(variables, { logo: 'data:image/png;base64,aGVsbG8=' }, strict)).rejects.toThrow(
+      'Image "logo" at its data: URI is not a PNG, JPEG or GIF',
+    );
   });
 
   describe('a small file that claims a huge bitmap is refused from its header (MAX_IMAGE_PIXELS)', () => {
@@ -39,7 +41,10 @@ describe('image tokens and the private-address guard', () => {
     const forgedGif = () => Buffer.concat([Buffer.from('GIF89a'), Buffer.from([0xff, 0xff, 0xff, 0xff, 0, 0, 0]), Buffer.alloc(20)]);
     // SOI, a JFIF APP0, then a baseline SOF0 of 60000 x 60000, 3 components.
     const forgedJpeg = () =>
-      Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 1, 1, 0, 0, 1, 0, 1, 0, 0, 0xff, 0xc0, 0x00, 0x11, 0x08, 0xea, 0x60, 0xea, 0x60, 0x03, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1, 0xff, 0xd9]);
+      Buffer.from([
+        0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 1, 1, 0, 0, 1, 0, 1, 0, 0, 0xff, 0xc0, 0x00, 0x11, 0x08, 0xea, 0x60, 0xea, 0x60, 0x03,
+        1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1, 0xff, 0xd9,
+      ]);
 
     it.each([
       ['PNG', forgedPng, '50000 x 50000'],
@@ -54,9 +59,14 @@ describe('image tokens and the private-address guard', () => {
 
     it('an image within the limit passes', async () => {
       const png = solidPng(300, 200);
-      const images = await fetchImages(variables, { logo: `data:image/png;base64,${png.toString('base64')}` }, strict, undefined, { ...DEFAULT_IMAGE_LIMITS, maxPixels: 60_000 });
+      const images = await fetchImages(variables, { logo: `data:image/png;base64,${png.toString('base64')}` }, strict, undefined, {
+        ...DEFAULT_IMAGE_LIMITS,
+        maxPixels: 60_000,
+      });
       expect([...images.values()][0]).toMatchObject({ width: 300, height: 200 });
-      await expect(fetchImages(variables, { logo: `data:image/png;base64,${png.toString('base64')}` }, strict, undefined, { ...DEFAULT_IMAGE_LIMITS, maxPixels: 59_999 })).rejects.toThrow('MAX_IMAGE_PIXELS');
+      await expect(
+        fetchImages(variables, { logo: `data:image/png;base64,${png.toString('base64')}` }, strict, undefined, { ...DEFAULT_IMAGE_LIMITS, maxPixels: 59_999 }),
+      ).rejects.toThrow('MAX_IMAGE_PIXELS');
     });
   });
 });
@@ -112,6 +122,8 @@ describe('images in loops: per-document limits, bounded concurrency, one fetch p
       { name: 'orders', type: 'list', required: true, fields: ['lines', 'lines.icon'], field_types: { lines: 'list', 'lines.icon': 'image' } },
     ];
     const orders = [{ lines: [{ icon: pngDataUri(2, 2) }] }, { lines: [{ icon: pngDataUri(2, 2) }, { icon: 'data:image/png;base64,aGVsbG8=' }] }];
-    await expect(fetchImages(nested, { orders }, strict)).rejects.toThrow('Image "icon" in item 2 of "lines" in item 2 of "orders" at its data: URI is not a PNG, JPEG or GIF');
+    await expect(fetchImages(nested, { orders }, strict)).rejects.toThrow(
+      'Image "icon" in item 2 of "lines" in item 2 of "orders" at its data: URI is not a PNG, JPEG or GIF',
+    );
   });
 });

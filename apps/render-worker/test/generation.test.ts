@@ -73,8 +73,23 @@ describe('generation end to end (gateway + render worker processes, LibreOffice)
   });
 
   it('writes every script with real glyphs and embedded fonts', async () => {
-    const scripts = { latin: 'Grüße aus Köln', cyrillic: 'Привет мир', greek: 'Καλημέρα κόσμε', arabic: 'مرحبا بالعالم', hebrew: 'שלום עולם', cjk: '你好世界 こんにちは 안녕하세요', devanagari: 'नमस्ते दुनिया' };
-    const template = await api.uploadTemplate(buildDocx({ body: Object.keys(scripts).map((name) => paragraph(`${name}: {${name}}`)).join('') }), 'scripts.docx');
+    const scripts = {
+      latin: 'Grüße aus Köln',
+      cyrillic: 'Привет мир',
+      greek: 'Καλημέρα κόσμε',
+      arabic: 'مرحبا بالعالم',
+      hebrew: 'שלום עולם',
+      cjk: '你好世界 こんにちは 안녕하세요',
+      devanagari: 'नमस्ते दुनिया',
+    };
+    const template = await api.uploadTemplate(
+      buildDocx({
+        body: Object.keys(scripts)
+          .map((name) => paragraph(`${name}: {${name}}`))
+          .join(''),
+      }),
+      'scripts.docx',
+    );
     const id = await generate(template.id, scripts, 'pdf');
     expect(await api.waitForDocument(id)).toMatchObject({ status: 'ready' });
     const pdf = (await api.call('GET', `/api/v1/documents/${id}/download`)).raw;
@@ -97,7 +112,10 @@ describe('generation end to end (gateway + render worker processes, LibreOffice)
     const filtered = await api.call('GET', `/api/v1/documents?template_id=${template.id}&status=ready&limit=1`);
     expect(filtered.body.items).toHaveLength(1);
     expect(filtered.body.next_cursor).toEqual(expect.any(String));
-    const nextPage = await api.call('GET', `/api/v1/documents?template_id=${template.id}&status=ready&limit=1&cursor=${encodeURIComponent(filtered.body.next_cursor)}`);
+    const nextPage = await api.call(
+      'GET',
+      `/api/v1/documents?template_id=${template.id}&status=ready&limit=1&cursor=${encodeURIComponent(filtered.body.next_cursor)}`,
+    );
     expect(nextPage.body.items.map((d: { id: string }) => d.id)).toEqual([first]);
     expect(nextPage.body.next_cursor).toBeNull();
 
@@ -177,7 +195,11 @@ describe('generation end to end (gateway + render worker processes, LibreOffice)
       const field = `<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText xml:space="preserve"> INCLUDEPICTURE "${remote}/field.png" \\d </w:instrText></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>`;
       const form = new FormData();
       form.append('file', new Blob([buildDocx({ body: paragraph('{x}') + field })]), 'field.docx');
-      const refused = await fetch(`${stack.gateways[0]!.url}/api/v1/templates`, { method: 'POST', headers: { 'X-API-Key': (await stack.organization()).apiKey }, body: form });
+      const refused = await fetch(`${stack.gateways[0]!.url}/api/v1/templates`, {
+        method: 'POST',
+        headers: { 'X-API-Key': (await stack.organization()).apiKey },
+        body: form,
+      });
       expect(refused.status).toBe(422);
       expect(((await refused.json()) as { detail: string }).detail).toContain('INCLUDEPICTURE');
       expect(requests).toEqual([]);

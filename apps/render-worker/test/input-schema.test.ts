@@ -24,8 +24,16 @@ const CASES: [string, Record<string, unknown>, string | undefined][] = [
   ['a list that is not a list', { ...valid, items: 'Pen' }, 'Token "items" must be a list of objects'],
   ['a list of numbers', { ...valid, items: [1, 2] }, 'Token "items" must be a list of objects'],
   ['a row missing its photo', { ...valid, items: [item, { name: 'Ink', qty: 1 }] }, 'Missing value for "photo" in item 2 of "items"'],
-  ['a row with a word for a number', { ...valid, items: [item, item, { ...item, qty: 'two' }] }, 'Token "qty" in item 3 of "items" must be a number (or a numeric string like "1234.50")'],
-  ['a row image that is not a URL', { ...valid, items: [{ ...item, photo: 'photo.png' }] }, 'Image "photo" in item 1 of "items" must be an http(s):// URL or a data: URI'],
+  [
+    'a row with a word for a number',
+    { ...valid, items: [item, item, { ...item, qty: 'two' }] },
+    'Token "qty" in item 3 of "items" must be a number (or a numeric string like "1234.50")',
+  ],
+  [
+    'a row image that is not a URL',
+    { ...valid, items: [{ ...item, photo: 'photo.png' }] },
+    'Image "photo" in item 1 of "items" must be an http(s):// URL or a data: URI',
+  ],
 ];
 
 describe('GET /templates/{id}/schema is the render-time check (real worker)', () => {
@@ -37,8 +45,7 @@ describe('GET /templates/{id}/schema is the render-time check (real worker)', ()
   beforeAll(async () => {
     stack = await startStack({ env: { CONVERTER_POOL_SIZE: '1' } });
     api = apiClient(stack.gateways[0]!.url, (await stack.organization()).apiKey);
-    const body =
-      paragraph('{name} {note} {due} {total} {#paid}Paid{/paid} {%logo}') + table([['{#items}{name}', '{qty}', '{%photo}{/items}']]);
+    const body = paragraph('{name} {note} {due} {total} {#paid}Paid{/paid} {%logo}') + table([['{#items}{name}', '{qty}', '{%photo}{/items}']]);
     templateId = (await api.uploadTemplate(buildDocx({ body }), 'schema.docx')).id;
     const patch = await api.call('PATCH', `/api/v1/templates/${templateId}/variables`, {
       variables: [

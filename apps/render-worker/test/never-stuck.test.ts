@@ -63,7 +63,11 @@ describe('the stuck-document backstop (real worker processes)', () => {
   it('queues a document whose worker died again soon after the render timeout, long before its job lock expires', async () => {
     const logoTemplate = await api.uploadTemplate(buildDocx({ body: paragraph('Logo: {%logo}') }), 'logo.docx');
     const doomed = await stack.start('render-worker');
-    const res = await api.call('POST', '/api/v1/documents', { template_id: logoTemplate.id, input_json: { logo: `${imageBase}/logo.png` }, output_format: 'pdf' });
+    const res = await api.call('POST', '/api/v1/documents', {
+      template_id: logoTemplate.id,
+      input_json: { logo: `${imageBase}/logo.png` },
+      output_format: 'pdf',
+    });
     expect(res.status).toBe(202);
     await firstImageRequested; // mid-render: the worker waits for the image
     const firstAttempt = await stack.database.db.document.findUniqueOrThrow({ where: { id: res.body.id } });

@@ -19,7 +19,11 @@ function poppler(tool: string, pdf: Buffer, ...args: string[]): string {
   }
 }
 /** One line per image drawn on a page. */
-const pdfImages = (pdf: Buffer) => poppler('pdfimages', pdf, '-list').split('\n').slice(2).filter((line) => line.trim() !== '');
+const pdfImages = (pdf: Buffer) =>
+  poppler('pdfimages', pdf, '-list')
+    .split('\n')
+    .slice(2)
+    .filter((line) => line.trim() !== '');
 const pdfPages = (pdf: Buffer) => Number(/Pages:\s+(\d+)/.exec(poppler('pdfinfo', pdf))![1]);
 const pageBreak = '<w:p><w:r><w:br w:type="page"/></w:r></w:p>';
 
@@ -83,7 +87,13 @@ describe('templates that real documents need (gateway + render worker processes,
     const template = await upload(paragraph('{#orders}Order {id}') + table([['{#lines}{sku}', '{%icon}{/lines}']]) + paragraph('{/orders}'));
     const icon = (r: number) => pngDataUri(60, 60, [r, 20, 20]);
     const orders = [
-      { id: 'A', lines: [{ sku: 'a1', icon: icon(1) }, { sku: 'a2', icon: icon(2) }] },
+      {
+        id: 'A',
+        lines: [
+          { sku: 'a1', icon: icon(1) },
+          { sku: 'a2', icon: icon(2) },
+        ],
+      },
       { id: 'B', lines: [{ sku: 'b1', icon: icon(3) }] },
     ];
     const { doc, pdf } = await render(template.id, { orders });
@@ -96,15 +106,23 @@ describe('templates that real documents need (gateway + render worker processes,
     const template = await upload(table([['{#items}{name}', '{%photo}{/items}']]));
     const items = [1, 2, 3].map((i) => ({ name: `P${i}`, photo: i === 3 ? `${imageBase}/missing.png` : `${imageBase}/photo-${i}.png` }));
     const { doc } = await render(template.id, { items });
-    expect(doc).toMatchObject({ status: 'failed', error_message: `Image "photo" in item 3 of "items" could not be fetched from ${imageBase}/missing.png: HTTP 404` });
+    expect(doc).toMatchObject({
+      status: 'failed',
+      error_message: `Image "photo" in item 3 of "items" could not be fetched from ${imageBase}/missing.png: HTTP 404`,
+    });
 
     const many = Array.from({ length: 13 }, (_, i) => ({ name: `P${i}`, photo: pngDataUri(4, 4) }));
     const { doc: tooMany } = await render(template.id, { items: many });
-    expect(tooMany).toMatchObject({ status: 'failed', error_message: 'The document places 13 images; at most 12 are allowed per document (MAX_IMAGES_PER_DOCUMENT)' });
+    expect(tooMany).toMatchObject({
+      status: 'failed',
+      error_message: 'The document places 13 images; at most 12 are allowed per document (MAX_IMAGES_PER_DOCUMENT)',
+    });
   });
 
   it('shows paid and unpaid sections from a boolean', async () => {
-    const template = await upload(paragraph('Invoice {number}') + paragraph('{#paid}Thank you, this invoice is paid.{/paid}') + paragraph('{^paid}Please pay within 30 days.{/paid}'));
+    const template = await upload(
+      paragraph('Invoice {number}') + paragraph('{#paid}Thank you, this invoice is paid.{/paid}') + paragraph('{^paid}Please pay within 30 days.{/paid}'),
+    );
     expect(template.variables).toContainEqual({ name: 'paid', type: 'boolean', required: true });
     const paid = pdfText((await render(template.id, { number: 7, paid: true })).pdf);
     expect(paid).toContain('this invoice is paid');
@@ -120,7 +138,9 @@ describe('templates that real documents need (gateway + render worker processes,
     ['ja-JP', 'Summe: ￥1,235', 'Fällig: 2026年12月24日', 'Stift ￥4'],
   ])('writes amounts and dates in %s (read back with pdftotext)', async (locale, total, due, row) => {
     const currency = locale === 'ja-JP' ? 'JPY' : 'EUR';
-    const template = await upload(paragraph('Summe: {total}') + paragraph('Fällig: {due}') + table([['{#items}{name}', '{price}{/items}']]), { locale: 'en-US' });
+    const template = await upload(paragraph('Summe: {total}') + paragraph('Fällig: {due}') + table([['{#items}{name}', '{price}{/items}']]), {
+      locale: 'en-US',
+    });
     const patched = await api.call('PATCH', `/api/v1/templates/${template.id}`, { locale });
     expect(patched.body).toMatchObject({ locale });
     await patchVariables(template.id, [
@@ -165,7 +185,10 @@ describe('templates that real documents need (gateway + render worker processes,
     const xmp = pdf.toString('latin1');
     expect(xmp).toMatch(new RegExp(`pdfaid:part(="|>)${part}`));
     expect(xmp).toMatch(/pdfaid:conformance(="|>)B/);
-    const fonts = pdfFonts(pdf).split('\n').slice(2).filter((line) => line.trim() !== '');
+    const fonts = pdfFonts(pdf)
+      .split('\n')
+      .slice(2)
+      .filter((line) => line.trim() !== '');
     expect(fonts.length).toBeGreaterThan(0);
     for (const font of fonts) expect(font).toMatch(/\byes\s+(yes|no)\s+(yes|no)\s+\d+\s+\d+\s*$/);
     expect(pdfText(pdf)).toContain('Archived for Ada');
@@ -176,7 +199,12 @@ describe('templates that real documents need (gateway + render worker processes,
 
   it('refuses pdf_standard for a DOCX-only document', async () => {
     const template = await upload(paragraph('{name}'));
-    const res = await api.call('POST', '/api/v1/documents', { template_id: template.id, input_json: { name: 'x' }, output_format: 'docx', pdf_standard: 'PDF/A-2b' });
+    const res = await api.call('POST', '/api/v1/documents', {
+      template_id: template.id,
+      input_json: { name: 'x' },
+      output_format: 'docx',
+      pdf_standard: 'PDF/A-2b',
+    });
     expect(res.status).toBe(422);
     expect(res.body.errors).toEqual([{ path: 'pdf_standard', message: 'applies to PDF output; use output_format "pdf" or "both"' }]);
   });

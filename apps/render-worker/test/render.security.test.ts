@@ -4,8 +4,16 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import {
-  apiClient, buildDocx, hostileDocxTemplates, paragraph, solidPng, startCanary, startStack,
-  type ApiClient, type Canary, type Stack,
+  apiClient,
+  buildDocx,
+  hostileDocxTemplates,
+  paragraph,
+  solidPng,
+  startCanary,
+  startStack,
+  type ApiClient,
+  type Canary,
+  type Stack,
 } from '@docgen/testing';
 import { pdfText } from './support';
 

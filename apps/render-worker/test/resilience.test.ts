@@ -7,7 +7,11 @@ const SLOW_ROWS = Array.from({ length: 3000 }, (_, i) => ({ a: `row ${i}`, b: 'l
 
 /** Processes still alive in a process group (the pool runs each LibreOffice in its own). */
 const groupMembers = (pgid: number) =>
-  execFileSync('ps', ['-eo', 'pgid=,pid=']).toString().split('\n').map((line) => line.trim().split(/\s+/).map(Number)).filter(([group]) => group === pgid);
+  execFileSync('ps', ['-eo', 'pgid=,pid='])
+    .toString()
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/).map(Number))
+    .filter(([group]) => group === pgid);
 
 describe('resilience (real worker processes and LibreOffice)', () => {
   let stack: Stack;

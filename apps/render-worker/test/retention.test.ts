@@ -35,7 +35,17 @@ describe('retention', () => {
   async function document(ageDays: number, status = 'ready', generation = 1) {
     const createdAt = new Date(Date.now() - ageDays * DAY_MS);
     const doc = await database.db.document.create({
-      data: { organizationId, templateId, inputFormat: 'docx', outputFormat: 'both', inputJson: { name: 'Ada' }, status, generation, createdAt, files: status === 'ready' ? ['docx', 'pdf'] : [] },
+      data: {
+        organizationId,
+        templateId,
+        inputFormat: 'docx',
+        outputFormat: 'both',
+        inputJson: { name: 'Ada' },
+        status,
+        generation,
+        createdAt,
+        files: status === 'ready' ? ['docx', 'pdf'] : [],
+      },
     });
     if (status === 'ready') for (const format of ['pdf', 'docx'] as const) await storage.put(documentFileKey(doc, format), Buffer.from(format));
     return doc;
@@ -46,7 +56,15 @@ describe('retention', () => {
     const recent = await document(29);
     const rendering = await document(40, 'rendering');
     const bulk = await database.db.bulkJob.create({
-      data: { organizationId, templateId, outputFormat: 'pdf', status: 'completed', totalRows: 1, createdAt: new Date(Date.now() - 31 * DAY_MS), zipKey: bulkZipKey(organizationId, 'b1') },
+      data: {
+        organizationId,
+        templateId,
+        outputFormat: 'pdf',
+        status: 'completed',
+        totalRows: 1,
+        createdAt: new Date(Date.now() - 31 * DAY_MS),
+        zipKey: bulkZipKey(organizationId, 'b1'),
+      },
     });
     await storage.put(bulkZipKey(organizationId, 'b1'), Buffer.from('zip'));
 
@@ -66,7 +84,10 @@ describe('retention', () => {
     // A later clock: the recent one's turn. Already purged rows are not purged again.
     const later = await purgeExpired({ db: database.db, storage, logger }, { retentionDays: 30, now: new Date(Date.now() + 2 * DAY_MS) });
     expect(later).toEqual({ documents: [recent.id], bulkJobs: [] });
-    expect(await purgeExpired({ db: database.db, storage, logger }, { retentionDays: 0, now: new Date(Date.now() + 999 * DAY_MS) })).toEqual({ documents: [], bulkJobs: [] });
+    expect(await purgeExpired({ db: database.db, storage, logger }, { retentionDays: 0, now: new Date(Date.now() + 999 * DAY_MS) })).toEqual({
+      documents: [],
+      bulkJobs: [],
+    });
   });
 
   it('lets several purgers run at once, each row purged by exactly one of them', async () => {

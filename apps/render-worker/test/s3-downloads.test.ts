@@ -25,7 +25,11 @@ describe('downloads from S3 storage, redirected, and after retention', () => {
 
   it('answers 302 to a presigned URL with the same headers, and 410 once retention purged the document', async () => {
     const template = await api.uploadTemplate(fixture('tag-example.docx'), 'letter.docx');
-    const created = await api.call('POST', '/api/v1/documents/', { template_id: template.id, input_json: { first_name: 'Ada', last_name: 'Lovelace', phone: '1', description: 'Engine' }, output_format: 'docx' });
+    const created = await api.call('POST', '/api/v1/documents/', {
+      template_id: template.id,
+      input_json: { first_name: 'Ada', last_name: 'Lovelace', phone: '1', description: 'Engine' },
+      output_format: 'docx',
+    });
     const doc = await api.waitForDocument(created.body.id as string);
     expect(doc).toMatchObject({ status: 'ready', files: ['docx'], purged_at: null });
 

@@ -22,7 +22,7 @@ async function startCuttingProxy(target: URL, onUpload: () => void): Promise<{ u
     sockets.add(client).add(upstream);
     client.on('data', (chunk: Buffer) => {
       if (done) return void client.destroy();
-      if ( /^PUT \S*\/documents\//m.test(chunk.toString('latin1'))) {
+      if (/^PUT \S*\/documents\//m.test(chunk.toString('latin1'))) {
         done = true;
         upstream.write(chunk.subarray(0, Math.floor(chunk.length / 2)));
         onUpload();

@@ -10,5 +10,10 @@ export const pdfFonts = (pdf: Buffer) => execFileSync('pdffonts', ['-'], { input
 export const docxText = (docx: Buffer) =>
   Object.keys(new PizZip(docx).files)
     .filter((name) => /^word\/(document|header\d*|footer\d*)\.xml$/.test(name))
-    .map((name) => new PizZip(docx).file(name)!.asText().replace(/<[^>]+>/g, ''))
+    .map((name) =>
+      new PizZip(docx)
+        .file(name)!
+        .asText()
+        .replace(/<[^>]+>/g, ''),
+    )
     .join('\n');

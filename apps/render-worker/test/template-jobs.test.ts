@@ -109,7 +109,9 @@ describe('template jobs without a render worker (gateway process alone)', () => 
     }
     const failed = await previewWhenDone(api, lost.id);
     expect(failed.status).toBe(409);
-    expect(failed.body).toEqual({ detail: 'This template has no preview: its first page could not be rendered (the render worker could not render it; upload the template again)' });
+    expect(failed.body).toEqual({
+      detail: 'This template has no preview: its first page could not be rendered (the render worker could not render it; upload the template again)',
+    });
     // Rendered once: the template's own updated_at did not move.
     const template = await api.call('GET', `/api/v1/templates/${fresh.id}`);
     expect(template.body.updated_at).toBe(template.body.created_at);
@@ -136,7 +138,12 @@ describe('HTML import on the render worker (gateway + worker processes, LibreOff
     expect(res.body.variables.map((v: { name: string }) => v.name)).toEqual(['client_name', 'total']);
     const file = await api.call('GET', `/api/v1/templates/${res.body.id}/file`);
     expect(file.headers.get('content-disposition')).toContain('filename="invoice.docx"');
-    expect(new PizZip(file.raw).file('word/document.xml')!.asText().replace(/<[^>]+>/g, '')).toContain('Invoice for {client_name}');
+    expect(
+      new PizZip(file.raw)
+        .file('word/document.xml')!
+        .asText()
+        .replace(/<[^>]+>/g, ''),
+    ).toContain('Invoice for {client_name}');
 
     const preview = await previewWhenDone(api, res.body.id);
     expect(preview.status).toBe(200);

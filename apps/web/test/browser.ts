@@ -6,7 +6,17 @@ export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
   });
 }
 
@@ -17,12 +27,15 @@ export function watchProblems(page: Page): string[] {
     const text = message.text();
     // Chrome logs every 4xx answer (GET /session before signing in, a rejected upload); the
     // UI shows those in words, so only other errors count.
-    if (message.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(text)) problems.push(`console on ${page.url()}: ${text}`);
+    if (message.type() === 'error' && !/Failed to load resource: the server responded with a status of 4\d\d/.test(text))
+      problems.push(`console on ${page.url()}: ${text}`);
   });
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   // Says which element or file broke the policy (the console line alone does not).
   void page.addInitScript(() =>
-    document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP ${e.violatedDirective} by ${e.sourceFile}:${e.lineNumber} sample=${e.sample}`)),
+    document.addEventListener('securitypolicyviolation', (e) =>
+      console.error(`CSP ${e.violatedDirective} by ${e.sourceFile}:${e.lineNumber} sample=${e.sample}`),
+    ),
   );
   return problems;
 }

@@ -24,7 +24,9 @@ const screenshotDir = process.env.DOCGEN_UPDATE_SCREENSHOTS === '1' ? path.join(
 mkdirSync(screenshotDir, { recursive: true });
 
 const invoiceDocx = buildDocx({
-  body: [paragraph('Invoice for {client_name}'), paragraph('Due {due}'), paragraph('{#items}'), paragraph('Item: {description}'), paragraph('{/items}')].join(''),
+  body: [paragraph('Invoice for {client_name}'), paragraph('Due {due}'), paragraph('{#items}'), paragraph('Item: {description}'), paragraph('{/items}')].join(
+    '',
+  ),
 });
 const receiptDocx = buildDocx({
   body: [paragraph('Receipt for {client}'), paragraph('Total {total}'), paragraph('{#paid}Paid in full{/paid}'), paragraph('{%logo}')].join(''),
@@ -163,7 +165,9 @@ describe('web UI in a real browser against the real services', () => {
     await environment.getByRole('radio', { name: 'UAT', exact: true }).check();
     await page.getByText('No templates in this environment yet').waitFor();
     expect(await page.getByRole('link', { name: 'Invoice', exact: true }).count()).toBe(0);
-    await page.getByLabel('Template file', { exact: true }).setInputFiles({ name: 'Letter.html', mimeType: 'text/html', buffer: Buffer.from('<p>Dear {name},</p>') });
+    await page
+      .getByLabel('Template file', { exact: true })
+      .setInputFiles({ name: 'Letter.html', mimeType: 'text/html', buffer: Buffer.from('<p>Dear {name},</p>') });
     await page.getByRole('button', { name: 'Upload', exact: true }).click();
     await page.getByRole('link', { name: 'Letter', exact: true }).waitFor();
     const uat = await client.call('GET', '/api/v1/templates?is_uat=true');
@@ -198,7 +202,10 @@ describe('web UI in a real browser against the real services', () => {
     await page.getByRole('radiogroup', { name: 'Output format' }).getByRole('radio', { name: 'Both', exact: true }).check();
     await page.getByRole('button', { name: 'Generate', exact: true }).click();
     // The document's progress is its status text; the one progressbar §8 names is the bulk job's.
-    await page.getByRole('status').filter({ hasText: /queued|rendering|ready/ }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /queued|rendering|ready/ })
+      .waitFor();
     expect(await page.getByRole('progressbar').count()).toBe(0);
 
     await page.getByRole('status').filter({ hasText: 'ready' }).waitFor({ timeout: 60_000 });
@@ -259,7 +266,12 @@ describe('web UI in a real browser against the real services', () => {
     const sample = (await download(page, 'Download sample spreadsheet')).toString('utf8');
     expect(sample.split(/\r?\n/)[0]).toBe('client_name,due,items');
     await page.getByRole('radiogroup', { name: 'Output format' }).getByRole('radio', { name: 'PDF', exact: true }).check();
-    const csv = ['client_name,due,items', 'Ada,2026-12-24,"[{""description"": ""one""}]"', 'Grace,2026-12-25,"[{""description"": ""two""}]"', 'Edsger,not a date,"[]"'].join('\n');
+    const csv = [
+      'client_name,due,items',
+      'Ada,2026-12-24,"[{""description"": ""one""}]"',
+      'Grace,2026-12-25,"[{""description"": ""two""}]"',
+      'Edsger,not a date,"[]"',
+    ].join('\n');
     await page.getByLabel('Spreadsheet', { exact: true }).setInputFiles({ name: 'rows.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
     await page.getByRole('button', { name: 'Start bulk job', exact: true }).click();
     const progress = page.getByRole('progressbar', { name: 'Bulk progress' });
@@ -295,7 +307,8 @@ describe('web UI in a real browser against the real services', () => {
     await total.fill('42.5');
     await page.getByRole('button', { name: 'Generate', exact: true }).click();
     await page.getByRole('status').filter({ hasText: 'ready' }).waitFor({ timeout: 60_000 });
-    const documents = async () => (await client.call('GET', `/api/v1/templates/${receiptId}/documents`)).body.items as { status: string; input_json: Record<string, unknown> }[];
+    const documents = async () =>
+      (await client.call('GET', `/api/v1/templates/${receiptId}/documents`)).body.items as { status: string; input_json: Record<string, unknown> }[];
     expect((await documents())[0]!.input_json).toEqual({ client: 'Ada', paid: true, total: 42.5 });
     expect(pdfText(await download(page, 'Download PDF'))).toContain('Paid in full');
 
@@ -343,7 +356,10 @@ describe('web UI in a real browser against the real services', () => {
     expect(key).toMatch(/^svc_/);
     expect((await apiClient(base, key).call('GET', '/api/v1/templates')).status).toBe(200);
     await page.getByRole('button', { name: 'Copy', exact: true }).click();
-    await page.getByRole('status').filter({ hasText: /Copied|Ctrl\+C/ }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /Copied|Ctrl\+C/ })
+      .waitFor();
 
     await page.getByRole('row').filter({ hasText: 'ci pipeline' }).getByRole('button', { name: 'Revoke', exact: true }).click();
     const dialog = page.getByRole('dialog');

@@ -10,8 +10,7 @@ import { EndpointSlots, withEndpointSlot } from './endpoint-cap';
 import { watchLostDeliveries } from './recover-deliveries';
 
 /** BullMQ's worker.close() has no deadline of its own. */
-const withDeadline = (promise: Promise<unknown>, ms: number) =>
-  Promise.race([promise, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
+const withDeadline = (promise: Promise<unknown>, ms: number) => Promise.race([promise, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
 
 runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
   const { config, logger, registry, shutdown } = context;
@@ -25,13 +24,23 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
   const agent = createGuardedAgent({ allowPrivate: config.OUTBOUND_ALLOW_PRIVATE });
   shutdown.register('http agent', () => agent.close());
 
-  const attempts = new Counter({ name: 'docgen_webhook_attempts_total', help: 'Webhook delivery attempts by outcome', labelNames: ['outcome'] as const, registers: [registry] });
+  const attempts = new Counter({
+    name: 'docgen_webhook_attempts_total',
+    help: 'Webhook delivery attempts by outcome',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  });
   const deferrals = new Counter({
     name: 'docgen_webhook_deferrals_total',
     help: 'Deliveries put back without using an attempt because their endpoint was at WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT',
     registers: [registry],
   });
-  const latency = new Histogram({ name: 'docgen_webhook_attempt_seconds', help: 'Webhook attempt duration', buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10], registers: [registry] });
+  const latency = new Histogram({
+    name: 'docgen_webhook_attempt_seconds',
+    help: 'Webhook attempt duration',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
 
   const prefix = bullPrefix(config.REDIS_KEY_PREFIX);
   const lock = { lockDuration: config.WEBHOOK_LOCK_MS, stalledInterval: Math.max(500, Math.floor(config.WEBHOOK_LOCK_MS / 2)) };
@@ -51,10 +60,16 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
   const deliveryWorker = new Worker<DeliveryJob>(
     WEBHOOK_DELIVERY_QUEUE,
     (job, token) =>
-      withEndpointSlot(job, token, slots, () => deliver(job, deliveryDeps), (delayMs) => {
-        deferrals.inc();
-        logger.debug({ jobId: job.id, endpointId: job.data.endpointId, delayMs }, 'webhook deferred: endpoint at its in-flight cap');
-      }),
+      withEndpointSlot(
+        job,
+        token,
+        slots,
+        () => deliver(job, deliveryDeps),
+        (delayMs) => {
+          deferrals.inc();
+          logger.debug({ jobId: job.id, endpointId: job.data.endpointId, delayMs }, 'webhook deferred: endpoint at its in-flight cap');
+        },
+      ),
     {
       connection: redis,
       prefix,
@@ -74,7 +89,10 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
   // unfinished but that have no job are queued again.
   const deliveryQueue = createDeliveryQueue(redis, config.REDIS_KEY_PREFIX);
   shutdown.register('delivery queue', () => deliveryQueue.close());
-  const stopRecovery = watchLostDeliveries({ db, queue: deliveryQueue, logger, retryBaseMs: config.WEBHOOK_RETRY_BASE_MS }, config.WEBHOOK_RECOVERY_INTERVAL_MS);
+  const stopRecovery = watchLostDeliveries(
+    { db, queue: deliveryQueue, logger, retryBaseMs: config.WEBHOOK_RETRY_BASE_MS },
+    config.WEBHOOK_RECOVERY_INTERVAL_MS,
+  );
   shutdown.register('lost-delivery watch', stopRecovery);
 
   await serveOps(context, {

@@ -1,13 +1,5 @@
 import { generateWebhookSecret } from '@docgen/security';
-import {
-  apiClient,
-  makeTestCertificates,
-  startHttpsReceiver,
-  startStack,
-  type HttpsReceiver,
-  type RunningService,
-  type Stack,
-} from '@docgen/testing';
+import { apiClient, makeTestCertificates, startHttpsReceiver, startStack, type HttpsReceiver, type RunningService, type Stack } from '@docgen/testing';
 import { settledDeliveryLog } from './helpers';
 
 /**

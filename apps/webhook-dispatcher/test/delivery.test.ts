@@ -37,7 +37,13 @@ describe('webhook delivery (gateway, render worker and dispatcher processes; HTT
       return 200;
     });
     stack = await startStack({
-      env: { OUTBOUND_ALLOW_PRIVATE: 'true', NODE_EXTRA_CA_CERTS: certificates.caPath, WEBHOOK_RETRY_BASE_MS: String(RETRY_BASE_MS), WEBHOOK_TIMEOUT_MS: '4000', WEBHOOK_LOCK_MS: '2000' },
+      env: {
+        OUTBOUND_ALLOW_PRIVATE: 'true',
+        NODE_EXTRA_CA_CERTS: certificates.caPath,
+        WEBHOOK_RETRY_BASE_MS: String(RETRY_BASE_MS),
+        WEBHOOK_TIMEOUT_MS: '4000',
+        WEBHOOK_LOCK_MS: '2000',
+      },
     });
     api = apiClient(stack.gateways[0]!.url, (await stack.organization()).apiKey);
     dispatcher = await stack.start('webhook-dispatcher');

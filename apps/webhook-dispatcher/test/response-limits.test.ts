@@ -80,11 +80,15 @@ describe('a 2xx whose body breaks the limits is a failed attempt (dispatcher wit
     ['/big-declared', '2 MiB with a Content-Length', 'the response is larger than 1 MiB'],
     ['/big-streamed', '2 MiB without a Content-Length', 'the response is larger than 1 MiB'],
     ['/late-body', 'a body still unfinished at the timeout', 'no answer within 1 s'],
-  ])('200 with %s (%s): all 4 attempts failed with "%s"', async (path, _what, error) => {
-    const log = await settledDeliveryLog(api, await attemptsAt(path), 4, 20_000);
-    expect(log.map((entry) => [entry.attempt, entry.status, entry.response_status, entry.error])).toEqual(
-      [4, 3, 2, 1].map((n) => [n, 'failed', null, error]),
-    );
-    expect(hits.filter((hit) => hit === path)).toHaveLength(4);
-  }, 30_000);
+  ])(
+    '200 with %s (%s): all 4 attempts failed with "%s"',
+    async (path, _what, error) => {
+      const log = await settledDeliveryLog(api, await attemptsAt(path), 4, 20_000);
+      expect(log.map((entry) => [entry.attempt, entry.status, entry.response_status, entry.error])).toEqual(
+        [4, 3, 2, 1].map((n) => [n, 'failed', null, error]),
+      );
+      expect(hits.filter((hit) => hit === path)).toHaveLength(4);
+    },
+    30_000,
+  );
 });

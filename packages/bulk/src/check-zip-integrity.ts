@@ -33,11 +33,15 @@ export function checkZipIntegrity(file: Buffer, maxBytes: number): void {
       const raw = data.getCompressedContent(); // throws when the entry runs past the end of the file
       const compressed = typeof raw === 'string' ? Buffer.from(raw, 'latin1') : Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength);
       if (data.compressionMethod === STORED) bytes = compressed;
-      else if (data.compressionMethod === DEFLATED) bytes = compressed.length === 0 ? compressed : inflateRawSync(compressed, { maxOutputLength: Math.max(1, remaining) });
+      else if (data.compressionMethod === DEFLATED)
+        bytes = compressed.length === 0 ? compressed : inflateRawSync(compressed, { maxOutputLength: Math.max(1, remaining) });
       else throw new Error('unsupported compression');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-        throw new BulkInputError(413, `The .xlsx expands to more than ${Math.floor(maxBytes / 1024 / 1024)} MiB when unzipped; the limit is ${Math.floor(maxBytes / 1024 / 1024)} MiB`);
+        throw new BulkInputError(
+          413,
+          `The .xlsx expands to more than ${Math.floor(maxBytes / 1024 / 1024)} MiB when unzipped; the limit is ${Math.floor(maxBytes / 1024 / 1024)} MiB`,
+        );
       }
       throw new BulkInputError(422, DAMAGED);
     }

@@ -13,7 +13,10 @@ async function xlsx(rows: ExcelJS.CellValue[][]): Promise<Buffer> {
 }
 
 const refusal = async (promise: Promise<unknown>) => {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(BulkInputError);
   const { status, message } = error as BulkInputError;
   return { status, message };
@@ -30,12 +33,7 @@ describe('readSpreadsheet', () => {
   });
 
   it('reads the first sheet of a workbook: formulas as their result, dates as ISO dates', async () => {
-    const file = await xlsx([
-      ['name', 'due', 'total'],
-      ['Ada', new Date(Date.UTC(2026, 10, 22)), { formula: '1+2', result: 3 }],
-      [],
-      ['Bob', '2026-12-01', 4],
-    ]);
+    const file = await xlsx([['name', 'due', 'total'], ['Ada', new Date(Date.UTC(2026, 10, 22)), { formula: '1+2', result: 3 }], [], ['Bob', '2026-12-01', 4]]);
     const sheet = await readSpreadsheet(file, 'xlsx', 100);
     expect(sheet.rows).toEqual([
       { rowNumber: 2, cells: ['Ada', '2026-11-22', 3] },
@@ -45,12 +43,21 @@ describe('readSpreadsheet', () => {
 
   it('refuses more rows than the limit before anything else happens', async () => {
     const body = ['name', ...Array.from({ length: 11 }, (_, i) => `row ${i}`)].join('\n');
-    expect(await refusal(readSpreadsheet(csv(body), 'csv', 10))).toEqual({ status: 422, message: 'The spreadsheet has 11 rows; at most 10 are accepted per bulk job' });
+    expect(await refusal(readSpreadsheet(csv(body), 'csv', 10))).toEqual({
+      status: 422,
+      message: 'The spreadsheet has 11 rows; at most 10 are accepted per bulk job',
+    });
   });
 
   it('explains malformed files', async () => {
-    expect(await refusal(readSpreadsheet(csv('name\n"unclosed\n'), 'csv', 10))).toMatchObject({ status: 422, message: expect.stringMatching(/^The \.csv file could not be read: /) });
-    expect(await refusal(readSpreadsheet(Buffer.from('PK\x03\x04 not really'), 'xlsx', 10))).toMatchObject({ status: 422, message: expect.stringContaining('could not be read') });
+    expect(await refusal(readSpreadsheet(csv('name\n"unclosed\n'), 'csv', 10))).toMatchObject({
+      status: 422,
+      message: expect.stringMatching(/^The \.csv file could not be read: /),
+    });
+    expect(await refusal(readSpreadsheet(Buffer.from('PK\x03\x04 not really'), 'xlsx', 10))).toMatchObject({
+      status: 422,
+      message: expect.stringContaining('could not be read'),
+    });
     const notAWorkbook = new PizZip();
     notAWorkbook.file('hello.txt', 'hi');
     expect(await refusal(readSpreadsheet(notAWorkbook.generate({ type: 'nodebuffer' }), 'xlsx', 10))).toMatchObject({ status: 422 });
@@ -61,7 +68,10 @@ describe('readSpreadsheet', () => {
     bomb.file('xl/worksheets/sheet1.xml', Buffer.alloc(101 * 1024 * 1024, 0x20));
     const file = bomb.generate({ type: 'nodebuffer', compression: 'DEFLATE' });
     expect(file.length).toBeLessThan(1024 * 1024);
-    expect(await refusal(readSpreadsheet(file, 'xlsx', 10))).toEqual({ status: 413, message: 'The .xlsx expands to 101 MiB when unzipped; the limit is 100 MiB' });
+    expect(await refusal(readSpreadsheet(file, 'xlsx', 10))).toEqual({
+      status: 413,
+      message: 'The .xlsx expands to 101 MiB when unzipped; the limit is 100 MiB',
+    });
   });
 
   it('refuses a zip bomb whose entries declare forged small sizes, by inflating with a cap', async () => {
@@ -75,7 +85,10 @@ describe('readSpreadsheet', () => {
       if (signature === 0x04034b50) file.writeUInt32LE(1_000, at + 22);
       if (signature === 0x02014b50) file.writeUInt32LE(1_000, at + 24);
     }
-    expect(await refusal(readSpreadsheet(file, 'xlsx', 10))).toEqual({ status: 413, message: 'The .xlsx expands to more than 100 MiB when unzipped; the limit is 100 MiB' });
+    expect(await refusal(readSpreadsheet(file, 'xlsx', 10))).toEqual({
+      status: 413,
+      message: 'The .xlsx expands to more than 100 MiB when unzipped; the limit is 100 MiB',
+    });
   });
 
   it('checks the header before reading any row', async () => {
@@ -93,8 +106,14 @@ describe('readSpreadsheet', () => {
 
   it('explains a missing header, a blank header cell, values outside the header and no data', async () => {
     expect(await refusal(readSpreadsheet(csv('\nAda\n'), 'csv', 10))).toEqual({ status: 422, message: 'The first row must hold the token names; it is empty' });
-    expect(await refusal(readSpreadsheet(csv('name,,total\nAda,,1\n'), 'csv', 10))).toEqual({ status: 422, message: 'Column 2 of the first row has no token name' });
-    expect(await refusal(readSpreadsheet(csv('name\nAda,extra\n'), 'csv', 10))).toEqual({ status: 422, message: 'Row 2 has values in columns without a token name in the first row' });
+    expect(await refusal(readSpreadsheet(csv('name,,total\nAda,,1\n'), 'csv', 10))).toEqual({
+      status: 422,
+      message: 'Column 2 of the first row has no token name',
+    });
+    expect(await refusal(readSpreadsheet(csv('name\nAda,extra\n'), 'csv', 10))).toEqual({
+      status: 422,
+      message: 'Row 2 has values in columns without a token name in the first row',
+    });
     expect(await refusal(readSpreadsheet(csv('name\n\n'), 'csv', 10))).toEqual({ status: 422, message: 'The spreadsheet has no rows below the header' });
   });
 });

@@ -38,10 +38,17 @@ export function checkHeader(header: string[], variables: TemplateVariable[]): st
   if (duplicate) throw new BulkInputError(422, `The token "${duplicate}" has two columns`);
   const unknown = names.filter((name) => !known.has(name));
   if (unknown.length > 0) {
-    throw new BulkInputError(422, `Unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; the template's tokens are ${[...known].join(', ')}`);
+    throw new BulkInputError(
+      422,
+      `Unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; the template's tokens are ${[...known].join(', ')}`,
+    );
   }
   const missing = variables.filter((v) => v.required && !names.includes(v.name)).map((v) => v.name);
-  if (missing.length > 0) throw new BulkInputError(422, `Missing column${missing.length > 1 ? 's' : ''} for required token${missing.length > 1 ? 's' : ''} ${missing.map((n) => `"${n}"`).join(', ')}`);
+  if (missing.length > 0)
+    throw new BulkInputError(
+      422,
+      `Missing column${missing.length > 1 ? 's' : ''} for required token${missing.length > 1 ? 's' : ''} ${missing.map((n) => `"${n}"`).join(', ')}`,
+    );
   return names;
 }
 

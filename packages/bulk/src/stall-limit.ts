@@ -10,7 +10,10 @@ export async function* withStallLimit<T>(source: AsyncGenerator<T>, ms: number):
     let timer: NodeJS.Timeout | undefined;
     const stalled = new Promise<never>((_, reject) => {
       timer = setTimeout(
-        () => reject(new BulkInputError(422, 'The .xlsx file could not be read (reading it stalled: the archive is damaged); save it again as Excel Workbook (.xlsx)')),
+        () =>
+          reject(
+            new BulkInputError(422, 'The .xlsx file could not be read (reading it stalled: the archive is damaged); save it again as Excel Workbook (.xlsx)'),
+          ),
         ms,
       );
     });

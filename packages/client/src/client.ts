@@ -148,11 +148,17 @@ export function createClient(options: ClientOptions) {
     },
     /** Waits for a document made earlier. */
     waitForDocument: (id: string, opts: WaitOptions & { is_uat?: boolean } = {}) =>
-      withDeadline(opts, () => `Document ${id} was not finished`, async (signal) => waitForDocument(await getDocument(id, { ...opts, signal }), { ...opts, signal })),
+      withDeadline(
+        opts,
+        () => `Document ${id} was not finished`,
+        async (signal) => waitForDocument(await getDocument(id, { ...opts, signal }), { ...opts, signal }),
+      ),
     getDocument,
     downloadDocument,
     listTemplates: async (query: { is_uat?: boolean; limit?: number; cursor?: string } = {}, opts: RequestOptions = {}): Promise<TemplatePage> =>
-      unwrap(await api.GET('/api/v1/templates', { params: { query: { ...envQuery(query.is_uat), limit: query.limit, cursor: query.cursor } }, signal: opts.signal })),
+      unwrap(
+        await api.GET('/api/v1/templates', { params: { query: { ...envQuery(query.is_uat), limit: query.limit, cursor: query.cursor } }, signal: opts.signal }),
+      ),
     getTemplate: async (id: string, opts: RequestOptions & { is_uat?: boolean } = {}): Promise<Template> =>
       unwrap(await api.GET('/api/v1/templates/{id}', { params: { path: { id }, query: envQuery(opts.is_uat) }, signal: opts.signal })),
     createBulkJob: async (params: BulkJobParams, opts: RequestOptions = {}): Promise<BulkJob> => {
@@ -174,19 +180,29 @@ export function createClient(options: ClientOptions) {
       unwrap(await api.GET('/api/v1/bulk-jobs/{id}', { params: { path: { id }, query: envQuery(opts.is_uat) }, signal: opts.signal })),
     /** Polls a bulk job until it is completed or failed, calling `onProgress` as rows finish. */
     waitForBulkJob: (id: string, opts: Omit<WaitOptions, 'events' | 'onStatus'> & { is_uat?: boolean; onProgress?: (job: BulkJob) => void } = {}) =>
-      withDeadline({ timeoutMs: 600_000, ...opts }, () => `Bulk job ${id} was not finished`, async (signal) => {
-        let interval = opts.pollIntervalMs ?? 250;
-        for (;;) {
-          const job = unwrap(await api.GET('/api/v1/bulk-jobs/{id}', { params: { path: { id }, query: envQuery(opts.is_uat) }, signal }));
-          opts.onProgress?.(job);
-          if (BULK_DONE.has(job.status)) return job;
-          await sleep(interval, signal);
-          interval = Math.min(interval * 1.5, opts.maxPollIntervalMs ?? 5000);
-        }
-      }),
+      withDeadline(
+        { timeoutMs: 600_000, ...opts },
+        () => `Bulk job ${id} was not finished`,
+        async (signal) => {
+          let interval = opts.pollIntervalMs ?? 250;
+          for (;;) {
+            const job = unwrap(await api.GET('/api/v1/bulk-jobs/{id}', { params: { path: { id }, query: envQuery(opts.is_uat) }, signal }));
+            opts.onProgress?.(job);
+            if (BULK_DONE.has(job.status)) return job;
+            await sleep(interval, signal);
+            interval = Math.min(interval * 1.5, opts.maxPollIntervalMs ?? 5000);
+          }
+        },
+      ),
     downloadBulkJob: async (id: string, opts: RequestOptions & { is_uat?: boolean } = {}): Promise<Uint8Array> =>
       new Uint8Array(
-        unwrap(await api.GET('/api/v1/bulk-jobs/{id}/download', { params: { path: { id }, query: envQuery(opts.is_uat) }, parseAs: 'arrayBuffer', signal: opts.signal })) as ArrayBuffer,
+        unwrap(
+          await api.GET('/api/v1/bulk-jobs/{id}/download', {
+            params: { path: { id }, query: envQuery(opts.is_uat) },
+            parseAs: 'arrayBuffer',
+            signal: opts.signal,
+          }),
+        ) as ArrayBuffer,
       ),
   };
 }

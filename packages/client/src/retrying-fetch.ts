@@ -60,10 +60,9 @@ export function retryingFetch(baseFetch: typeof fetch, options: RetryOptions = {
         if (request.signal.aborted) throw request.signal.reason;
         if (attempt > maxRetries || !safeToResend(request)) {
           const reason = (error as { cause?: { code?: string; message?: string } }).cause;
-          throw new DocgenConnectionError(
-            `Could not reach ${new URL(request.url).origin}: ${reason?.code ?? reason?.message ?? (error as Error).message}`,
-            { cause: error },
-          );
+          throw new DocgenConnectionError(`Could not reach ${new URL(request.url).origin}: ${reason?.code ?? reason?.message ?? (error as Error).message}`, {
+            cause: error,
+          });
         }
         const delayMs = Math.min(scheduled, maxDelayMs);
         options.onRetry?.({ attempt, delayMs, method: request.method, url: request.url, error });

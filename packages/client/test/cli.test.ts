@@ -108,7 +108,10 @@ describe('docgen-client CLI (built dist) against the real service', () => {
     expect(names).toEqual(['errors.xlsx', 'row-0002.pdf', 'row-0003.pdf', 'row-0004.pdf']);
 
     // An empty cell leaves its token out, and a required token missing fails that row.
-    const twoTokens = await apiClient(env.DOCGEN_URL!, env.DOCGEN_API_KEY!).uploadTemplate(buildDocx({ body: paragraph('{client_name} owes {amount}') }), 'Dues.docx');
+    const twoTokens = await apiClient(env.DOCGEN_URL!, env.DOCGEN_API_KEY!).uploadTemplate(
+      buildDocx({ body: paragraph('{client_name} owes {amount}') }),
+      'Dues.docx',
+    );
     writeFileSync(file('rows.csv'), 'client_name,amount\nFine,12\nBroke,\n');
     const partial = await cli(['bulk', '--template', twoTokens.id, '--rows', file('rows.csv'), '--out', file('partial.zip')]);
     expect(partial.code).toBe(1);

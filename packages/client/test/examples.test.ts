@@ -62,10 +62,14 @@ describe('examples/ run against the real service', () => {
 
     const post = (body: string, headers: Record<string, string>) =>
       new Promise<number>((resolve, reject) => {
-        const req = request(url, { method: 'POST', ca: readFileSync(certificates.caPath), headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-          res.resume();
-          resolve(res.statusCode!);
-        });
+        const req = request(
+          url,
+          { method: 'POST', ca: readFileSync(certificates.caPath), headers: { 'content-type': 'application/json', ...headers } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode!);
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });
@@ -82,7 +86,14 @@ describe('examples/ run against the real service', () => {
       writeFileSync(path.join(dir, 'key.pem'), certificates.key);
       writeFileSync(path.join(dir, 'cert.pem'), certificates.cert);
       receiver = spawn(process.execPath, [path.join(examples, 'webhook-receiver.mjs')], {
-        env: { PATH: process.env.PATH!, PORT: String(port), HOST: '127.0.0.1', DOCGEN_WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 7).toString('base64')},${secret}`, TLS_CERT_FILE: path.join(dir, 'cert.pem'), TLS_KEY_FILE: path.join(dir, 'key.pem') },
+        env: {
+          PATH: process.env.PATH!,
+          PORT: String(port),
+          HOST: '127.0.0.1',
+          DOCGEN_WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 7).toString('base64')},${secret}`,
+          TLS_CERT_FILE: path.join(dir, 'cert.pem'),
+          TLS_KEY_FILE: path.join(dir, 'key.pem'),
+        },
         stdio: ['ignore', 'pipe', 'inherit'],
       });
       createInterface({ input: receiver.stdout! }).on('line', (line) => lines.push(JSON.parse(line)));
@@ -92,7 +103,11 @@ describe('examples/ run against the real service', () => {
 
     it('verifies the real delivery, handles it once, and refuses tampered or unsigned requests', async () => {
       const client = createClient({ baseUrl: env.DOCGEN_URL!, apiKey: env.DOCGEN_API_KEY! });
-      const template = await apiClient(env.DOCGEN_URL!, env.DOCGEN_API_KEY!).postFile('/api/v1/templates', readFileSync(path.join(examples, 'sample-invoice.html')), 'hooked.html');
+      const template = await apiClient(env.DOCGEN_URL!, env.DOCGEN_API_KEY!).postFile(
+        '/api/v1/templates',
+        readFileSync(path.join(examples, 'sample-invoice.html')),
+        'hooked.html',
+      );
       const input = JSON.parse(readFileSync(path.join(examples, 'invoice-data.json'), 'utf8'));
       const { document } = await client.generateAndWait({ template_id: template.body.id, input_json: input, output_format: 'pdf' });
       await eventually(async () => lines.some((l) => l.handled === 'document.ready' && l.job_id === document.id), 'the receiver handling document.ready');
@@ -100,7 +115,11 @@ describe('examples/ run against the real service', () => {
       // The same event again (as a retry or a re-sent event would arrive): answered, not handled twice.
       const body = JSON.stringify({ job_id: document.id, event: 'document.ready', occurred_at: new Date().toISOString(), data: document });
       const timestamp = Math.floor(Date.now() / 1000);
-      const signed = (id: string, payload: string) => ({ 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': signWebhook(secret, id, timestamp, payload) });
+      const signed = (id: string, payload: string) => ({
+        'webhook-id': id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signWebhook(secret, id, timestamp, payload),
+      });
       expect(await post(body, signed(`msg_${randomUUID()}`, body))).toBe(204);
       await eventually(async () => lines.some((l) => l.duplicate === 'document.ready' && l.job_id === document.id), 'the duplicate noticed');
       expect(lines.filter((l) => l.handled && l.job_id === document.id)).toHaveLength(1);

@@ -50,7 +50,9 @@ describe('generate and generateAndWait against the real service (gateway and ren
   });
 
   it('an error status is DocgenApiError with status, detail and errors[]', async () => {
-    const missing = await client.generate({ template_id: '00000000-0000-4000-8000-000000000000', input_json: {}, output_format: 'pdf' }).catch((e: unknown) => e);
+    const missing = await client
+      .generate({ template_id: '00000000-0000-4000-8000-000000000000', input_json: {}, output_format: 'pdf' })
+      .catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(DocgenApiError);
     expect(missing).toMatchObject({ status: 404, detail: 'Template not found', errors: [] });
 
@@ -58,7 +60,9 @@ describe('generate and generateAndWait against the real service (gateway and ren
     expect(invalid).toMatchObject({ status: 422 });
     expect((invalid as DocgenApiError).errors.map((e) => e.path)).toEqual(expect.arrayContaining(['template_id', 'output_format']));
 
-    const badKey = await createClient({ baseUrl: stack.gateways[0]!.url, apiKey: 'svc_nope' }).listTemplates().catch((e: unknown) => e);
+    const badKey = await createClient({ baseUrl: stack.gateways[0]!.url, apiKey: 'svc_nope' })
+      .listTemplates()
+      .catch((e: unknown) => e);
     expect(badKey).toMatchObject({ status: 401, detail: 'Invalid or missing API key' });
   });
 

@@ -49,7 +49,9 @@ describe('the published package', () => {
     expect(manifest).toMatchObject({ name: '@docgen/client', type: 'module', bin: { 'docgen-client': './dist/cli/main.js' } });
     expect(Object.keys(manifest.dependencies)).toEqual(['openapi-fetch']);
 
-    const [packed] = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: packageDir, stdio: ['ignore', 'pipe', 'ignore'] }).toString());
+    const [packed] = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: packageDir, stdio: ['ignore', 'pipe', 'ignore'] }).toString(),
+    );
     const files = (packed.files as { path: string }[]).map((f) => f.path);
     expect(files).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/cli/main.js', 'dist/generated/openapi.d.ts', 'package.json']));
     expect(files.filter((f) => f.startsWith('src/') || f.startsWith('test/'))).toEqual([]);
@@ -64,7 +66,13 @@ describe('the published package', () => {
   });
 
   it('imports as ESM in plain Node', () => {
-    const keys = execFileSync(process.execPath, ['--input-type=module', '-e', "import('@docgen/client').then((m) => console.log(Object.keys(m).sort().join(',')))"], { cwd: packageDir }).toString().trim();
+    const keys = execFileSync(
+      process.execPath,
+      ['--input-type=module', '-e', "import('@docgen/client').then((m) => console.log(Object.keys(m).sort().join(',')))"],
+      { cwd: packageDir },
+    )
+      .toString()
+      .trim();
     expect(keys.split(',')).toEqual(expect.arrayContaining(['createClient', 'verifyWebhook', 'WebhookEvents', 'DocgenApiError', 'DocumentFailedError']));
   });
 });

@@ -27,7 +27,9 @@ describe('retries against the real service: rate limit, a killed gateway, a lost
     const retries: RetryInfo[] = [];
     const client = createClient({ baseUrl: gateway.url, apiKey: org.apiKey, retry: { onRetry: (info) => retries.push(info) } });
 
-    const calls = Array.from({ length: 10 }, (_, i) => client.generate({ template_id: templateId, input_json: { client_name: `n${i}` }, output_format: 'pdf' }));
+    const calls = Array.from({ length: 10 }, (_, i) =>
+      client.generate({ template_id: templateId, input_json: { client_name: `n${i}` }, output_format: 'pdf' }),
+    );
     const documents = await Promise.all(calls);
 
     expect(new Set(documents.map((d) => d.id)).size).toBe(10);
@@ -48,7 +50,11 @@ describe('retries against the real service: rate limit, a killed gateway, a lost
       restarted = gateway.stop('SIGKILL').then(() => stack.start('gateway', gatewayEnv()));
     });
     try {
-      const { document, download } = await client.generateAndWait({ template_id: templateId, input_json: { client_name: 'Killed Mid-Call' }, output_format: 'pdf' });
+      const { document, download } = await client.generateAndWait({
+        template_id: templateId,
+        input_json: { client_name: 'Killed Mid-Call' },
+        output_format: 'pdf',
+      });
       gateway = await restarted!;
       expect(document.status).toBe('ready');
       expect(pdfText(await download())).toContain('Invoice for Killed Mid-Call');

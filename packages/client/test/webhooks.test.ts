@@ -1,5 +1,14 @@
 import { signWebhook } from '@docgen/security';
-import { apiClient, makeTestCertificates, startHttpsReceiver, startStack, type ApiClient, type HttpsReceiver, type ReceivedWebhook, type Stack } from '@docgen/testing';
+import {
+  apiClient,
+  makeTestCertificates,
+  startHttpsReceiver,
+  startStack,
+  type ApiClient,
+  type HttpsReceiver,
+  type ReceivedWebhook,
+  type Stack,
+} from '@docgen/testing';
 import { createClient, verifyWebhook, WebhookEvents, WebhookVerificationError, type DocgenClient } from '../src/index.js';
 import { uploadInvoiceTemplate } from './support.js';
 

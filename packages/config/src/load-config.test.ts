@@ -37,7 +37,11 @@ describe('loadConfig', () => {
   });
 
   it('names a variable that may hold a secret without echoing its value', () => {
-    const withKeys = z.object({ ...commonEnv, AWS_SECRET_ACCESS_KEY: z.string().min(40, { error: 'must be 40 characters' }), PORT: envVar.integer(8080, 0, 65535) });
+    const withKeys = z.object({
+      ...commonEnv,
+      AWS_SECRET_ACCESS_KEY: z.string().min(40, { error: 'must be 40 characters' }),
+      PORT: envVar.integer(8080, 0, 65535),
+    });
     const env = {
       DATABASE_URL: 'mysql://admin:hunter2-db@db.internal:3306/docgen',
       REDIS_URL: 'http://:hunter2-redis@cache:6379',

@@ -27,7 +27,13 @@ const API_VERSIONS: Record<string, string> = {
 
 type Labels = Record<string, string>;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- manifests are checked field by field below
-type K8sObject = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Labels }; spec?: any; data?: Record<string, string> };
+type K8sObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Labels };
+  spec?: any;
+  data?: Record<string, string>;
+};
 
 const selects = (selector: Labels | undefined, labels: Labels | undefined) =>
   !!selector && Object.entries(selector).every(([key, value]) => labels?.[key] === value);
@@ -95,7 +101,9 @@ describe.each(OVERLAYS)('infra/k8s overlay %s', (overlay) => {
       const backends = of('Deployment').filter((d) => selects(service.spec.selector, podLabels(d)));
       expect(backends.length).toBeGreaterThan(0);
       for (const port of service.spec.ports) {
-        const declared = backends.flatMap((d) => d.spec.template.spec.containers.flatMap((c: { ports?: { name: string }[] }) => (c.ports ?? []).map((p) => p.name)));
+        const declared = backends.flatMap((d) =>
+          d.spec.template.spec.containers.flatMap((c: { ports?: { name: string }[] }) => (c.ports ?? []).map((p) => p.name)),
+        );
         expect(declared).toContain(port.targetPort);
       }
     }
@@ -112,7 +120,9 @@ describe.each(OVERLAYS)('infra/k8s overlay %s', (overlay) => {
     const workerPolicy = of('NetworkPolicy').find((p) => p.spec.podSelector.matchLabels['app.kubernetes.io/component'] === 'render-worker')!;
     const ports = workerPolicy.spec.egress.flatMap((rule: { ports: { port: number }[] }) => rule.ports.map((p) => p.port));
     expect(ports.every((port: number) => [5432, 6379, 443, 9000].includes(port))).toBe(true);
-    const internet = workerPolicy.spec.egress.find((rule: { to?: { ipBlock?: { cidr: string } }[] }) => rule.to?.some((to) => to.ipBlock?.cidr === '0.0.0.0/0'));
+    const internet = workerPolicy.spec.egress.find((rule: { to?: { ipBlock?: { cidr: string } }[] }) =>
+      rule.to?.some((to) => to.ipBlock?.cidr === '0.0.0.0/0'),
+    );
     expect(internet.ports).toEqual([{ protocol: 'TCP', port: 443 }]);
   });
 

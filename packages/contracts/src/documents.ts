@@ -34,7 +34,9 @@ export const CreateDocumentBody = z
     input_json: z.record(z.string(), z.unknown(), { error: 'must be a JSON object of token values' }),
     output_format: OutputFormat,
     is_uat: z.boolean({ error: 'must be true or false' }).optional(),
-    pdf_standard: PdfStandard.optional().describe('An archival PDF (PDF/A-2b or PDF/A-3b: fonts embedded, conformance declared in XMP). Needs output_format pdf or both.'),
+    pdf_standard: PdfStandard.optional().describe(
+      'An archival PDF (PDF/A-2b or PDF/A-3b: fonts embedded, conformance declared in XMP). Needs output_format pdf or both.',
+    ),
   })
   .check((ctx) => {
     if (ctx.value.pdf_standard && ctx.value.output_format === 'docx') {

@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { apiSchemas } from './registry';
 
-export const ErrorBody = z
-  .object({ detail: z.string().describe('One human sentence saying what went wrong.') })
-  .register(apiSchemas, { id: 'Error' });
+export const ErrorBody = z.object({ detail: z.string().describe('One human sentence saying what went wrong.') }).register(apiSchemas, { id: 'Error' });
 
 export const ValidationErrorBody = z
   .object({
@@ -39,9 +37,6 @@ export type ErrorStatus = keyof typeof ERROR_DESCRIPTIONS;
 
 export function errorResponses(...statuses: ErrorStatus[]) {
   return Object.fromEntries(
-    statuses.map((status) => [
-      status,
-      { description: ERROR_DESCRIPTIONS[status], schema: status === 422 ? ValidationErrorBody : ErrorBody },
-    ]),
+    statuses.map((status) => [status, { description: ERROR_DESCRIPTIONS[status], schema: status === 422 ? ValidationErrorBody : ErrorBody }]),
   );
 }

@@ -37,7 +37,16 @@ export {
   PdfStandard,
   type DocumentBody,
 } from './documents';
-export { presentApiKey, presentBulkJob, presentDocument, presentTemplate, type ApiKeyRecord, type BulkJobRecord, type DocumentRecord, type TemplateRecord } from './present';
+export {
+  presentApiKey,
+  presentBulkJob,
+  presentDocument,
+  presentTemplate,
+  type ApiKeyRecord,
+  type BulkJobRecord,
+  type DocumentRecord,
+  type TemplateRecord,
+} from './present';
 export {
   WEBHOOK_EVENTS,
   WebhookEvent,

@@ -8,12 +8,13 @@ export const MeResponse = z
       name: z.string(),
       rate_limit_per_minute: z.int().positive(),
     }),
-    api_key: z.object({
-      id: z.uuid(),
-      name: z.string(),
-      prefix: z.string(),
-      expires_at: z.iso.datetime().nullable(),
-    })
+    api_key: z
+      .object({
+        id: z.uuid(),
+        name: z.string(),
+        prefix: z.string(),
+        expires_at: z.iso.datetime().nullable(),
+      })
       .nullable()
       .describe('The API key, when the request authenticates with one; null with a session.'),
     user: z

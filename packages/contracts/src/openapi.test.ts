@@ -31,7 +31,7 @@ describe('buildOpenApiDocument', () => {
     expect(Object.keys(create.responses['202']!.headers!)).not.toContain('Idempotent-Replayed');
   });
 
-  it('documents the session cookie beside the key, the CSRF header and the 403s, derived from each operation\'s access', () => {
+  it("documents the session cookie beside the key, the CSRF header and the 403s, derived from each operation's access", () => {
     expect(doc.security).toEqual([{ apiKey: [] }, { sessionCookie: [] }]);
     expect(doc.components.securitySchemes.sessionCookie).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'docgen_session' });
     type Op = { security?: unknown; parameters: { name: string; in: string }[]; responses: Record<string, unknown> };
@@ -48,7 +48,9 @@ describe('buildOpenApiDocument', () => {
   });
 
   it('documents the template preview: a PNG, 202 while it is prepared, 409 when it failed, 404', () => {
-    const preview = doc.paths['/api/v1/templates/{id}/preview']!.get as { responses: Record<string, { content?: Record<string, unknown>; headers?: Record<string, unknown> }> };
+    const preview = doc.paths['/api/v1/templates/{id}/preview']!.get as {
+      responses: Record<string, { content?: Record<string, unknown>; headers?: Record<string, unknown> }>;
+    };
     expect(Object.keys(preview.responses['200']!.content!)).toEqual(['image/png']);
     expect(Object.keys(preview.responses['202']!.headers!)).toContain('Retry-After');
     expect(Object.keys(preview.responses)).toEqual(expect.arrayContaining(['200', '202', '401', '404', '409', '429', '503']));

@@ -63,7 +63,15 @@ function accessParts(op: Operation) {
   return {
     security: sessionOnly ? [{ sessionCookie: [] }] : undefined,
     parameters: unsafe
-      ? [{ name: CSRF_HEADER, in: 'header', required: false, description: 'Required with the session cookie: the csrf_token of GET /api/v1/session.', schema: { type: 'string' } }]
+      ? [
+          {
+            name: CSRF_HEADER,
+            in: 'header',
+            required: false,
+            description: 'Required with the session cookie: the csrf_token of GET /api/v1/session.',
+            schema: { type: 'string' },
+          },
+        ]
       : [],
     responses: forbidden ? { 403: { description: FORBIDDEN[access], schema: ErrorBody } } : {},
   };
@@ -95,9 +103,7 @@ function operationObject(op: Operation) {
       ...(op.query ? queryParameters(op.query) : []),
       ...(op.headers ?? []).map((header) => ({ in: 'header', ...header })),
     ],
-    ...(op.body
-      ? { requestBody: { required: true, content: { [op.body.contentType]: { schema: toSchema(op.body.schema, 'input') } } } }
-      : {}),
+    ...(op.body ? { requestBody: { required: true, content: { [op.body.contentType]: { schema: toSchema(op.body.schema, 'input') } } } } : {}),
     responses,
   };
 }

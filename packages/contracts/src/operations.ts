@@ -69,8 +69,14 @@ export const operations: Operation[] = [
     responses: {
       201: { description: 'The stored template', schema: Template },
       ...errorResponses(401, 413, 415, 422, 429, 503),
-      429: { description: 'Organisation over its rate limit, or (HTML) already converting as many HTML uploads as it may at once (see Retry-After)', schema: ErrorBody },
-      503: { description: 'A dependency (PostgreSQL or Redis) is unreachable, or (HTML) no render worker converted the file in time; nothing was stored', schema: ErrorBody },
+      429: {
+        description: 'Organisation over its rate limit, or (HTML) already converting as many HTML uploads as it may at once (see Retry-After)',
+        schema: ErrorBody,
+      },
+      503: {
+        description: 'A dependency (PostgreSQL or Redis) is unreachable, or (HTML) no render worker converted the file in time; nothing was stored',
+        schema: ErrorBody,
+      },
     },
   },
   {
@@ -224,7 +230,9 @@ export const operations: Operation[] = [
     query: DownloadQuery,
     responses: {
       200: { description: 'application/pdf or the DOCX type, as an attachment', contentType: 'application/pdf' },
-      302: { description: 'DOWNLOAD_REDIRECT=true: Location is a presigned URL of the object store, valid DOWNLOAD_URL_TTL_S, answering with the same headers' },
+      302: {
+        description: 'DOWNLOAD_REDIRECT=true: Location is a presigned URL of the object store, valid DOWNLOAD_URL_TTL_S, answering with the same headers',
+      },
       ...errorResponses(401, 404, 409, 410, 422, 429, 503),
     },
   },
@@ -333,7 +341,11 @@ export const operations: Operation[] = [
 ];
 
 function peopleOperations(): Operation[] {
-  const session = (op: Omit<Operation, 'tag' | 'authenticated'> & { authenticated?: boolean }): Operation => ({ tag: 'Sessions and people', authenticated: true, ...op });
+  const session = (op: Omit<Operation, 'tag' | 'authenticated'> & { authenticated?: boolean }): Operation => ({
+    tag: 'Sessions and people',
+    authenticated: true,
+    ...op,
+  });
   return [
     session({
       method: 'post',

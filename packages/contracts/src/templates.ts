@@ -28,14 +28,19 @@ const fractionDigits = z.number().int().min(0).max(20);
 export const NumberFormat = z
   .object({
     style: z.enum(['decimal', 'currency', 'percent']),
-    currency: z.string().regex(/^[A-Z]{3}$/, { error: 'must be an ISO 4217 currency code in capitals, such as EUR' }).optional(),
+    currency: z
+      .string()
+      .regex(/^[A-Z]{3}$/, { error: 'must be an ISO 4217 currency code in capitals, such as EUR' })
+      .optional(),
     minimum_fraction_digits: fractionDigits.optional(),
     maximum_fraction_digits: fractionDigits.optional(),
   })
   .check((ctx) => {
     const format = ctx.value;
-    if (format.style === 'currency' && !format.currency) ctx.issues.push({ code: 'custom', input: format, path: ['currency'], message: 'is required when style is currency' });
-    if (format.style !== 'currency' && format.currency) ctx.issues.push({ code: 'custom', input: format, path: ['currency'], message: 'is only for style currency' });
+    if (format.style === 'currency' && !format.currency)
+      ctx.issues.push({ code: 'custom', input: format, path: ['currency'], message: 'is required when style is currency' });
+    if (format.style !== 'currency' && format.currency)
+      ctx.issues.push({ code: 'custom', input: format, path: ['currency'], message: 'is only for style currency' });
     if ((format.minimum_fraction_digits ?? 0) > (format.maximum_fraction_digits ?? 20)) {
       ctx.issues.push({ code: 'custom', input: format, path: ['minimum_fraction_digits'], message: 'must not be more than maximum_fraction_digits' });
     }
@@ -98,10 +103,7 @@ export const TemplateUpload = z.object({
   locale: Locale.optional().describe('BCP 47 language tag (default en-US); numbers and dates render in it.'),
 });
 
-export const TemplatePatch = z
-  .object({ locale: Locale.optional() })
-  .strict()
-  .register(apiSchemas, { id: 'TemplatePatch' });
+export const TemplatePatch = z.object({ locale: Locale.optional() }).strict().register(apiSchemas, { id: 'TemplatePatch' });
 
 /** GET /templates/{id}/schema: a JSON Schema (draft 2020-12) document. */
 export const InputJsonSchema = z

@@ -24,7 +24,10 @@ export const WebhookEndpointPage = page(WebhookEndpoint).register(apiSchemas, { 
 
 export const CreateWebhookBody = z
   .object({
-    url: z.string().max(2048).refine((value) => URL.canParse(value), { error: 'must be a URL' }),
+    url: z
+      .string()
+      .max(2048)
+      .refine((value) => URL.canParse(value), { error: 'must be a URL' }),
     events: z.array(WebhookEvent).min(1).optional().describe('Default: all events.'),
     description: z.string().max(500).optional(),
     is_uat: z.boolean({ error: 'must be true or false' }).optional(),

@@ -53,10 +53,19 @@ async function convertWithSoffice(
     const outdir = path.join(work, 'out'); // apart from the source, whatever the two formats
     await writeFile(source, input);
     const args = [
-      '--headless', '--norestore', '--nologo', '--nodefault', '--nolockcheck', '--invisible',
+      '--headless',
+      '--norestore',
+      '--nologo',
+      '--nodefault',
+      '--nolockcheck',
+      '--invisible',
       `-env:UserInstallation=${pathToFileURL(profile).href}`,
       ...(inputFilter ? [`--infilter=${inputFilter}`] : []),
-      '--convert-to', to, '--outdir', outdir, source,
+      '--convert-to',
+      to,
+      '--outdir',
+      outdir,
+      source,
     ];
     await runSoffice(sofficePath, args, timeoutMs, sofficeEnvironment(profile));
     const outputExtension = to.split(':')[0]!;

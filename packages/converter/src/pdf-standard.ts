@@ -20,7 +20,10 @@ export function pdfFilterArgument(standard: PdfStandard | undefined): string | u
   const data = pdfFilterData(standard);
   if (!data) return undefined;
   const typed = Object.fromEntries(
-    Object.entries(data).map(([name, value]) => [name, typeof value === 'boolean' ? { type: 'boolean', value: String(value) } : { type: 'long', value: String(value) }]),
+    Object.entries(data).map(([name, value]) => [
+      name,
+      typeof value === 'boolean' ? { type: 'boolean', value: String(value) } : { type: 'long', value: String(value) },
+    ]),
   );
   return `writer_pdf_Export:${JSON.stringify(typed)}`;
 }

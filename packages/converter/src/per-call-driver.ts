@@ -24,7 +24,11 @@ type Options = Parameters<typeof convertWithOptions>[3] & {
  */
 export async function convertPerCall(docx: Buffer, to: 'pdf', timeoutMs: number, pdfStandard?: PdfStandard): Promise<Buffer> {
   const callDir = await mkdtemp(path.join(tmpdir(), 'docgen-per-call-'));
-  const options: Options = { fileName: 'document.docx', tmpOptions: { tmpdir: callDir }, execOptions: { timeout: timeoutMs, killSignal: 'SIGKILL', env: sofficeEnvironment(callDir) } };
+  const options: Options = {
+    fileName: 'document.docx',
+    tmpOptions: { tmpdir: callDir },
+    execOptions: { timeout: timeoutMs, killSignal: 'SIGKILL', env: sofficeEnvironment(callDir) },
+  };
   let failed = true;
   try {
     return await new Promise<Buffer>((resolve, reject) => {

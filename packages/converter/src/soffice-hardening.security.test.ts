@@ -25,7 +25,12 @@ function processGroup(leader: number): { pid: number; args: string; env: string[
 }
 
 describe('LibreOffice runs with a hardened profile and a minimal environment', () => {
-  const secrets = { DATABASE_URL: 'postgresql://docgen:hunter2@db/docgen', REDIS_URL: 'redis://:hunter2@redis', AWS_SECRET_ACCESS_KEY: 'hunter2', API_KEY_PEPPER: 'hunter2' };
+  const secrets = {
+    DATABASE_URL: 'postgresql://docgen:hunter2@db/docgen',
+    REDIS_URL: 'redis://:hunter2@redis',
+    AWS_SECRET_ACCESS_KEY: 'hunter2',
+    API_KEY_PEPPER: 'hunter2',
+  };
   let pool: WarmConverterPool;
   let bridgePid: number | undefined;
 
@@ -74,7 +79,9 @@ describe('LibreOffice runs with a hardened profile and a minimal environment', (
     try {
       const secret = path.join(work, 'secret.png');
       await writeFile(secret, solidPng(50, 50, [0, 200, 0]));
-      const raw = hostileDocxTemplates(canary.url, secret).filter((t) => ['linked-image', 'hyperlink-rel-used-by-r-link', 'file-url-linked', 'vml-imagedata'].includes(t.name));
+      const raw = hostileDocxTemplates(canary.url, secret).filter((t) =>
+        ['linked-image', 'hyperlink-rel-used-by-r-link', 'file-url-linked', 'vml-imagedata'].includes(t.name),
+      );
       expect(raw).toHaveLength(4);
       for (const template of raw) {
         const pdfFile = path.join(work, `${template.name}.pdf`);

@@ -14,7 +14,10 @@ const isRunning = (pid: number) => {
 };
 /** soffice processes whose command line names this pool's profiles. */
 const sofficeProcessesUsing = (workMarker: string) =>
-  execFileSync('ps', ['-eo', 'pid,args']).toString().split('\n').filter((line) => line.includes('soffice') && line.includes(workMarker));
+  execFileSync('ps', ['-eo', 'pid,args'])
+    .toString()
+    .split('\n')
+    .filter((line) => line.includes('soffice') && line.includes(workMarker));
 
 function nextEvent(events: PoolEvent[], listeners: ((e: PoolEvent) => void)[], match: (e: PoolEvent) => boolean): Promise<PoolEvent> {
   return new Promise((resolve) => {

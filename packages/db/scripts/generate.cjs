@@ -6,8 +6,7 @@ const path = require('node:path');
 
 const env = { ...process.env, PRISMA_HIDE_UPDATE_MESSAGE: '1' };
 env.PRISMA_SCHEMA_ENGINE_BINARY ??= process.execPath;
-execFileSync(
-  process.execPath,
-  [require.resolve('prisma/build/index.js'), 'generate', '--schema', path.join(__dirname, '../../../prisma/schema.prisma')],
-  { stdio: 'inherit', env },
-);
+execFileSync(process.execPath, [require.resolve('prisma/build/index.js'), 'generate', '--schema', path.join(__dirname, '../../../prisma/schema.prisma')], {
+  stdio: 'inherit',
+  env,
+});

@@ -10,7 +10,9 @@ describe('isDatabaseUnavailable', () => {
   });
 
   it('does not mistake a bad query for an outage', async () => {
-    const db = createPrismaClient(process.env.TEST_POSTGRES_URL ? `${process.env.TEST_POSTGRES_URL}/postgres` : 'postgresql://postgres@127.0.0.1:5432/postgres');
+    const db = createPrismaClient(
+      process.env.TEST_POSTGRES_URL ? `${process.env.TEST_POSTGRES_URL}/postgres` : 'postgresql://postgres@127.0.0.1:5432/postgres',
+    );
     const error = await db.$queryRaw`SELECT * FROM no_such_table`.catch((e: unknown) => e);
     await db.$disconnect();
     expect(error).toBeInstanceOf(Error);
@@ -20,7 +22,9 @@ describe('isDatabaseUnavailable', () => {
 
 describe('isUniqueViolation', () => {
   it('recognises a duplicate key from a raw query, and nothing else', async () => {
-    const db = createPrismaClient(process.env.TEST_POSTGRES_URL ? `${process.env.TEST_POSTGRES_URL}/postgres` : 'postgresql://postgres@127.0.0.1:5432/postgres');
+    const db = createPrismaClient(
+      process.env.TEST_POSTGRES_URL ? `${process.env.TEST_POSTGRES_URL}/postgres` : 'postgresql://postgres@127.0.0.1:5432/postgres',
+    );
     const errors = await db
       .$transaction(async (tx) => {
         await tx.$executeRawUnsafe('CREATE TEMP TABLE unique_check (k text PRIMARY KEY) ON COMMIT DROP');
@@ -36,7 +40,10 @@ describe('isUniqueViolation', () => {
   });
 
   it('recognises a duplicate key from db.sql, and nothing else', async () => {
-    const db = createPrismaClient(process.env.TEST_POSTGRES_URL ? `${process.env.TEST_POSTGRES_URL}/postgres` : 'postgresql://postgres@127.0.0.1:5432/postgres', { poolSize: 1 });
+    const db = createPrismaClient(
+      process.env.TEST_POSTGRES_URL ? `${process.env.TEST_POSTGRES_URL}/postgres` : 'postgresql://postgres@127.0.0.1:5432/postgres',
+      { poolSize: 1 },
+    );
     await db.sql.query({ text: 'CREATE TEMP TABLE unique_check_sql (k text PRIMARY KEY)' });
     await db.sql.query({ name: 'unique-check-insert', text: 'INSERT INTO unique_check_sql VALUES ($1)' }, ['a']);
     const duplicate = await db.sql.query({ name: 'unique-check-insert', text: 'INSERT INTO unique_check_sql VALUES ($1)' }, ['a']).catch((e: unknown) => e);

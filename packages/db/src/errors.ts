@@ -1,5 +1,6 @@
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'EPIPE', '57P01', '57P03']);
-const CONNECTION_MESSAGES = /connection terminated|timeout exceeded when trying to connect|can't reach database server|connection refused|database system is (starting up|shutting down)/i;
+const CONNECTION_MESSAGES =
+  /connection terminated|timeout exceeded when trying to connect|can't reach database server|connection refused|database system is (starting up|shutting down)/i;
 
 /**
  * True when an error means "PostgreSQL could not be reached" rather than "the query was

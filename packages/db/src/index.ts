@@ -1,6 +1,18 @@
 export { createPrismaClient, type Database } from './client';
 export { Prisma } from './generated/prisma/client';
-export type { Organization, ApiKey, Template, Document, OutboxEvent, WebhookEndpoint, WebhookDelivery, BulkJob, User, Membership, Session } from './generated/prisma/client';
+export type {
+  Organization,
+  ApiKey,
+  Template,
+  Document,
+  OutboxEvent,
+  WebhookEndpoint,
+  WebhookDelivery,
+  BulkJob,
+  User,
+  Membership,
+  Session,
+} from './generated/prisma/client';
 export { ensureDatabase, applyMigrations, migrationsDir, type MigrationResult } from './migrate';
 export { isDatabaseUnavailable, isUniqueViolation } from './errors';
 export { addMember, MemberConflictError, type Role } from './add-member';

@@ -12,12 +12,7 @@ export interface OpsServer {
  * The small HTTP server of a worker process: /healthz (the process is alive),
  * /readyz (its dependencies answer) and /metrics (Prometheus).
  */
-export async function startOpsServer(options: {
-  port: number;
-  registry: Registry;
-  checks: ReadinessCheck[];
-  host?: string;
-}): Promise<OpsServer> {
+export async function startOpsServer(options: { port: number; registry: Registry; checks: ReadinessCheck[]; host?: string }): Promise<OpsServer> {
   const server = http.createServer((req, res) => {
     const send = (status: number, body: unknown, type = 'application/json') => {
       res.writeHead(status, { 'content-type': type });

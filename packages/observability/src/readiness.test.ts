@@ -8,7 +8,12 @@ describe('checkReadiness', () => {
 
   it('names each dependency that is down', async () => {
     const report = await checkReadiness([
-      { name: 'postgresql', check: async () => { throw new Error('ECONNREFUSED'); } },
+      {
+        name: 'postgresql',
+        check: async () => {
+          throw new Error('ECONNREFUSED');
+        },
+      },
       { name: 'redis', check: async () => 'PONG' },
     ]);
     expect(report.ready).toBe(false);

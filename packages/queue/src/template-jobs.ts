@@ -34,7 +34,11 @@ export const templateImportDocxKey = (redisKeyPrefix: string, jobId: string) => 
 export const TEMPLATE_IMPORT_JOB_OPTIONS: JobsOptions = { attempts: 1, removeOnComplete: { age: 300 }, removeOnFail: { age: 300 } };
 
 export function createTemplateImportQueue(connection: ConnectionOptions | Redis, redisKeyPrefix: string): Queue<TemplateImportJob> {
-  return new Queue<TemplateImportJob>(TEMPLATE_IMPORT_QUEUE, { connection, prefix: bullPrefix(redisKeyPrefix), defaultJobOptions: TEMPLATE_IMPORT_JOB_OPTIONS });
+  return new Queue<TemplateImportJob>(TEMPLATE_IMPORT_QUEUE, {
+    connection,
+    prefix: bullPrefix(redisKeyPrefix),
+    defaultJobOptions: TEMPLATE_IMPORT_JOB_OPTIONS,
+  });
 }
 
 /** The first page of a stored template as a PNG, rendered once; the job id is the template id. */
@@ -51,7 +55,11 @@ export const TEMPLATE_PREVIEW_JOB_OPTIONS: JobsOptions = {
 };
 
 export function createTemplatePreviewQueue(connection: ConnectionOptions | Redis, redisKeyPrefix: string): Queue<TemplatePreviewJob> {
-  return new Queue<TemplatePreviewJob>(TEMPLATE_PREVIEW_QUEUE, { connection, prefix: bullPrefix(redisKeyPrefix), defaultJobOptions: TEMPLATE_PREVIEW_JOB_OPTIONS });
+  return new Queue<TemplatePreviewJob>(TEMPLATE_PREVIEW_QUEUE, {
+    connection,
+    prefix: bullPrefix(redisKeyPrefix),
+    defaultJobOptions: TEMPLATE_PREVIEW_JOB_OPTIONS,
+  });
 }
 
 /** Queues the preview of a template; a preview already queued or running is not queued twice. */

@@ -31,7 +31,11 @@ describe('LocalFileStorage', () => {
     const { Readable } = await import('node:stream');
     expect(await storage.putStream('bulk/a.zip', Readable.from([Buffer.from('ab'), Buffer.from('cd')]))).toBe(4);
     expect((await storage.get('bulk/a.zip')).toString()).toBe('abcd');
-    const failing = new Readable({ read() { this.destroy(new Error('disk on fire')); } });
+    const failing = new Readable({
+      read() {
+        this.destroy(new Error('disk on fire'));
+      },
+    });
     await expect(storage.putStream('bulk/b.zip', failing)).rejects.toThrow('disk on fire');
     expect(await readdir(path.join(root, 'bulk'))).toEqual(['a.zip']);
   });

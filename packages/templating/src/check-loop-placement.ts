@@ -1,8 +1,7 @@
 import type { TagOccurrence } from './tag-scanner';
 import type { TemplateIssue } from './template-error';
 
-export const rowLoopAdvice = (name: string) =>
-  `put {#${name}} in the first cell and {/${name}} in the last cell of the same row`;
+export const rowLoopAdvice = (name: string) => `put {#${name}} in the first cell and {/${name}} in the last cell of the same row`;
 
 /**
  * Loops whose start and end sit in two different tables. docxtemplater accepts them but

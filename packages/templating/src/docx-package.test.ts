@@ -50,7 +50,10 @@ describe('zip bombs whose headers understate the uncompressed size', () => {
     const bomb = forgeUncompressedSize(zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' }), 'word/media/padding.bin', 1024);
     expect(bomb.length).toBeLessThan(100 * 1024);
     // The declared sizes alone are well under the limit.
-    const declared = Object.values(new PizZip(bomb).files).reduce((total, entry) => total + ((entry as unknown as { _data: { uncompressedSize: number } })._data.uncompressedSize ?? 0), 0);
+    const declared = Object.values(new PizZip(bomb).files).reduce(
+      (total, entry) => total + ((entry as unknown as { _data: { uncompressedSize: number } })._data.uncompressedSize ?? 0),
+      0,
+    );
     expect(declared).toBeLessThan(LIMITS.maxExpandedBytes);
 
     const error = refusal(() => prepareDocxTemplate(bomb, LIMITS));
@@ -62,14 +65,20 @@ describe('zip bombs whose headers understate the uncompressed size', () => {
     const xml = zip.file('word/document.xml')!.asText();
     zip.file('word/document.xml', xml.replace('<w:body>', `<w:body>${' '.repeat(5 * MiB)}`));
     const bomb = forgeUncompressedSize(zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' }), 'word/document.xml', xml.length);
-    expect(refusal(() => prepareDocxTemplate(bomb, LIMITS))).toMatchObject({ kind: 'too_large', message: expect.stringMatching(/^The DOCX expands to more than 2 MiB/) });
+    expect(refusal(() => prepareDocxTemplate(bomb, LIMITS))).toMatchObject({
+      kind: 'too_large',
+      message: expect.stringMatching(/^The DOCX expands to more than 2 MiB/),
+    });
   });
 
   it('refuses as damaged (422) an entry whose real size differs from the declared one within the limit', () => {
     const zip = new PizZip(buildDocx({ body: paragraph('{name}') }));
     zip.file('word/media/small.bin', Buffer.alloc(4096));
     const forged = forgeUncompressedSize(zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' }), 'word/media/small.bin', 10);
-    expect(refusal(() => prepareDocxTemplate(forged, LIMITS))).toMatchObject({ kind: 'invalid', message: 'The file is not a valid DOCX (the zip archive is damaged)' });
+    expect(refusal(() => prepareDocxTemplate(forged, LIMITS))).toMatchObject({
+      kind: 'invalid',
+      message: 'The file is not a valid DOCX (the zip archive is damaged)',
+    });
   });
 
   it('reads a part with inflation capped at the limit', () => {
@@ -77,7 +86,10 @@ describe('zip bombs whose headers understate the uncompressed size', () => {
     const xml = zip.file('word/document.xml')!.asText();
     zip.file('word/document.xml', xml.replace('<w:body>', `<w:body>${' '.repeat(3 * MiB)}`));
     const opened = new PizZip(forgeUncompressedSize(zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' }), 'word/document.xml', xml.length));
-    expect(refusal(() => readPart(opened, 'word/document.xml', LIMITS))).toMatchObject({ kind: 'too_large', message: 'The DOCX part word/document.xml is larger than 2 MiB' });
+    expect(refusal(() => readPart(opened, 'word/document.xml', LIMITS))).toMatchObject({
+      kind: 'too_large',
+      message: 'The DOCX part word/document.xml is larger than 2 MiB',
+    });
   });
 
   it('opens an honest package and reads its parts', () => {

@@ -9,7 +9,10 @@ const REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships
 function docx(body: string, relationships: string): Buffer {
   const zip = new PizZip();
   zip.file('word/document.xml', `<w:document xmlns:w="w" xmlns:a="a" xmlns:r="${REL}"><w:body>${body}</w:body></w:document>`);
-  zip.file('word/_rels/document.xml.rels', `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${relationships}</Relationships>`);
+  zip.file(
+    'word/_rels/document.xml.rels',
+    `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">${relationships}</Relationships>`,
+  );
   return zip.generate({ type: 'nodebuffer' });
 }
 
@@ -35,7 +38,10 @@ describe('removeExternalReferences', () => {
   });
 
   it('refuses INCLUDEPICTURE and INCLUDETEXT fields', () => {
-    for (const body of ['<w:instrText xml:space="preserve"> INCLUDEPICTURE "http://x/a.png" \\d </w:instrText>', '<w:fldSimple w:instr=" INCLUDETEXT c:\\\\a.docx "/>']) {
+    for (const body of [
+      '<w:instrText xml:space="preserve"> INCLUDEPICTURE "http://x/a.png" \\d </w:instrText>',
+      '<w:fldSimple w:instr=" INCLUDETEXT c:\\\\a.docx "/>',
+    ]) {
       expect(() => removeExternalReferences(docx(body, ''))).toThrow(TemplateError);
     }
   });
@@ -75,9 +81,11 @@ describe('removeExternalReferences', () => {
       expect(refusal(buildDocx({ body: paragraph(field(' DDEAUTO c:\\\\windows\\\\system32\\\\cmd.exe "/k calc.exe" ')) }))).toContain('DDEAUTO');
       expect(refusal(buildDocx({ body: paragraph(field(' DD', 'E excel "sheet1" "R1C1" ')) }))).toContain('(a DDE field)');
       expect(refusal(buildDocx({ body: paragraph(field(' LINK Excel.Sheet.12 "C:\\\\data\\\\q.xlsx" "Sheet1!R1C1" \\a \\p ')) }))).toContain('(a LINK field)');
-      expect(refusal(buildDocx({ body: '<w:p><w:fldSimple w:instr=" INCLUDETEXT &quot;http://127.0.0.1:9/a.docx&quot; "><w:r><w:t>x</w:t></w:r></w:fldSimple></w:p>' }))).toContain(
-        '(an INCLUDETEXT field)',
-      );
+      expect(
+        refusal(
+          buildDocx({ body: '<w:p><w:fldSimple w:instr=" INCLUDETEXT &quot;http://127.0.0.1:9/a.docx&quot; "><w:r><w:t>x</w:t></w:r></w:fldSimple></w:p>' }),
+        ),
+      ).toContain('(an INCLUDETEXT field)');
       expect(refusal(buildDocx({ body: '<w:p><w:fldSimple w:instr="DDEAUTO cmd &quot;/c calc&quot;"/></w:p>' + paragraph(field(' LINK x ')) }))).toContain(
         '(DDEAUTO, LINK fields)',
       );
@@ -91,7 +99,16 @@ describe('removeExternalReferences', () => {
         // LibreOffice reads text between "begin" and "separate" as instruction text.
         paragraph(fldChar('begin'), run(' LI'), instr('NK Word.Document.12 "c:\\\\a.docx" '), fldChar('end')),
         // { { QUOTE "LINK" } Word.Document.12 "c:\a.docx" }: the outer field's type is the inner one's result.
-        paragraph(fldChar('begin'), fldChar('begin'), instr(' QUOTE "LINK" '), fldChar('separate'), run('LINK'), fldChar('end'), instr(' Word.Document.12 "c:\\\\a.docx" '), fldChar('end')),
+        paragraph(
+          fldChar('begin'),
+          fldChar('begin'),
+          instr(' QUOTE "LINK" '),
+          fldChar('separate'),
+          run('LINK'),
+          fldChar('end'),
+          instr(' Word.Document.12 "c:\\\\a.docx" '),
+          fldChar('end'),
+        ),
         // A field left open at the end of the part.
         paragraph(fldChar('begin'), instr(' INCLUDETEXT "c:\\\\a.docx"')),
       ];
@@ -103,7 +120,10 @@ describe('removeExternalReferences', () => {
       zip.file('word/main.dat', `<w:document xmlns:w="w"><w:body>${paragraph(field(' INCLUDEPICTURE "http://x/a.png" '))}</w:body></w:document>`);
       expect(refusal(zip.generate({ type: 'nodebuffer' }))).toContain('INCLUDEPICTURE');
       const utf16 = new PizZip(buildDocx({ body: paragraph('x') }));
-      const xml = utf16.file('word/document.xml')!.asText().replace('<w:body>', `<w:body>${paragraph(field(' DDEAUTO cmd '))}`);
+      const xml = utf16
+        .file('word/document.xml')!
+        .asText()
+        .replace('<w:body>', `<w:body>${paragraph(field(' DDEAUTO cmd '))}`);
       utf16.file('word/document.xml', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(xml, 'utf16le')]));
       expect(refusal(utf16.generate({ type: 'nodebuffer' }))).toContain('DDEAUTO');
     });

@@ -44,7 +44,10 @@ function refuseFetchingFields(name: string, xml: string): void {
     fields = fetchingFieldsIn(xml);
   } catch (error) {
     if (!(error instanceof UnreadableFieldsError)) throw error;
-    throw new TemplateError('invalid', `The DOCX part ${name} is not well-formed XML, so its fields cannot be checked; open the file in Word, save it again and upload it`);
+    throw new TemplateError(
+      'invalid',
+      `The DOCX part ${name} is not well-formed XML, so its fields cannot be checked; open the file in Word, save it again and upload it`,
+    );
   }
   if (fields.length === 0) return;
   const names = fields.join(', ');

@@ -39,7 +39,10 @@ export function refuseDocumentTypeDeclarations(zip: PizZip): void {
     if (entry.dir) continue;
     const xml = xmlText(name, entry.asNodeBuffer());
     if (xml !== undefined && DOCTYPE.test(xml)) {
-      throw new TemplateError('invalid', `The DOCX part ${name} declares a DOCTYPE or entities, which no DOCX needs; open the file in Word, save it again and upload it`);
+      throw new TemplateError(
+        'invalid',
+        `The DOCX part ${name} declares a DOCTYPE or entities, which no DOCX needs; open the file in Word, save it again and upload it`,
+      );
     }
   }
 }
@@ -50,7 +53,8 @@ export function refuseDocumentTypeDeclarations(zip: PizZip): void {
  */
 export function refuseMalformedXml(zip: PizZip): void {
   for (const required of ['[Content_Types].xml', '_rels/.rels']) {
-    if (!zip.file(required)) throw new TemplateError('invalid', `The file is not a valid DOCX (${required} is missing); open it in Word, save it again and upload it`);
+    if (!zip.file(required))
+      throw new TemplateError('invalid', `The file is not a valid DOCX (${required} is missing); open it in Word, save it again and upload it`);
   }
   for (const [name, entry] of Object.entries(zip.files)) {
     if (entry.dir || !/\.(xml|rels)$/i.test(name)) continue;
@@ -75,7 +79,10 @@ function refuseIncompleteContentTypes(zip: PizZip): void {
     for (const type of elementsNamed(document, element)) {
       const missing = attributes.find((attribute) => !type.hasAttribute(attribute));
       if (missing) {
-        throw new TemplateError('invalid', `The DOCX part [Content_Types].xml has ${element === 'Override' ? 'an' : 'a'} ${element} without ${missing}; open the file in Word, save it again and upload it`);
+        throw new TemplateError(
+          'invalid',
+          `The DOCX part [Content_Types].xml has ${element === 'Override' ? 'an' : 'a'} ${element} without ${missing}; open the file in Word, save it again and upload it`,
+        );
       }
     }
   }
@@ -263,7 +270,11 @@ export function xmlText(name: string, bytes: Buffer): string | undefined {
   const [b0, b1] = [bytes[0], bytes[1]];
   const even = bytes.subarray(0, bytes.length - (bytes.length % 2));
   if ((b0 === 0xff && b1 === 0xfe) || (b0 === 0x3c && b1 === 0x00)) return even.toString('utf16le').replace(/^\uFEFF/, '');
-  if ((b0 === 0xfe && b1 === 0xff) || (b0 === 0x00 && b1 === 0x3c)) return Buffer.from(even).swap16().toString('utf16le').replace(/^\uFEFF/, '');
+  if ((b0 === 0xfe && b1 === 0xff) || (b0 === 0x00 && b1 === 0x3c))
+    return Buffer.from(even)
+      .swap16()
+      .toString('utf16le')
+      .replace(/^\uFEFF/, '');
   const bom = b0 === 0xef && b1 === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   let first = bom;
   while (first < bytes.length && WHITESPACE.has(bytes[first]!)) first++;

@@ -20,7 +20,10 @@ function syntaxIssues(file: Buffer) {
 }
 
 const partText = (file: Buffer, part = 'word/document.xml') =>
-  new PizZip(file).file(part)!.asText().replace(/<[^>]+>/g, '');
+  new PizZip(file)
+    .file(part)!
+    .asText()
+    .replace(/<[^>]+>/g, '');
 
 describe('prepareDocxTemplate on docxtemplater fixtures', () => {
   it('finds the text tags of tag-example.docx in body, header and footer', () => {
@@ -32,12 +35,28 @@ describe('prepareDocxTemplate on docxtemplater fixtures', () => {
 
   it('finds the table row loop and its fields in tag-intelligent-loop-table.docx', () => {
     const { variables } = prepareDocxTemplate(fixture('tag-intelligent-loop-table.docx'));
-    expect(variables).toEqual([{ name: 'clients', type: 'list', required: true, fields: ['first_name', 'last_name', 'phone'], field_types: { first_name: 'text', last_name: 'text', phone: 'text' } }]);
+    expect(variables).toEqual([
+      {
+        name: 'clients',
+        type: 'list',
+        required: true,
+        fields: ['first_name', 'last_name', 'phone'],
+        field_types: { first_name: 'text', last_name: 'text', phone: 'text' },
+      },
+    ]);
   });
 
   it('reads loop-hebrew.docx', () => {
     const { variables } = prepareDocxTemplate(fixture('loop-hebrew.docx'));
-    expect(variables).toEqual([{ name: 'products', type: 'list', required: true, fields: ['title', 'name', 'reference'], field_types: { title: 'text', name: 'text', reference: 'text' } }]);
+    expect(variables).toEqual([
+      {
+        name: 'products',
+        type: 'list',
+        required: true,
+        fields: ['title', 'name', 'reference'],
+        field_types: { title: 'text', name: 'text', reference: 'text' },
+      },
+    ]);
   });
 
   it('rejects one-unclosed.docx with exactly one error', () => {
@@ -78,12 +97,26 @@ describe('prepareDocxTemplate on built documents', () => {
   });
 
   it('accepts a row loop from the first to the last cell of one row', () => {
-    const { variables } = prepareDocxTemplate(buildDocx({ body: table([['Item', 'Price'], ['{#items}{name}', '{price}{/items}']]) }));
+    const { variables } = prepareDocxTemplate(
+      buildDocx({
+        body: table([
+          ['Item', 'Price'],
+          ['{#items}{name}', '{price}{/items}'],
+        ]),
+      }),
+    );
     expect(variables).toEqual([{ name: 'items', type: 'list', required: true, fields: ['name', 'price'], field_types: { name: 'text', price: 'text' } }]);
   });
 
   it('accepts a loop spread over two rows of one table (a repeated group of rows)', () => {
-    const { variables } = prepareDocxTemplate(buildDocx({ body: table([['{#items}{name}', ''], ['', '{price}{/items}']]) }));
+    const { variables } = prepareDocxTemplate(
+      buildDocx({
+        body: table([
+          ['{#items}{name}', ''],
+          ['', '{price}{/items}'],
+        ]),
+      }),
+    );
     expect(variables[0]).toMatchObject({ name: 'items', fields: ['name', 'price'] });
   });
 
@@ -93,7 +126,8 @@ describe('prepareDocxTemplate on built documents', () => {
       {
         tag: '{#items}',
         part: 'body',
-        message: 'The loop "items" starts inside a table and ends outside it (or the reverse); put {#items} in the first cell and {/items} in the last cell of the same row',
+        message:
+          'The loop "items" starts inside a table and ends outside it (or the reverse); put {#items} in the first cell and {/items} in the last cell of the same row',
       },
     ]);
   });
@@ -101,7 +135,9 @@ describe('prepareDocxTemplate on built documents', () => {
   it('rejects a loop that starts in one table and ends in another', () => {
     const issues = syntaxIssues(buildDocx({ body: table([['{#items}{name}']]) + paragraph('between') + table([['{/items}']]) }));
     expect(issues).toHaveLength(1);
-    expect(issues[0]!.message).toContain('starts in one table and ends in another; put {#items} in the first cell and {/items} in the last cell of the same row');
+    expect(issues[0]!.message).toContain(
+      'starts in one table and ends in another; put {#items} in the first cell and {/items} in the last cell of the same row',
+    );
   });
 
   it('reports every problem at once: mismatched loop end, unopened loop end, unclosed tag', () => {
@@ -112,9 +148,7 @@ describe('prepareDocxTemplate on built documents', () => {
 
   it('reports an unopened tag such as "foo}" as a syntax error saying to add the "{"', () => {
     const issues = syntaxIssues(buildDocx({ body: paragraph('Dear {client_name},') + paragraph('Total: foo} EUR') }));
-    expect(issues).toEqual([
-      { tag: 'foo}', part: 'body', message: 'The tag "foo}" has no opening "{"; add "{" before it or remove the "}"' },
-    ]);
+    expect(issues).toEqual([{ tag: 'foo}', part: 'body', message: 'The tag "foo}" has no opening "{"; add "{" before it or remove the "}"' }]);
   });
 
   it('counts tags in headers, footers and text boxes, and says which part a problem is in', () => {
@@ -162,7 +196,12 @@ describe('prepareDocxTemplate on built documents', () => {
 
   it('detects a section with no tags inside as a boolean, top-level and inside loops', () => {
     const { variables } = prepareDocxTemplate(
-      buildDocx({ body: paragraph('{#paid}Paid{/paid}{^paid}Due{/paid}') + paragraph('{#rows}{name}{#urgent}!{/urgent}{/rows}') + paragraph('{#tags}{label}{/tags}{#tags}x{/tags}') }),
+      buildDocx({
+        body:
+          paragraph('{#paid}Paid{/paid}{^paid}Due{/paid}') +
+          paragraph('{#rows}{name}{#urgent}!{/urgent}{/rows}') +
+          paragraph('{#tags}{label}{/tags}{#tags}x{/tags}'),
+      }),
     );
     expect(variables).toEqual([
       { name: 'paid', type: 'boolean', required: true },
@@ -210,7 +249,11 @@ describe('prepareDocxTemplate on files that are not templates', () => {
       zip.file('[Content_Types].xml', types.replace(from, to));
       return zip.generate({ type: 'nodebuffer' });
     };
-    rejects(broken('<Default Extension="xml"', '<Default Ext ension="xml"'), 'invalid', /^The DOCX part \[Content_Types\]\.xml has a Default without Extension;/);
+    rejects(
+      broken('<Default Extension="xml"', '<Default Ext ension="xml"'),
+      'invalid',
+      /^The DOCX part \[Content_Types\]\.xml has a Default without Extension;/,
+    );
     rejects(broken('<Override PartName=', '<Override Part Name='), 'invalid', /has an Override without PartName;/);
   });
 

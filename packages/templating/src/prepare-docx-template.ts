@@ -38,7 +38,11 @@ export function prepareDocxTemplate(upload: Buffer, limits: PackageLimits = DEFA
   for (const name of templatedParts(zip)) {
     const part = scanPart(readPart(zip, name, limits));
     if (part.tags.some((tag) => tag.prefix === '@')) {
-      issues.push(...part.tags.filter((t) => t.prefix === '@').map((t) => ({ tag: t.raw, part: partLabel(name), message: 'Raw XML tags ({@name}) are not supported; use {name}' })));
+      issues.push(
+        ...part.tags
+          .filter((t) => t.prefix === '@')
+          .map((t) => ({ tag: t.raw, part: partLabel(name), message: 'Raw XML tags ({@name}) are not supported; use {name}' })),
+      );
     }
     issues.push(...checkLoopPlacement(part.tags, partLabel(name)));
     const corrections = correctTokenNames(part);

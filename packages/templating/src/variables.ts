@@ -86,7 +86,11 @@ export function detectVariables(parts: InspectedPart[]): { variables: TemplateVa
     if (merged) existing.type = merged;
     else {
       const kind = (t: VariableType) => (t === 'boolean' ? 'list' : t);
-      issues.push({ tag: part.value, part: 'template', message: `"${part.value}" is used both as ${kind(existing.type)} and as ${kind(type)}; use one kind of tag per name` });
+      issues.push({
+        tag: part.value,
+        part: 'template',
+        message: `"${part.value}" is used both as ${kind(existing.type)} and as ${kind(type)}; use one kind of tag per name`,
+      });
     }
   }
   for (const variable of byName.values()) {

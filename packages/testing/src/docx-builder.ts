@@ -6,12 +6,10 @@ const R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 const escape = (text: string) => text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 
 /** A run; several runs in one paragraph reproduce a tag that Word split across runs. */
-export const run = (text: string, bold = false) =>
-  `<w:r>${bold ? '<w:rPr><w:b/></w:rPr>' : ''}<w:t xml:space="preserve">${escape(text)}</w:t></w:r>`;
+export const run = (text: string, bold = false) => `<w:r>${bold ? '<w:rPr><w:b/></w:rPr>' : ''}<w:t xml:space="preserve">${escape(text)}</w:t></w:r>`;
 
 /** A paragraph of plain text, or of the given runs. */
-export const paragraph = (...runs: string[]) =>
-  `<w:p>${runs.map((r) => (r.startsWith('<w:r>') ? r : run(r))).join('')}</w:p>`;
+export const paragraph = (...runs: string[]) => `<w:p>${runs.map((r) => (r.startsWith('<w:r>') ? r : run(r))).join('')}</w:p>`;
 
 /** A table: rows of cells, each cell a string of text or of paragraph XML. */
 export const table = (rows: string[][]) =>

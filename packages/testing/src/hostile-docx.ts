@@ -111,7 +111,13 @@ export function hostileDocxTemplates(canary: string, secretFile: string): Hostil
         relationships: [`<Relationship Id="rIdSub" Type="${R}/subDocument" Target="${canary}/sub.docx" TargetMode="External"/>`],
       }),
     },
-    { name: 'attached-template', file: withSettings('<w:attachedTemplate r:id="rIdT"/>', `<Relationship Id="rIdT" Type="${R}/attachedTemplate" Target="${canary}/t.dotx" TargetMode="External"/>`) },
+    {
+      name: 'attached-template',
+      file: withSettings(
+        '<w:attachedTemplate r:id="rIdT"/>',
+        `<Relationship Id="rIdT" Type="${R}/attachedTemplate" Target="${canary}/t.dotx" TargetMode="External"/>`,
+      ),
+    },
     {
       name: 'mail-merge-source',
       file: withSettings(
@@ -137,7 +143,10 @@ export function hostileDocxTemplates(canary: string, secretFile: string): Hostil
       name: 'doctype-in-utf16-part',
       refused: true,
       file: withParts(buildDocx({ body: paragraph('x') }), {
-        'customXml/item1.xml': Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`<?xml version="1.0" encoding="UTF-16"?><!doctype x SYSTEM "${canary}/dtd"><x/>`, 'utf16le')]),
+        'customXml/item1.xml': Buffer.concat([
+          Buffer.from([0xff, 0xfe]),
+          Buffer.from(`<?xml version="1.0" encoding="UTF-16"?><!doctype x SYSTEM "${canary}/dtd"><x/>`, 'utf16le'),
+        ]),
       }),
     },
   ];

@@ -23,8 +23,21 @@ export function makeTestCertificates(): TestCertificates {
   writeFileSync(file('san.cnf'), 'subjectAltName = IP:127.0.0.1, DNS:localhost\n');
   openssl('req', '-newkey', 'rsa:2048', '-nodes', '-subj', '/CN=127.0.0.1', '-keyout', file('server.key'), '-out', file('server.csr'));
   openssl(
-    'x509', '-req', '-in', file('server.csr'), '-CA', file('ca.pem'), '-CAkey', file('ca.key'), '-CAcreateserial', '-days', '2',
-    '-extfile', file('san.cnf'), '-out', file('server.pem'),
+    'x509',
+    '-req',
+    '-in',
+    file('server.csr'),
+    '-CA',
+    file('ca.pem'),
+    '-CAkey',
+    file('ca.key'),
+    '-CAcreateserial',
+    '-days',
+    '2',
+    '-extfile',
+    file('san.cnf'),
+    '-out',
+    file('server.pem'),
   );
   return { caPath: file('ca.pem'), key: readFileSync(file('server.key')), cert: readFileSync(file('server.pem')) };
 }

@@ -128,7 +128,8 @@ export function apiClient(baseUrl: string, apiKey: string): ApiClient {
       if (res.status !== 201) throw new Error(`template upload answered ${res.status}: ${JSON.stringify(res.body)}`);
       return res.body as { id: string };
     },
-    waitForDocument: (id, statuses = ['ready', 'failed'], timeoutMs = 60_000, query = '') => waitForStatus(`/api/v1/documents/${id}${query}`, statuses, timeoutMs),
+    waitForDocument: (id, statuses = ['ready', 'failed'], timeoutMs = 60_000, query = '') =>
+      waitForStatus(`/api/v1/documents/${id}${query}`, statuses, timeoutMs),
     waitForBulkJob: (id, statuses = ['completed', 'failed'], timeoutMs = 120_000) => waitForStatus(`/api/v1/bulk-jobs/${id}`, statuses, timeoutMs),
   };
 }

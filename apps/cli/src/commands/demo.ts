@@ -51,7 +51,10 @@ async function demoAdmin(db: Database, organizationId: string, saved: string | u
 export async function seedDemo(db: Database, options: Options) {
   const keyFile = path.resolve(required(options, 'key-file'));
   const organization = await db.organization.upsert({ where: { name: DEMO_ORGANIZATION }, update: {}, create: { name: DEMO_ORGANIZATION } });
-  const saved = await readFile(keyFile, 'utf8').then((text) => JSON.parse(text) as DemoFile, (): DemoFile => ({}));
+  const saved = await readFile(keyFile, 'utf8').then(
+    (text) => JSON.parse(text) as DemoFile,
+    (): DemoFile => ({}),
+  );
 
   const key = await liveDemoKey(db, organization.id, saved.key);
   const adminPassword = await demoAdmin(db, organization.id, saved.admin_password);

@@ -53,21 +53,24 @@ export async function createBulkJob(deps: CreateBulkJobDeps, caller: Caller, req
     inputJson: row.input as Prisma.InputJsonObject,
     rowNumber: row.rowNumber,
   }));
-  const bulk = await deps.db.$transaction(async (tx) => {
-    const created = await tx.bulkJob.create({
-      data: {
-        organizationId: caller.organization.id,
-        templateId: template.id,
-        isUat: request.isUat,
-        outputFormat: request.outputFormat,
-        totalRows: documents.length,
-      },
-    });
-    for (let start = 0; start < documents.length; start += INSERT_CHUNK) {
-      await tx.document.createMany({ data: documents.slice(start, start + INSERT_CHUNK).map((doc) => ({ ...doc, bulkJobId: created.id })) });
-    }
-    return created;
-  }, { timeout: 60_000 });
+  const bulk = await deps.db.$transaction(
+    async (tx) => {
+      const created = await tx.bulkJob.create({
+        data: {
+          organizationId: caller.organization.id,
+          templateId: template.id,
+          isUat: request.isUat,
+          outputFormat: request.outputFormat,
+          totalRows: documents.length,
+        },
+      });
+      for (let start = 0; start < documents.length; start += INSERT_CHUNK) {
+        await tx.document.createMany({ data: documents.slice(start, start + INSERT_CHUNK).map((doc) => ({ ...doc, bulkJobId: created.id })) });
+      }
+      return created;
+    },
+    { timeout: 60_000 },
+  );
 
   try {
     for (let start = 0; start < documents.length; start += ENQUEUE_CHUNK) {

@@ -22,9 +22,10 @@ export interface CreateDocumentResult {
 
 type Body = z.output<typeof CreateDocumentBody>;
 
-const keyReused = () => new HttpError(422, 'Idempotency key reused with a different request', {
-  errors: [{ path: 'X-Idempotency-Key', message: 'was used before with a different body' }],
-});
+const keyReused = () =>
+  new HttpError(422, 'Idempotency key reused with a different request', {
+    errors: [{ path: 'X-Idempotency-Key', message: 'was used before with a different body' }],
+  });
 
 /**
  * Creates a document and queues its render. With an idempotency key, the unique index on
@@ -78,7 +79,14 @@ const INSERT_DOCUMENT = {
          RETURNING id, input_format, generation, created_at, updated_at`,
 };
 
-async function insertDocument(db: Database, caller: Caller, body: Body, isUat: boolean, key: string | null, hash: string | null): Promise<CreatedDocument | undefined> {
+async function insertDocument(
+  db: Database,
+  caller: Caller,
+  body: Body,
+  isUat: boolean,
+  key: string | null,
+  hash: string | null,
+): Promise<CreatedDocument | undefined> {
   if (!isUuid(body.template_id)) return undefined;
   const [row] = await db.sql.query<{ id: string; input_format: string; generation: number; created_at: Date; updated_at: Date }>(INSERT_DOCUMENT, [
     body.output_format,

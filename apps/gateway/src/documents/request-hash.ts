@@ -4,9 +4,16 @@ import { createHash } from 'node:crypto';
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+    );
   }
   return value;
 }
 
-export const requestHash = (request: unknown): string => createHash('sha256').update(JSON.stringify(canonical(request))).digest('hex');
+export const requestHash = (request: unknown): string =>
+  createHash('sha256')
+    .update(JSON.stringify(canonical(request)))
+    .digest('hex');

@@ -50,7 +50,11 @@ function toHttpError(error: unknown): HttpError | undefined {
   // Express's router cannot decode a path parameter such as /templates/%E0.
   if (error instanceof URIError) return new HttpError(400, 'The URL holds a malformed percent-encoding');
   if (isDatabaseUnavailable(error)) return dependencyDown('postgresql');
-  if (error instanceof FileNotFoundError) return new HttpError(503, 'A stored file is missing from storage; check the storage settings (STORAGE_DIR must be a shared volume; S3_* the same bucket for every service)');
+  if (error instanceof FileNotFoundError)
+    return new HttpError(
+      503,
+      'A stored file is missing from storage; check the storage settings (STORAGE_DIR must be a shared volume; S3_* the same bucket for every service)',
+    );
   if (error && typeof error === 'object') return fromBodyParser(error as BodyParserError);
   return undefined;
 }

@@ -51,8 +51,7 @@ export function httpMetrics(registry: Registry, options: { organizationLabels?: 
     labelNames: options.organizationLabels ? ['organization'] : [],
     registers: [registry],
   });
-  const countRateLimited = (organizationId: string) =>
-    options.organizationLabels ? rateLimited.inc({ organization: organizationId }) : rateLimited.inc();
+  const countRateLimited = (organizationId: string) => (options.organizationLabels ? rateLimited.inc({ organization: organizationId }) : rateLimited.inc());
   const middleware: RequestHandler = (req, res, next) => {
     const stop = duration.startTimer();
     res.once('finish', () => {

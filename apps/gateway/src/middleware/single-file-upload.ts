@@ -26,9 +26,11 @@ export function singleFileUpload(maxBytes: number, what = 'the template'): Reque
       if (error instanceof multer.MulterError) {
         if (error.code === 'LIMIT_FILE_SIZE') return next(new HttpError(413, 'Request body too large'));
         if (error.code === 'LIMIT_UNEXPECTED_FILE') {
-          return next(new HttpError(422, `Unexpected file field "${error.field}"; send ${what} in the field "file"`, {
-            errors: [{ path: error.field ?? 'file', message: 'unexpected file field' }],
-          }));
+          return next(
+            new HttpError(422, `Unexpected file field "${error.field}"; send ${what} in the field "file"`, {
+              errors: [{ path: error.field ?? 'file', message: 'unexpected file field' }],
+            }),
+          );
         }
         return next(new HttpError(422, `The multipart body was refused: ${error.message}`));
       }

@@ -4,5 +4,4 @@ export const SESSION_ABSOLUTE_MS = 7 * 24 * 60 * 60 * 1000;
 export const LAST_SEEN_GRANULARITY_MS = 60_000;
 
 /** When a session ends unless it is used again: 12 h idle, never past its absolute end. */
-export const sessionEndsAt = (lastSeenAt: Date, absoluteEnd: Date): Date =>
-  new Date(Math.min(lastSeenAt.getTime() + SESSION_IDLE_MS, absoluteEnd.getTime()));
+export const sessionEndsAt = (lastSeenAt: Date, absoluteEnd: Date): Date => new Date(Math.min(lastSeenAt.getTime() + SESSION_IDLE_MS, absoluteEnd.getTime()));

@@ -6,7 +6,6 @@ import { HttpError } from '../errors';
 import { isUuid } from '../ids';
 import { requireCaller } from '../middleware/authenticate';
 
-
 /** A date alone means midnight UTC at its start, as the CLI's --expires reads it. */
 const parseExpiry = (value: string) => new Date(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
 

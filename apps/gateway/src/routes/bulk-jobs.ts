@@ -26,7 +26,8 @@ const ZIP_SIGNATURE = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
 function spreadsheetFormat(filename: string, file: Buffer): 'xlsx' | 'csv' {
   const extension = extname(filename).toLowerCase();
   if (extension === '.xlsx') {
-    if (!file.subarray(0, 4).equals(ZIP_SIGNATURE)) throw new HttpError(422, 'The .xlsx file is not an Excel workbook; save it again as Excel Workbook (.xlsx)');
+    if (!file.subarray(0, 4).equals(ZIP_SIGNATURE))
+      throw new HttpError(422, 'The .xlsx file is not an Excel workbook; save it again as Excel Workbook (.xlsx)');
     return 'xlsx';
   }
   if (extension === '.csv') return 'csv';
@@ -70,9 +71,10 @@ export function bulkJobRoutes(deps: BulkJobRouteDeps): Router {
     }
     if (bulk.status !== 'completed' || !bulk.zipKey) {
       const done = bulk.succeeded + bulk.failed;
-      const why = bulk.status === 'failed'
-        ? 'Bulk job failed: its ZIP could not be assembled; create the bulk job again'
-        : `Bulk job is ${bulk.status} (${done} of ${bulk.totalRows} rows done); download it once its status is completed`;
+      const why =
+        bulk.status === 'failed'
+          ? 'Bulk job failed: its ZIP could not be assembled; create the bulk job again'
+          : `Bulk job is ${bulk.status} (${done} of ${bulk.totalRows} rows done); download it once its status is completed`;
       throw new HttpError(409, why);
     }
     const template = await db.template.findUniqueOrThrow({ where: { id: bulk.templateId }, select: { name: true } });

@@ -107,7 +107,12 @@ export function documentRoutes(deps: DocumentRouteDeps): Router {
     const query = TemplateHistoryQuery.parse(req.query);
     const template = await findTemplate(db, caller, req.params.id, query.is_uat);
     const rows = await db.document.findMany({
-      where: { templateId: template.id, organizationId: caller.organization.id, ...(query.status ? { status: query.status } : {}), ...afterCursor(decodeCursor(query.cursor)) },
+      where: {
+        templateId: template.id,
+        organizationId: caller.organization.id,
+        ...(query.status ? { status: query.status } : {}),
+        ...afterCursor(decodeCursor(query.cursor)),
+      },
       orderBy: newestFirst,
       take: query.limit + 1,
     });

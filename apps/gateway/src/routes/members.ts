@@ -33,7 +33,12 @@ export function memberRoutes({ db }: { db: Database }): Router {
     const body = CreateMemberBody.parse(req.body);
     const password = generatePassword();
     try {
-      const { user, membership } = await addMember(db, { organizationId: organization.id, email: body.email, role: body.role, passwordHash: await hashPassword(password) });
+      const { user, membership } = await addMember(db, {
+        organizationId: organization.id,
+        email: body.email,
+        role: body.role,
+        passwordHash: await hashPassword(password),
+      });
       req.log.info({ memberId: user.id, role: membership.role, userId: session?.user.id }, 'member added');
       res.status(201).json(CreatedMember.parse({ ...presentMember({ ...membership, user }), password }));
     } catch (error) {

@@ -16,7 +16,11 @@ export interface StoredFile {
 export function storedFileSender(storage: FileStorage, redirectTtlSeconds?: number) {
   return async (res: Response, file: StoredFile): Promise<void> => {
     if (redirectTtlSeconds && storage.downloadUrl) {
-      const url = await storage.downloadUrl(file.key, { contentType: file.contentType, contentDisposition: file.contentDisposition, ttlSeconds: redirectTtlSeconds });
+      const url = await storage.downloadUrl(file.key, {
+        contentType: file.contentType,
+        contentDisposition: file.contentDisposition,
+        ttlSeconds: redirectTtlSeconds,
+      });
       res.setHeader('Cache-Control', 'no-store'); // the URL expires; nobody should keep it
       res.redirect(302, url);
       return;

@@ -34,41 +34,46 @@ export function signInRoutes({ db, failures, addressFailures, maxJsonBytes, publ
   // the same time as a known one with a wrong password.
   const dummyHash = hashPassword(randomUUID());
   const router = Router();
-  router.post('/session', (req, _res, next) => (requireJson(req, 'email and password'), next()), express.json({ limit: maxJsonBytes }), async (req, res) => {
-    const address = clientAddress(req);
-    const wait = addressFailures.retryAfterSeconds(address);
-    if (wait > 0) throw tooManyFailures(wait, 'sign-ins');
-    const body = SignInBody.parse(req.body);
-    const email = body.email.trim().toLowerCase();
-    const found = await limitFailures(failures, email, async () => {
-      const row = await findSignIn(db, email);
-      const matches = await verifyPassword(row?.password_hash ?? (await dummyHash), body.password);
-      return matches && row?.organization_id ? row : undefined;
-    });
-    if (!found) {
-      await addressFailures.recordFailure(address).catch((error: unknown) => req.log.warn({ err: error }, 'could not count a failed sign-in'));
-      throw new HttpError(401, INVALID_CREDENTIALS);
-    }
+  router.post(
+    '/session',
+    (req, _res, next) => (requireJson(req, 'email and password'), next()),
+    express.json({ limit: maxJsonBytes }),
+    async (req, res) => {
+      const address = clientAddress(req);
+      const wait = addressFailures.retryAfterSeconds(address);
+      if (wait > 0) throw tooManyFailures(wait, 'sign-ins');
+      const body = SignInBody.parse(req.body);
+      const email = body.email.trim().toLowerCase();
+      const found = await limitFailures(failures, email, async () => {
+        const row = await findSignIn(db, email);
+        const matches = await verifyPassword(row?.password_hash ?? (await dummyHash), body.password);
+        return matches && row?.organization_id ? row : undefined;
+      });
+      if (!found) {
+        await addressFailures.recordFailure(address).catch((error: unknown) => req.log.warn({ err: error }, 'could not count a failed sign-in'));
+        throw new HttpError(401, INVALID_CREDENTIALS);
+      }
 
-    const { token, hash } = generateSessionToken();
-    const now = new Date();
-    const absoluteEnd = new Date(now.getTime() + SESSION_ABSOLUTE_MS);
-    const session = await db.session.create({
-      data: { tokenHash: hash, userId: found.user_id, organizationId: found.organization_id!, createdAt: now, lastSeenAt: now, expiresAt: absoluteEnd },
-    });
-    setSessionCookie(res, token, cameOverHttps(req, publicUrl), SESSION_ABSOLUTE_MS);
-    // Housekeeping off the request path: this person's ended sessions go when they sign in again.
-    db.session
-      .deleteMany({ where: { userId: found.user_id, OR: [{ expiresAt: { lte: now } }, { lastSeenAt: { lte: new Date(now.getTime() - SESSION_IDLE_MS) } }] } })
-      .catch((error: unknown) => req.log.warn({ err: error }, 'could not delete ended sessions'));
-    req.log.info({ userId: found.user_id, organizationId: found.organization_id }, 'signed in');
-    res.json(
-      presentSession(
-        { id: found.organization_id!, name: found.organization_name!, rateLimitPerMinute: found.rate_limit_per_minute! },
-        { id: session.id, token, user: { id: found.user_id, email: found.email, role: found.role! }, endsAt: sessionEndsAt(now, absoluteEnd) },
-      ),
-    );
-  });
+      const { token, hash } = generateSessionToken();
+      const now = new Date();
+      const absoluteEnd = new Date(now.getTime() + SESSION_ABSOLUTE_MS);
+      const session = await db.session.create({
+        data: { tokenHash: hash, userId: found.user_id, organizationId: found.organization_id!, createdAt: now, lastSeenAt: now, expiresAt: absoluteEnd },
+      });
+      setSessionCookie(res, token, cameOverHttps(req, publicUrl), SESSION_ABSOLUTE_MS);
+      // Housekeeping off the request path: this person's ended sessions go when they sign in again.
+      db.session
+        .deleteMany({ where: { userId: found.user_id, OR: [{ expiresAt: { lte: now } }, { lastSeenAt: { lte: new Date(now.getTime() - SESSION_IDLE_MS) } }] } })
+        .catch((error: unknown) => req.log.warn({ err: error }, 'could not delete ended sessions'));
+      req.log.info({ userId: found.user_id, organizationId: found.organization_id }, 'signed in');
+      res.json(
+        presentSession(
+          { id: found.organization_id!, name: found.organization_name!, rateLimitPerMinute: found.rate_limit_per_minute! },
+          { id: session.id, token, user: { id: found.user_id, email: found.email, role: found.role! }, endsAt: sessionEndsAt(now, absoluteEnd) },
+        ),
+      );
+    },
+  );
   return router;
 }
 
@@ -94,7 +99,9 @@ export function sessionRoutes({ db, failures, publicUrl }: SessionRouteDeps): Ro
     const body = ChangePasswordBody.parse(req.body);
     const user = await db.user.findUniqueOrThrow({ where: { id: session.user.id } });
     // A stolen session guessing the current password meets the same limit as sign-in.
-    const matches = await limitFailures(failures, user.email, async () => ((await verifyPassword(user.passwordHash, body.current_password)) ? true : undefined));
+    const matches = await limitFailures(failures, user.email, async () =>
+      (await verifyPassword(user.passwordHash, body.current_password)) ? true : undefined,
+    );
     if (!matches) {
       throw new HttpError(422, 'Invalid current_password: is not your current password', {
         errors: [{ path: 'current_password', message: 'is not your current password' }],

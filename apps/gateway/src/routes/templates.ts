@@ -1,6 +1,15 @@
 import { pipeline } from 'node:stream/promises';
 import { Router } from 'express';
-import { EnvironmentQuery, ListQuery, canonicalLocale, TemplatePage, TemplatePatch, TemplateUpload, VariablesPatch, type TemplateVariableBody } from '@docgen/contracts';
+import {
+  EnvironmentQuery,
+  ListQuery,
+  canonicalLocale,
+  TemplatePage,
+  TemplatePatch,
+  TemplateUpload,
+  VariablesPatch,
+  type TemplateVariableBody,
+} from '@docgen/contracts';
 import type { Queue } from 'bullmq';
 import type { Database } from '@docgen/db';
 import type { TemplatePreviewJob } from '@docgen/queue';
@@ -90,7 +99,8 @@ export function templateRoutes(deps: TemplateRouteDeps): Router {
     if (!req.is('application/json')) throw new HttpError(415, 'Send the template changes as application/json');
     const patch = TemplatePatch.parse(req.body);
     const template = await findTemplate(db, caller, req.params.id, is_uat);
-    const updated = patch.locale === undefined ? template : await db.template.update({ where: { id: template.id }, data: { locale: canonicalLocale(patch.locale) } });
+    const updated =
+      patch.locale === undefined ? template : await db.template.update({ where: { id: template.id }, data: { locale: canonicalLocale(patch.locale) } });
     res.json(presentTemplate(updated));
   });
 

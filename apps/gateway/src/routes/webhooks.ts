@@ -50,9 +50,7 @@ const presentDelivery = (delivery: WebhookDelivery) => ({
 });
 
 async function findEndpoint(db: Database, caller: Caller, id: string, isUat: boolean): Promise<EndpointRow> {
-  const endpoint = isUuid(id)
-    ? await db.webhookEndpoint.findFirst({ where: { id, organizationId: caller.organization.id, isUat, deletedAt: null } })
-    : null;
+  const endpoint = isUuid(id) ? await db.webhookEndpoint.findFirst({ where: { id, organizationId: caller.organization.id, isUat, deletedAt: null } }) : null;
   if (!endpoint) throw new HttpError(404, 'Webhook endpoint not found');
   return endpoint;
 }
@@ -108,7 +106,12 @@ export function webhookRoutes({ db, deliveries, allowPrivate }: WebhookRouteDeps
         organizationId: caller.organization.id,
         isUat: endpoint.isUat,
         subjectId: jobId,
-        payload: { job_id: jobId, event: 'webhook.test', occurred_at: new Date().toISOString(), data: { endpoint_id: endpoint.id, message: 'A test event from docgen' } },
+        payload: {
+          job_id: jobId,
+          event: 'webhook.test',
+          occurred_at: new Date().toISOString(),
+          data: { endpoint_id: endpoint.id, message: 'A test event from docgen' },
+        },
         publishedAt: new Date(),
       },
     });

@@ -66,12 +66,16 @@ export class HtmlImporter {
       await Promise.all([job.remove().catch(() => undefined), redis.del(htmlKey).catch(() => undefined)]);
       // BullMQ words its own time-out this way; anything else is the worker's job failing.
       if ((error as Error).message?.startsWith('Job wait')) {
-        throw new HttpError(503, `No render worker converted the HTML template within ${Math.round(waitMs / 1000)} s; nothing was stored. Please try again shortly.`);
+        throw new HttpError(
+          503,
+          `No render worker converted the HTML template within ${Math.round(waitMs / 1000)} s; nothing was stored. Please try again shortly.`,
+        );
       }
       throw new HttpError(503, 'The render worker could not convert the HTML template; nothing was stored. Please try again shortly.');
     }
     if (outcome.outcome === 'refused') throw new TemplateError('invalid', outcome.message);
-    if (outcome.outcome === 'expired') throw new HttpError(503, 'No render worker converted the HTML template in time; nothing was stored. Please try again shortly.');
+    if (outcome.outcome === 'expired')
+      throw new HttpError(503, 'No render worker converted the HTML template in time; nothing was stored. Please try again shortly.');
     const docx = await redis.getBuffer(outcome.docxKey).catch(redisDown);
     await redis.del(outcome.docxKey).catch(() => undefined);
     if (!docx) throw new HttpError(503, 'The converted HTML template expired before it could be stored; please try again.');

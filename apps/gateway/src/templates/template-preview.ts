@@ -13,7 +13,10 @@ export type PreviewAnswer = { ready: true; stream: Readable; size: number } | { 
  * queue that lost its job, a file gone from storage). A preview that could not be
  * rendered is a 409 saying why; it is not tried again.
  */
-export async function templatePreview(deps: { db: Database; storage: FileStorage; previews: Queue<TemplatePreviewJob> }, template: Template): Promise<PreviewAnswer> {
+export async function templatePreview(
+  deps: { db: Database; storage: FileStorage; previews: Queue<TemplatePreviewJob> },
+  template: Template,
+): Promise<PreviewAnswer> {
   if (template.previewStatus === 'failed') {
     throw new HttpError(409, `This template has no preview: its first page could not be rendered (${template.previewError ?? 'unknown reason'})`);
   }
@@ -32,7 +35,8 @@ export async function templatePreview(deps: { db: Database; storage: FileStorage
 /** Marks the preview pending and queues it (a job already queued is not queued twice). */
 export async function requestPreview(deps: { db: Database; previews: Queue<TemplatePreviewJob> }, templateId: string): Promise<void> {
   // Plain SQL: the template itself has not changed, so its updated_at stays.
-  await deps.db.$executeRaw`UPDATE templates SET preview_status = 'pending', preview_error = NULL WHERE id = ${templateId}::uuid AND preview_status IS DISTINCT FROM 'pending'`;
+  await deps.db
+    .$executeRaw`UPDATE templates SET preview_status = 'pending', preview_error = NULL WHERE id = ${templateId}::uuid AND preview_status IS DISTINCT FROM 'pending'`;
   await queuePreview(deps.previews, templateId).catch(() => {
     throw dependencyDown('redis');
   });

@@ -13,14 +13,20 @@ function allowedTypes(type: VariableType, hasFields: boolean): VariableType[] {
 }
 
 /** The format a type keeps after a change, or a problem with the one asked for. */
-function nextFormat(label: string, type: VariableType, change: Change, current: TemplateVariableBody['format']): { format?: TemplateVariableBody['format']; problem?: string } {
+function nextFormat(
+  label: string,
+  type: VariableType,
+  change: Change,
+  current: TemplateVariableBody['format'],
+): { format?: TemplateVariableBody['format']; problem?: string } {
   const asked = change.format;
   if (type === 'date') {
     if (asked !== undefined && typeof asked !== 'string') return { problem: `"${label}" is a date; its format is a date format string such as DD/MM/YYYY` };
     return { format: asked ?? (typeof current === 'string' ? current : DEFAULT_DATE_FORMAT) };
   }
   if (type === 'number') {
-    if (asked !== undefined && typeof asked !== 'object') return { problem: `"${label}" is a number; its format is an object such as {"style": "currency", "currency": "EUR"}` };
+    if (asked !== undefined && typeof asked !== 'object')
+      return { problem: `"${label}" is a number; its format is an object such as {"style": "currency", "currency": "EUR"}` };
     const format = asked ?? (typeof current === 'object' ? current : undefined);
     return format ? { format } : {};
   }
@@ -55,7 +61,10 @@ export function updateVariables(current: TemplateVariableBody[], patch: Patch): 
     }
     const type = change.type ?? variable.type;
     if (!allowedTypes(variable.type, (variable.fields ?? []).length > 0).includes(type)) {
-      problems.push({ path: at('type'), message: `"${variable.name}" is a ${variable.type} tag; it can be ${allowedTypes(variable.type, (variable.fields ?? []).length > 0).join(' or ')}` });
+      problems.push({
+        path: at('type'),
+        message: `"${variable.name}" is a ${variable.type} tag; it can be ${allowedTypes(variable.type, (variable.fields ?? []).length > 0).join(' or ')}`,
+      });
       return;
     }
     const { format, problem } = nextFormat(variable.name, type, change, variable.format);

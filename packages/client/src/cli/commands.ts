@@ -74,7 +74,13 @@ export async function generate(client: DocgenClient, options: Options, progress:
   let document: Document | undefined;
   const started = await client
     .generateAndWait(
-      { template_id, input_json, output_format, ...(options.uat ? { is_uat: true } : {}), ...(options['idempotency-key'] ? { idempotency_key: options['idempotency-key'] } : {}) },
+      {
+        template_id,
+        input_json,
+        output_format,
+        ...(options.uat ? { is_uat: true } : {}),
+        ...(options['idempotency-key'] ? { idempotency_key: options['idempotency-key'] } : {}),
+      },
       { timeoutMs: timeout, onStatus: (doc) => ((document = doc), progress.update(`document ${doc.id} ${doc.status}`)) },
     )
     .finally(() => progress.done());

@@ -47,7 +47,9 @@ async function main(argv: string[]): Promise<number> {
     apiKey,
     retry: {
       onRetry: ({ status, delayMs, attempt }) =>
-        progress.note(`${status === 429 ? 'rate limited' : status === 503 ? 'service unavailable' : 'connection failed'}; retry ${attempt} in ${delayMs / 1000} s`),
+        progress.note(
+          `${status === 429 ? 'rate limited' : status === 503 ? 'service unavailable' : 'connection failed'}; retry ${attempt} in ${delayMs / 1000} s`,
+        ),
     },
   });
   const { help: _help, ...options } = values as Options & { help?: boolean };
@@ -75,7 +77,10 @@ main(process.argv.slice(2)).then(
       process.exit(1);
     }
     if (error instanceof DocgenError) {
-      const errors = 'errors' in error && Array.isArray(error.errors) ? error.errors.map((e: { path: string; message: string }) => `\n  ${e.path}: ${e.message}`).join('') : '';
+      const errors =
+        'errors' in error && Array.isArray(error.errors)
+          ? error.errors.map((e: { path: string; message: string }) => `\n  ${e.path}: ${e.message}`).join('')
+          : '';
       fail(`${error.message}${errors}`);
       process.exit(1);
     }

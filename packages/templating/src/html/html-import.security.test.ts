@@ -65,7 +65,9 @@ describe('HTML import: a template never makes anything fetch or read on its beha
 
   it('leaves nothing in the rewritten HTML that names the canary, a local file or a script', () => {
     const { html } = rewriteHtml(hostileHtml(canary.url, secretFile));
-    expect(html).not.toMatch(/127\.0\.0\.1|file:|javascript:|secret\.png|\\\\|<(?:link|base|meta http|script|svg|math|object|embed|iframe|frame|applet|video|audio|input|picture|noscript|template)\b/i);
+    expect(html).not.toMatch(
+      /127\.0\.0\.1|file:|javascript:|secret\.png|\\\\|<(?:link|base|meta http|script|svg|math|object|embed|iframe|frame|applet|video|audio|input|picture|noscript|template)\b/i,
+    );
     expect(html).not.toMatch(/srcset|lowsrc|dynsrc|poster|background=|url\(|@import|behavior|expression|binding/i);
     expect(html).toMatch(/^<!DOCTYPE html><html>/);
     // What a template is made of stays: text, tags, the data: image, colours, the https link.
@@ -80,7 +82,10 @@ describe('HTML import: a template never makes anything fetch or read on its beha
   it('imports with a real LibreOffice and converts the result to PDF without a request to the canary or the local file', async () => {
     const docx = await htmlToDocx(Buffer.from(hostileHtml(canary.url, secretFile), 'utf8'));
     const zip = new PizZip(docx);
-    const text = Object.keys(zip.files).filter((name) => /\.(xml|rels)$/.test(name)).map((name) => zip.file(name)!.asText()).join('\n');
+    const text = Object.keys(zip.files)
+      .filter((name) => /\.(xml|rels)$/.test(name))
+      .map((name) => zip.file(name)!.asText())
+      .join('\n');
     expect(text).not.toMatch(/127\.0\.0\.1|file:|secret\.png/);
     expect(text).toContain('Invoice for {client_name}');
     const pdfFile = path.join(work, 'out.pdf');

@@ -46,7 +46,10 @@ describe('htmlToDocx with LibreOffice', () => {
     docx = await htmlToDocx(Buffer.from(html, 'utf8'));
     const zip = new PizZip(docx);
     documentXml = zip.file('word/document.xml')!.asText();
-    relationships = Object.keys(zip.files).filter((name) => name.endsWith('.rels')).map((name) => zip.file(name)!.asText()).join('\n');
+    relationships = Object.keys(zip.files)
+      .filter((name) => name.endsWith('.rels'))
+      .map((name) => zip.file(name)!.asText())
+      .join('\n');
     pdf = await inspectPdf(await convertOnce(docx, { from: 'docx', to: 'pdf' }));
   }, 120_000);
 
@@ -56,12 +59,16 @@ describe('htmlToDocx with LibreOffice', () => {
     expect(requests).toEqual([]);
     const external = relationships.match(/<Relationship [^>]*TargetMode="External"[^>]*>/g) ?? [];
     expect(external).toHaveLength(1);
-    expect(external[0]).toMatch(/relationships\/hyperlink".*Target="https:\/\/example.com\/terms"|Target="https:\/\/example.com\/terms".*relationships\/hyperlink"/);
+    expect(external[0]).toMatch(
+      /relationships\/hyperlink".*Target="https:\/\/example.com\/terms"|Target="https:\/\/example.com\/terms".*relationships\/hyperlink"/,
+    );
     expect(documentXml).not.toMatch(/INCLUDEPICTURE|INCLUDETEXT/);
   });
 
   it('keeps the docxtemplater tags and every script as text', () => {
-    const paragraphs = [...documentXml.matchAll(/<w:p[ >][\s\S]*?<\/w:p>/g)].map((p) => [...p[0].matchAll(/<w:t(?: [^>]*)?>([^<]*)<\/w:t>/g)].map((t) => t[1]).join(''));
+    const paragraphs = [...documentXml.matchAll(/<w:p[ >][\s\S]*?<\/w:p>/g)].map((p) =>
+      [...p[0].matchAll(/<w:t(?: [^>]*)?>([^<]*)<\/w:t>/g)].map((t) => t[1]).join(''),
+    );
     expect(paragraphs).toEqual(expect.arrayContaining(['Invoice for {client_name}', '{#items}{name}', '{price}{/items}']));
     const text = paragraphs.join('\n');
     for (const sample of Object.values(SCRIPTS)) expect(text).toContain(sample);

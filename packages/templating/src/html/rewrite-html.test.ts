@@ -30,13 +30,25 @@ describe('rewriteHtml', () => {
 
   it('injects UTF-8 and the 20 mm page margin ahead of the author’s own rules', () => {
     const { $ } = rewrite('<p>Ελληνικά</p>', '<meta charset="windows-1252"><style>@page { margin: 10mm }</style>');
-    expect($('meta[charset]').map((_, m) => $(m).attr('charset')).get()).toEqual(['utf-8']);
-    expect($('style').map((_, s) => $(s).text()).get()).toEqual(['@page { margin: 20mm }', '@page { margin: 10mm }']);
+    expect(
+      $('meta[charset]')
+        .map((_, m) => $(m).attr('charset'))
+        .get(),
+    ).toEqual(['utf-8']);
+    expect(
+      $('style')
+        .map((_, s) => $(s).text())
+        .get(),
+    ).toEqual(['@page { margin: 20mm }', '@page { margin: 10mm }']);
   });
 
   it('turns a border attribute into single CSS borders on the table’s own cells', () => {
-    const { $ } = rewrite('<table border="1"><tr><th>a</th><td style="color: red">b<table><tr><td>inner</td></tr></table></td></tr></table><table border="0"><tr><td>c</td></tr></table>');
-    const [outer, inner, noBorder] = $('table').toArray().map((t) => $(t));
+    const { $ } = rewrite(
+      '<table border="1"><tr><th>a</th><td style="color: red">b<table><tr><td>inner</td></tr></table></td></tr></table><table border="0"><tr><td>c</td></tr></table>',
+    );
+    const [outer, inner, noBorder] = $('table')
+      .toArray()
+      .map((t) => $(t));
     expect(outer!.attr('border')).toBeUndefined();
     expect(outer!.attr('style')).toBe('border-collapse: collapse');
     expect(outer!.find('th').attr('style')).toBe('border: 0.75pt solid #000000');

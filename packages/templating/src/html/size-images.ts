@@ -21,7 +21,10 @@ export function fitImagesToTextWidth($: CheerioAPI, maxWidthPx: number = TEXT_WI
     }
     image.attr('width', String(Math.max(1, Math.round(width))));
     image.attr('height', String(Math.max(1, Math.round(height))));
-    const style = (image.attr('style') ?? '').split(';').map((d) => d.trim()).filter((d) => d && !SIZE_DECLARATION.test(d));
+    const style = (image.attr('style') ?? '')
+      .split(';')
+      .map((d) => d.trim())
+      .filter((d) => d && !SIZE_DECLARATION.test(d));
     if (style.length > 0) image.attr('style', style.join('; '));
     else image.removeAttr('style');
   });

@@ -37,8 +37,7 @@ const PROBLEM: Record<VariableType, (path: Path) => string> = {
   image: (path) => `Image "${nameOf(path)}"${inRow(path)} must be an http(s):// URL or a data: URI`,
 };
 
-const missing = (path: Path) =>
-  path.length === 1 ? `Missing required token "${nameOf(path)}"` : `Missing value for "${nameOf(path)}"${inRow(path)}`;
+const missing = (path: Path) => (path.length === 1 ? `Missing required token "${nameOf(path)}"` : `Missing value for "${nameOf(path)}"${inRow(path)}`);
 
 /** Every issue of one value gets the same message: missing, or of the wrong kind. */
 const messageFor = (type: VariableType) => (issue: { input?: unknown; path?: PropertyKey[] }) => {
@@ -63,14 +62,13 @@ function valueSchema(type: VariableType, variable: TemplateVariable, prefix: str
         .refine((value) => parseIsoDate(value) !== undefined, { error, abort: true })
         .meta({ format: 'date', description: 'An ISO 8601 calendar date, e.g. 2026-11-22' });
     case 'number':
-      return z.union([z.number({ error }), z.string({ error }).regex(NUMERIC_STRING, { error })], { error }).meta({ description: 'A number, or a numeric string like "1234.50"' });
+      return z
+        .union([z.number({ error }), z.string({ error }).regex(NUMERIC_STRING, { error })], { error })
+        .meta({ description: 'A number, or a numeric string like "1234.50"' });
     case 'boolean':
       return z.boolean({ error }).meta({ description: 'true shows {#name} sections, false shows {^name} sections' });
     case 'image':
-      return z
-        .string({ error })
-        .regex(IMAGE_SOURCE, { error })
-        .meta({ format: 'uri', description: 'An http(s):// URL or a data: URI of a PNG, JPEG or GIF' });
+      return z.string({ error }).regex(IMAGE_SOURCE, { error }).meta({ format: 'uri', description: 'An http(s):// URL or a data: URI of a PNG, JPEG or GIF' });
     case 'list': {
       const shape: Record<string, z.ZodType> = {};
       const fields = directFields(variable, prefix);

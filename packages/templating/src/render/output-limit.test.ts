@@ -6,8 +6,7 @@ import { renderDocx } from './render-docx';
 
 const MiB = 1024 * 1024;
 /** A table row of about 10 KB (5 KB of XML) around a loop, as in the loop bomb seen against npm start. */
-const bigRow = (loop: string) =>
-  table([[`{#${loop}}{a}${'padding text '.repeat(200)}`, `${'more padding '.repeat(200)}{/${loop}}`]]);
+const bigRow = (loop: string) => table([[`{#${loop}}{a}${'padding text '.repeat(200)}`, `${'more padding '.repeat(200)}{/${loop}}`]]);
 
 function prepare(body: string) {
   return prepareDocxTemplate(buildDocx({ body }));
@@ -28,7 +27,9 @@ describe('output size limit (MAX_OUTPUT_BYTES)', () => {
     const input = { items: Array.from({ length: 100_000 }, () => ({ a: '' })) };
     const { error, ms } = timed(() => renderDocx(file, variables, input, new Map(), { maxOutputBytes: 50 * MiB }));
     expect(error).toBeInstanceOf(OutputTooLargeError);
-    expect(error!.message).toBe('The filled document would be larger than the output limit of 50 MiB (MAX_OUTPUT_BYTES); use fewer list items or shorter values');
+    expect(error!.message).toBe(
+      'The filled document would be larger than the output limit of 50 MiB (MAX_OUTPUT_BYTES); use fewer list items or shorter values',
+    );
     expect(ms).toBeLessThan(3_000);
   });
 
@@ -44,7 +45,11 @@ describe('output size limit (MAX_OUTPUT_BYTES)', () => {
     const { file, variables } = prepare(paragraph('{title}') + table([['{#rows}{name}', '{qty}{/rows}']]) + paragraph('{%logo}'));
     const logo = solidPng(400, 300, [10, 20, 30]);
     const images = new Map([['https://example.test/logo.png', { data: logo, extension: 'png' as const, width: 400, height: 300 }]]);
-    const input = { title: 'T'.repeat(100_000), rows: Array.from({ length: 2_000 }, (_, i) => ({ name: `row ${i}`, qty: String(i) })), logo: 'https://example.test/logo.png' };
+    const input = {
+      title: 'T'.repeat(100_000),
+      rows: Array.from({ length: 2_000 }, (_, i) => ({ name: `row ${i}`, qty: String(i) })),
+      logo: 'https://example.test/logo.png',
+    };
     const docx = renderDocx(file, variables, input, images, { compress: false, maxOutputBytes: 50 * MiB });
     const zip = new PizZip(docx);
     const real = zip.file('word/document.xml')!.asText().length + logo.length;

@@ -8,7 +8,11 @@ import { renderFailure as failure } from '../test-support/render-failure';
 import { renderDocx } from './render-docx';
 
 const FIXTURES = path.resolve(__dirname, '../../../../../shared/fixtures/docxtemplater');
-const textOf = (docx: Buffer, part = 'word/document.xml') => new PizZip(docx).file(part)!.asText().replace(/<[^>]+>/g, '');
+const textOf = (docx: Buffer, part = 'word/document.xml') =>
+  new PizZip(docx)
+    .file(part)!
+    .asText()
+    .replace(/<[^>]+>/g, '');
 
 function render(upload: Buffer, input: Record<string, unknown>, images?: Parameters<typeof renderDocx>[3]) {
   const { file, variables } = prepareDocxTemplate(upload);
@@ -19,7 +23,9 @@ describe('renderDocx', () => {
   it('fails a value that would complete a fetching field around a tag, before anything is converted', () => {
     // LibreOffice reads text between a field's begin and separate as its instruction.
     const fldChar = (type: string) => `<w:r><w:fldChar w:fldCharType="${type}"/></w:r>`;
-    const upload = buildDocx({ body: `<w:p>${fldChar('begin')}<w:r><w:t>{code}</w:t></w:r>${fldChar('separate')}<w:r><w:t>x</w:t></w:r>${fldChar('end')}</w:p>` });
+    const upload = buildDocx({
+      body: `<w:p>${fldChar('begin')}<w:r><w:t>{code}</w:t></w:r>${fldChar('separate')}<w:r><w:t>x</w:t></w:r>${fldChar('end')}</w:p>`,
+    });
     expect(failure(() => render(upload, { code: 'INCLUDEPICTURE "http://169.254.169.254/latest/meta-data/"' }))).toBe(
       'A value completes a field that would fetch content from elsewhere (INCLUDEPICTURE); template tags must not sit inside field codes',
     );
@@ -27,11 +33,22 @@ describe('renderDocx', () => {
   });
 
   it('renders tag-example.docx in body, header and footer', () => {
-    const docx = render(readFileSync(path.join(FIXTURES, 'tag-example.docx')), { first_name: 'Hipp', last_name: 'Edgar', phone: '0652455478', description: 'New Website' });
+    const docx = render(readFileSync(path.join(FIXTURES, 'tag-example.docx')), {
+      first_name: 'Hipp',
+      last_name: 'Edgar',
+      phone: '0652455478',
+      description: 'New Website',
+    });
     expect(textOf(docx)).toContain('Edgar Hipp');
     const zip = new PizZip(docx);
-    const headers = Object.keys(zip.files).filter((n) => /word\/header\d*\.xml/.test(n)).map((n) => textOf(docx, n)).join('');
-    const footers = Object.keys(zip.files).filter((n) => /word\/footer\d*\.xml/.test(n)).map((n) => textOf(docx, n)).join('');
+    const headers = Object.keys(zip.files)
+      .filter((n) => /word\/header\d*\.xml/.test(n))
+      .map((n) => textOf(docx, n))
+      .join('');
+    const footers = Object.keys(zip.files)
+      .filter((n) => /word\/footer\d*\.xml/.test(n))
+      .map((n) => textOf(docx, n))
+      .join('');
     expect(headers).toContain('Edgar Hipp0652455478New Website');
     expect(footers).toContain('EdgarHipp0652455478');
   });
@@ -80,7 +97,9 @@ describe('renderDocx', () => {
 
   it('keeps Hebrew text of loop-hebrew.docx, not double-escaped', () => {
     const products = [{ title: 'Duk', name: 'DukSoftware', reference: 'DS0' }, ...Array(3).fill({ title: 'Tingerloo', name: 'Tingerlee', reference: 'T00' })];
-    const xml = new PizZip(render(readFileSync(path.join(FIXTURES, 'loop-hebrew.docx')), { title: 'Default title', products })).file('word/document.xml')!.asText();
+    const xml = new PizZip(render(readFileSync(path.join(FIXTURES, 'loop-hebrew.docx')), { title: 'Default title', products }))
+      .file('word/document.xml')!
+      .asText();
     expect(xml).toMatch(/[\u0590-\u05FF]/);
     expect(xml).not.toContain('&amp;#');
     expect(xml).toContain('DukSoftware');
@@ -91,7 +110,12 @@ describe('renderDocx', () => {
     const { file, variables } = prepareDocxTemplate(upload);
     const due = variables.find((v) => v.name === 'due')!;
     Object.assign(due, { type: 'date', format: 'D MMMM YYYY' });
-    const docx = renderDocx(file, variables, { due: '2026-11-22', note: 'line one\nline two', n: 42, orders: [{ id: 'A', lines: [{ sku: 'x' }, { sku: 'y' }] }] });
+    const docx = renderDocx(file, variables, {
+      due: '2026-11-22',
+      note: 'line one\nline two',
+      n: 42,
+      orders: [{ id: 'A', lines: [{ sku: 'x' }, { sku: 'y' }] }],
+    });
     const xml = new PizZip(docx).file('word/document.xml')!.asText();
     expect(textOf(docx)).toContain('22 November 2026 line oneline two 42');
     expect(xml).toMatch(/line one<\/w:t><\/w:r><w:r><w:br\/><\/w:r><w:r><w:t[^>]*>line two/);
@@ -116,9 +140,11 @@ describe('renderDocx', () => {
 
   it('inserts an image scaled to the text width, keeping its aspect ratio', () => {
     const png = makePng(2000, 500);
-    const docx = render(buildDocx({ body: paragraph('Logo: {%logo}') }), { logo: 'https://example.test/logo.png' }, new Map([
-      ['https://example.test/logo.png', { data: png, extension: 'png' as const, width: 2000, height: 500 }],
-    ]));
+    const docx = render(
+      buildDocx({ body: paragraph('Logo: {%logo}') }),
+      { logo: 'https://example.test/logo.png' },
+      new Map([['https://example.test/logo.png', { data: png, extension: 'png' as const, width: 2000, height: 500 }]]),
+    );
     const zip = new PizZip(docx);
     expect(zip.file('word/media/docgen-image-1.png')!.asNodeBuffer().equals(png)).toBe(true);
     expect(zip.file('word/_rels/document.xml.rels')!.asText()).toContain('Target="media/docgen-image-1.png"');

@@ -47,7 +47,10 @@ export function renderDocx(
     nullGetter: (part: NullPart, scopeManager: ScopeManager) => {
       const loops = scopeManager.scopePath;
       if (loops.length > 0) {
-        const where = loops.map((loop, depth) => `item ${scopeManager.scopePathItem[depth]! + 1} of "${loop}"`).reverse().join(' in ');
+        const where = loops
+          .map((loop, depth) => `item ${scopeManager.scopePathItem[depth]! + 1} of "${loop}"`)
+          .reverse()
+          .join(' in ');
         missing.push(`Missing value for "${part.value}" in ${where}`);
       }
       return part.module === 'loop' ? [] : '';
@@ -55,7 +58,12 @@ export function renderDocx(
   });
   if (options.maxOutputBytes !== undefined) {
     const compiled = (doc as unknown as { compiled: Record<string, { postparsed: Parameters<typeof checkOutputSize>[0][number] }> }).compiled;
-    checkOutputSize(Object.values(compiled).map((file) => file.postparsed), data, images, options.maxOutputBytes);
+    checkOutputSize(
+      Object.values(compiled).map((file) => file.postparsed),
+      data,
+      images,
+      options.maxOutputBytes,
+    );
   }
   try {
     doc.render(data);
@@ -67,7 +75,9 @@ export function renderDocx(
   if (missing.length > 0) throw new RenderInputError(missing[0]!);
   const fetching = fetchingFieldsAfterFill(doc.getZip());
   if (fetching.length > 0) {
-    throw new RenderInputError(`A value completes a field that would fetch content from elsewhere (${fetching.join(', ')}); template tags must not sit inside field codes`);
+    throw new RenderInputError(
+      `A value completes a field that would fetch content from elsewhere (${fetching.join(', ')}); template tags must not sit inside field codes`,
+    );
   }
   const zip = doc.getZip();
   for (const part of imageModule.partsWithImages) {

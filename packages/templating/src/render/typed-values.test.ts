@@ -48,7 +48,10 @@ describe('typed values: booleans, numbers, locales', () => {
       vars[0]!.field_types = { name: 'text', price: 'number' };
       vars[0]!.field_formats = { price: { style: 'decimal', minimum_fraction_digits: 2, maximum_fraction_digits: 2 } };
     });
-    const items = [{ name: 'Pen', price: 1234.5 }, { name: 'Ink', price: '2' }];
+    const items = [
+      { name: 'Pen', price: 1234.5 },
+      { name: 'Ink', price: '2' },
+    ];
     expect(textOf(renderDocx(file, variables, { items }, new Map(), { locale: 'de-DE' }))).toBe('Pen1.234,50Ink2,00');
     expect(failure(() => renderDocx(file, variables, { items: [...items, { name: 'Cap', price: 'ten' }] }))).toBe(
       'Token "price" in item 3 of "items" must be a number (or a numeric string like "1234.50")',
@@ -64,11 +67,14 @@ describe('typed values: booleans, numbers, locales', () => {
   });
 
   it('serves a JSON Schema of every type, required as the variables say', () => {
-    const { variables } = prepared(paragraph('{name}{due}{total}{#paid}x{/paid}{%logo}') + table([['{#items}{%photo}', '{price}{#lines}{sku}{/lines}{/items}']]), (vars) => {
-      Object.assign(vars[1]!, { type: 'date', required: false });
-      Object.assign(vars[2]!, { type: 'number' });
-      vars[5]!.field_types = { ...vars[5]!.field_types, price: 'number' };
-    });
+    const { variables } = prepared(
+      paragraph('{name}{due}{total}{#paid}x{/paid}{%logo}') + table([['{#items}{%photo}', '{price}{#lines}{sku}{/lines}{/items}']]),
+      (vars) => {
+        Object.assign(vars[1]!, { type: 'date', required: false });
+        Object.assign(vars[2]!, { type: 'number' });
+        vars[5]!.field_types = { ...vars[5]!.field_types, price: 'number' };
+      },
+    );
     const schema = inputJsonSchema(variables);
     expect(schema).toMatchObject({
       $schema: 'https://json-schema.org/draft/2020-12/schema',

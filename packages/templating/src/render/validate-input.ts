@@ -7,7 +7,14 @@ const DEFAULT_DATE_FORMAT = 'YYYY-MM-DD';
 export const DEFAULT_LOCALE = 'en-US';
 
 /** A checked value as docxtemplater renders it: dates and numbers written out in the locale. */
-function renderValue(value: unknown, type: VariableType, format: VariableFormat | undefined, variable: TemplateVariable, prefix: string, locale: string): unknown {
+function renderValue(
+  value: unknown,
+  type: VariableType,
+  format: VariableFormat | undefined,
+  variable: TemplateVariable,
+  prefix: string,
+  locale: string,
+): unknown {
   if (value === undefined || value === null) return type === 'list' ? [] : type === 'boolean' ? false : '';
   switch (type) {
     case 'text':

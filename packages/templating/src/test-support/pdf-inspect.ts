@@ -76,7 +76,8 @@ function parseImages(svg: string): PlacedImage[] {
 
 // Stroked paths made of one straight segment, transformed into page coordinates.
 function parseLines(svg: string): StrokedLine[] {
-  const pattern = /<path style="fill:none;[^"]*stroke:(rgb\([^)]*\))[^"]*" d="M ([\d.-]+) ([\d.-]+) L ([\d.-]+) ([\d.-]+) "(?: transform="matrix\(([^)]*)\)")?/g;
+  const pattern =
+    /<path style="fill:none;[^"]*stroke:(rgb\([^)]*\))[^"]*" d="M ([\d.-]+) ([\d.-]+) L ([\d.-]+) ([\d.-]+) "(?: transform="matrix\(([^)]*)\)")?/g;
   return [...svg.matchAll(pattern)].map((m) => {
     const [a = 1, b = 0, c = 0, d = 1, e = 0, f = 0] = m[6] ? m[6].split(',').map(Number) : [];
     const point = (x: number, y: number) => [a * x + c * y + e, b * x + d * y + f] as const;

@@ -43,7 +43,9 @@ export function ApiKeysSection() {
         Leave Expires on empty for a key that does not expire.
       </p>
       <ErrorAlert error={create.error} title="The key was not created" />
-      {create.data ? <SecretField label="New API key" copyable value={create.data.key} note={`“${create.data.name}”: copy it now; it will not be shown again.`} /> : null}
+      {create.data ? (
+        <SecretField label="New API key" copyable value={create.data.key} note={`“${create.data.name}”: copy it now; it will not be shown again.`} />
+      ) : null}
 
       <ErrorAlert error={keys.error} />
       <ErrorAlert error={revoke.error} title="The key was not revoked" />

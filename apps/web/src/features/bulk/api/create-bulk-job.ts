@@ -3,7 +3,17 @@ import { api } from '../../../lib/api-client';
 import type { OutputFormat } from '../../../lib/types';
 import type { BulkJob } from './get-bulk-job';
 
-export function createBulkJob({ templateId, file, outputFormat, isUat }: { templateId: string; file: File; outputFormat: OutputFormat; isUat: boolean }): Promise<BulkJob> {
+export function createBulkJob({
+  templateId,
+  file,
+  outputFormat,
+  isUat,
+}: {
+  templateId: string;
+  file: File;
+  outputFormat: OutputFormat;
+  isUat: boolean;
+}): Promise<BulkJob> {
   const form = new FormData();
   form.append('template_id', templateId);
   form.append('output_format', outputFormat);

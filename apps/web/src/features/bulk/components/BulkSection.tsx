@@ -32,7 +32,8 @@ export function BulkSection({ template, outputFormat }: { template: Template; ou
     <section aria-labelledby="bulk-heading" className="card">
       <h2 id="bulk-heading">Bulk generation</h2>
       <p>
-        One document per spreadsheet row (.csv or .xlsx). The first row holds the token names; a list token’s cell holds a JSON array of objects. Output format as chosen above.
+        One document per spreadsheet row (.csv or .xlsx). The first row holds the token names; a list token’s cell holds a JSON array of objects. Output format
+        as chosen above.
       </p>
       <p>
         <a href={sampleUrl} download={`${template.name}-sample.csv`}>

@@ -51,7 +51,12 @@ export function HistoryTable({ templateId, isUat, onUseInput }: { templateId: st
                         >
                           View input
                         </button>
-                        <button type="button" className="secondary" disabled={!document.input_json} onClick={() => document.input_json && onUseInput(document.input_json)}>
+                        <button
+                          type="button"
+                          className="secondary"
+                          disabled={!document.input_json}
+                          onClick={() => document.input_json && onUseInput(document.input_json)}
+                        >
                           Use this input
                         </button>
                       </div>

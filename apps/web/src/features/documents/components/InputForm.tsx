@@ -39,7 +39,15 @@ function Field({ label, type, value, required, onChange }: FieldProps) {
   );
 }
 
-function ListEditor({ variable, rows, onChange }: { variable: Variable; rows: Record<string, unknown>[]; onChange: (rows: Record<string, unknown>[]) => void }) {
+function ListEditor({
+  variable,
+  rows,
+  onChange,
+}: {
+  variable: Variable;
+  rows: Record<string, unknown>[];
+  onChange: (rows: Record<string, unknown>[]) => void;
+}) {
   const setField = (index: number, field: string, value: unknown) => onChange(rows.map((row, i) => (i === index ? { ...row, [field]: value } : row)));
   return (
     <fieldset className="list-editor">
@@ -48,7 +56,14 @@ function ListEditor({ variable, rows, onChange }: { variable: Variable; rows: Re
       {rows.map((row, index) => (
         <div key={index} className="list-row">
           {(variable.fields ?? []).map((field) => (
-            <Field key={field} label={field} type={variable.field_types?.[field]} value={row[field]} required={false} onChange={(value) => setField(index, field, value)} />
+            <Field
+              key={field}
+              label={field}
+              type={variable.field_types?.[field]}
+              value={row[field]}
+              required={false}
+              onChange={(value) => setField(index, field, value)}
+            />
           ))}
           <button type="button" className="secondary" onClick={() => onChange(rows.filter((_, i) => i !== index))}>
             Remove row {index + 1}

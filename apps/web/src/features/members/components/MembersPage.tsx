@@ -45,7 +45,13 @@ export function MembersPage() {
           </button>
         </form>
         <ErrorAlert error={add.error} title="The member was not added" />
-        {add.data ? <SecretField label="Password" value={add.data.password} note={`Select it and give it to ${add.data.email}; it will not be shown again. They can change it under Account.`} /> : null}
+        {add.data ? (
+          <SecretField
+            label="Password"
+            value={add.data.password}
+            note={`Select it and give it to ${add.data.email}; it will not be shown again. They can change it under Account.`}
+          />
+        ) : null}
       </section>
 
       <ErrorAlert error={members.error} />

@@ -53,7 +53,12 @@ export function TemplatePage() {
     });
   }, [variablesKey]);
 
-  if (template.isPending) return <main><p role="status">Loading the template…</p></main>;
+  if (template.isPending)
+    return (
+      <main>
+        <p role="status">Loading the template…</p>
+      </main>
+    );
   if (template.error || !template.data) {
     return (
       <main>

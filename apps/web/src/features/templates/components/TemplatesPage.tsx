@@ -72,11 +72,7 @@ export function TemplatesPage() {
           </div>
         ) : null}
         <ErrorAlert error={upload.error} title="The template was not uploaded" />
-        {upload.data ? (
-          <p aria-live="polite">
-            Uploaded “{upload.data.name}”: it is in the list below.
-          </p>
-        ) : null}
+        {upload.data ? <p aria-live="polite">Uploaded “{upload.data.name}”: it is in the list below.</p> : null}
       </section>
 
       <section aria-labelledby="list-heading">
@@ -91,7 +87,8 @@ export function TemplatesPage() {
               <Link to={templatePath(template.id, template.is_uat)}>{template.name}</Link>
               <span className="hint">
                 {' '}
-                {template.format.toUpperCase()} · {template.variables.length} variable{template.variables.length === 1 ? '' : 's'} · uploaded {formatTime(template.created_at)}
+                {template.format.toUpperCase()} · {template.variables.length} variable{template.variables.length === 1 ? '' : 's'} · uploaded{' '}
+                {formatTime(template.created_at)}
               </span>
             </li>
           ))}

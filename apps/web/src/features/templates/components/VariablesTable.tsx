@@ -53,7 +53,11 @@ export function VariablesTable({ template }: { template: Template }) {
                   <code>{variable.name}</code>
                 </th>
                 <td>
-                  <select aria-label={`Type of ${variable.name}`} value={pending[variable.name]?.type ?? variable.type} onChange={(e) => save(variable.name, { type: e.target.value as VariableType })}>
+                  <select
+                    aria-label={`Type of ${variable.name}`}
+                    value={pending[variable.name]?.type ?? variable.type}
+                    onChange={(e) => save(variable.name, { type: e.target.value as VariableType })}
+                  >
                     {TYPES.map((type) => (
                       <option key={type.value} value={type.value}>
                         {type.label}

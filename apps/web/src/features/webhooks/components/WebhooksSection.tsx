@@ -57,11 +57,7 @@ function Endpoint({ endpoint }: { endpoint: WebhookEndpoint }) {
         <span className="hint"> · {endpoint.events.join(', ')}</span>
       </p>
       <div className="row">
-        <button
-          type="button"
-          onClick={() => test.mutate(undefined, { onSuccess: () => setShowDeliveries(true) })}
-          disabled={test.isPending}
-        >
+        <button type="button" onClick={() => test.mutate(undefined, { onSuccess: () => setShowDeliveries(true) })} disabled={test.isPending}>
           Test webhook
         </button>
         <button type="button" className="secondary" aria-expanded={showDeliveries} onClick={() => setShowDeliveries(!showDeliveries)}>
@@ -101,7 +97,13 @@ export function WebhooksSection() {
         </button>
       </form>
       <ErrorAlert error={create.error} title="The webhook was not added" />
-      {create.data ? <SecretField label="Signing secret" value={create.data.secret} note="Verify each delivery's webhook-signature with it. Select it and copy it now: it will not be shown again." /> : null}
+      {create.data ? (
+        <SecretField
+          label="Signing secret"
+          value={create.data.secret}
+          note="Verify each delivery's webhook-signature with it. Select it and copy it now: it will not be shown again."
+        />
+      ) : null}
       <ErrorAlert error={webhooks.error} />
       {webhooks.data?.items.length === 0 ? <p>No endpoints yet.</p> : null}
       <ul className="plain">
