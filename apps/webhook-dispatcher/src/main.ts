@@ -1,26 +1,19 @@
 import { Worker } from 'bullmq';
 import { Counter, Histogram } from 'prom-client';
-import { createPrismaClient } from '@docgen/db';
-import { WEBHOOK_BACKOFF, WEBHOOK_DELIVERY_QUEUE, bullPrefix, createDeliveryQueue, createRedisConnection, type DeliveryJob } from '@docgen/queue';
-import { runService, serveOps } from '@docgen/runtime';
+import { WEBHOOK_BACKOFF, WEBHOOK_DELIVERY_QUEUE, bullPrefix, createDeliveryQueue, type DeliveryJob } from '@docgen/queue';
+import { connectDataStores, runService, serveOps, startSweep, superviseWorker } from '@docgen/runtime';
 import { createGuardedAgent } from '@docgen/security';
 import { webhookDispatcherEnv } from './config';
 import { deliver, retryDelayMs } from './deliver';
 import { EndpointSlots, withEndpointSlot } from './endpoint-cap';
-import { watchLostDeliveries } from './recover-deliveries';
-
-/** BullMQ's worker.close() has no deadline of its own. */
-const withDeadline = (promise: Promise<unknown>, ms: number) => Promise.race([promise, new Promise((resolve) => setTimeout(resolve, ms).unref())]);
+import { recoverLostDeliveries } from './recover-deliveries';
 
 runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
   const { config, logger, registry, shutdown } = context;
   if (config.OUTBOUND_ALLOW_PRIVATE) {
     logger.warn('OUTBOUND_ALLOW_PRIVATE=true: webhooks may reach loopback and private addresses. Never use this in production.');
   }
-  const db = createPrismaClient(config.DATABASE_URL, { onIdleConnectionError: (error) => logger.warn({ err: error }, 'idle PostgreSQL connection dropped') });
-  const redis = createRedisConnection(config.REDIS_URL, 'worker', logger);
-  shutdown.register('redis', () => redis.quit());
-  shutdown.register('postgresql', () => db.$disconnect());
+  const { db, redis, checks } = connectDataStores(context, { redisRole: 'worker' });
   const agent = createGuardedAgent({ allowPrivate: config.OUTBOUND_ALLOW_PRIVATE });
   shutdown.register('http agent', () => agent.close());
 
@@ -82,26 +75,25 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
       },
     },
   );
-  deliveryWorker.on('error', (error) => logger.warn({ err: error }, 'queue error'));
-  shutdown.register('workers', () => withDeadline(deliveryWorker.close(), config.SHUTDOWN_TIMEOUT_MS - 2_000));
+  superviseWorker(context, 'delivery', deliveryWorker);
 
   // Redis may lose its data (a restart without persistence): deliveries PostgreSQL says are
   // unfinished but that have no job are queued again.
   const deliveryQueue = createDeliveryQueue(redis, config.REDIS_KEY_PREFIX);
   shutdown.register('delivery queue', () => deliveryQueue.close());
-  const stopRecovery = watchLostDeliveries(
-    { db, queue: deliveryQueue, logger, retryBaseMs: config.WEBHOOK_RETRY_BASE_MS },
-    config.WEBHOOK_RECOVERY_INTERVAL_MS,
+  startSweep(
+    {
+      name: 'lost-delivery sweep',
+      intervalMs: config.WEBHOOK_RECOVERY_INTERVAL_MS,
+      run: () => recoverLostDeliveries({ db, queue: deliveryQueue, logger, retryBaseMs: config.WEBHOOK_RETRY_BASE_MS }),
+    },
+    context,
   );
-  shutdown.register('lost-delivery watch', stopRecovery);
 
   await serveOps(context, {
     port: config.WEBHOOK_DISPATCHER_METRICS_PORT ?? config.METRICS_PORT,
     host: config.HOST,
-    checks: [
-      { name: 'postgresql', check: () => db.$queryRaw`SELECT 1` },
-      { name: 'redis', check: () => redis.ping() },
-    ],
+    checks,
   });
   logger.info(
     { retryBaseMs: config.WEBHOOK_RETRY_BASE_MS, concurrency: config.WEBHOOK_CONCURRENCY, perEndpoint: config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT },
