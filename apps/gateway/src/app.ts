@@ -2,6 +2,7 @@ import express from 'express';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Database } from '@docgen/db';
+import { OutboxRelay } from '@docgen/documents';
 import type { Logger, Registry } from '@docgen/observability';
 import type { DeliveryJob, RenderJob } from '@docgen/queue';
 import type { FileStorage } from '@docgen/storage';
@@ -88,7 +89,7 @@ export function createApp({ config, db, redis, storage, renderQueue, deliveryQue
   const sendFile = storedFileSender(storage, config.DOWNLOAD_REDIRECT ? config.DOWNLOAD_URL_TTL_S : undefined);
   api.use(documentRoutes({ db, sendFile, renderQueue }));
   api.use(bulkJobRoutes({ db, sendFile, renderQueue, maxUploadBytes: config.MAX_UPLOAD_BYTES, maxRows: config.BULK_MAX_ROWS }));
-  api.use(webhookRoutes({ db, deliveries: deliveryQueue, allowPrivate: config.OUTBOUND_ALLOW_PRIVATE }));
+  api.use(webhookRoutes({ db, relay: new OutboxRelay(db, deliveryQueue, logger), allowPrivate: config.OUTBOUND_ALLOW_PRIVATE }));
   api.use(notFound);
   app.use('/api/v1', api);
   app.use(webUiRoutes(config.WEB_DIST_DIR || defaultWebDistDir()));

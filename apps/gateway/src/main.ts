@@ -1,17 +1,14 @@
 import type { AddressInfo } from 'node:net';
-import { createPrismaClient } from '@docgen/db';
-import { createDeliveryQueue, createRedisConnection, createRenderQueue, waitForRedis } from '@docgen/queue';
-import { runService } from '@docgen/runtime';
+import { createDeliveryQueue, createRenderQueue, waitForRedis } from '@docgen/queue';
+import { connectDataStores, runService } from '@docgen/runtime';
 import { createStorage, describeStorage } from '@docgen/storage';
 import { createApp } from './app';
 import { gatewayEnv } from './config';
 import { createTemplateJobs } from './templates/template-jobs';
 
-runService('gateway', gatewayEnv, async ({ config, logger, registry, shutdown }) => {
-  const db = createPrismaClient(config.DATABASE_URL, { onIdleConnectionError: (error) => logger.warn({ err: error }, 'idle PostgreSQL connection dropped') });
-  const redis = createRedisConnection(config.REDIS_URL, 'request', logger);
-  shutdown.register('redis', () => redis.quit());
-  shutdown.register('postgresql', () => db.$disconnect());
+runService('gateway', gatewayEnv, async (context) => {
+  const { config, logger, registry, shutdown } = context;
+  const { db, redis } = connectDataStores(context, { redisRole: 'request' });
   if (!(await waitForRedis(redis, 5_000))) logger.warn('redis is not reachable yet; answering 503 until it is');
 
   const renderQueue = createRenderQueue(redis, config.REDIS_KEY_PREFIX);

@@ -1,12 +1,10 @@
-import type { Job, Queue } from 'bullmq';
+import type { Job } from 'bullmq';
 import { buildErrorsWorkbook, rowFileName, streamZip, type ZipEntry } from '@docgen/bulk';
-import { presentBulkJob } from '@docgen/contracts';
-import type { Database, Prisma } from '@docgen/db';
+import type { Database } from '@docgen/db';
+import { finishBulkJob, type OutboxRelay } from '@docgen/documents';
 import type { Logger } from '@docgen/observability';
 import { BulkAssemblyJob } from '@docgen/queue';
 import { bulkZipKey, documentFileKey, type FileStorage } from '@docgen/storage';
-import { queueAssembly } from './announce';
-import type { OutboxRelay } from './outbox-relay';
 
 export interface BulkAssemblyDeps {
   db: Database;
@@ -60,49 +58,4 @@ async function assemble(bulkJobId: string, deps: BulkAssemblyDeps): Promise<stri
   await deps.relay.publishSoon(event);
   deps.logger.info({ bulkJobId, files: entries.length, failed: failures.length, bytes }, 'bulk job completed');
   return 'completed';
-}
-
-/** queued | running → completed | failed, with its bulk.completed event, exactly once. */
-export async function finishBulkJob(db: Database, bulkJobId: string, outcome: { status: 'completed'; zipKey: string } | { status: 'failed' }) {
-  return db.$transaction(async (tx) => {
-    const [finished] = await tx.bulkJob.updateManyAndReturn({
-      where: { id: bulkJobId, status: { in: ['queued', 'running'] } },
-      data: { status: outcome.status, completedAt: new Date(), ...(outcome.status === 'completed' ? { zipKey: outcome.zipKey } : {}) },
-    });
-    if (!finished) return undefined;
-    return tx.outboxEvent.create({
-      data: {
-        type: 'bulk.completed',
-        organizationId: finished.organizationId,
-        isUat: finished.isUat,
-        subjectId: finished.id,
-        payload: {
-          job_id: finished.id,
-          event: 'bulk.completed',
-          occurred_at: finished.completedAt!.toISOString(),
-          data: presentBulkJob(finished),
-        } as Prisma.InputJsonObject,
-      },
-    });
-  });
-}
-
-/**
- * Catches bulk jobs whose last row finished but whose assembly was never queued (the
- * worker died between the commit and the enqueue, or Redis was away).
- */
-export function watchFinishedBulkJobs(deps: { db: Database; queue: Queue<BulkAssemblyJob>; logger: Logger }, intervalMs: number) {
-  const check = async () => {
-    const due = await deps.db.$queryRaw<{ id: string }[]>`
-      SELECT id FROM bulk_jobs
-      WHERE status IN ('queued', 'running') AND succeeded + failed = total_rows
-        AND updated_at < now() - make_interval(secs => ${intervalMs / 1000}::double precision)
-      LIMIT 100`;
-    for (const { id } of due) await queueAssembly(deps.queue, id);
-  };
-  const timer = setInterval(() => {
-    check().catch((error: unknown) => deps.logger.warn({ err: error }, 'finished-bulk-job check failed'));
-  }, intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
 }

@@ -1,18 +1,15 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { ConversionFailedError, ConversionTimeoutError, type PdfStandard } from '@docgen/converter';
 import type { Database } from '@docgen/db';
+import { deleteSupersededFiles, finishRendering, startRendering, timeoutMessage, waitForRetry, type Announce, type RenderingDocument } from '@docgen/documents';
 import type { Logger } from '@docgen/observability';
 import { RENDER_JOB_OPTIONS, RenderJob } from '@docgen/queue';
 import type { GuardedFetchOptions } from '@docgen/security';
 import { documentFileKey, type FileStorage } from '@docgen/storage';
 import { RenderInputError, checkInput, renderDocx, type TemplateVariable } from '@docgen/templating';
-import type { Announce } from './announce';
 import type { DocxToPdf } from './converter';
 import { Deadline, RenderTimeoutError } from './deadline';
-import { finishRendering, startRendering, waitForRetry, type RenderingDocument } from './document-state';
 import { fetchImages, type ImageLimits } from './fetch-images';
-import { deleteSupersededFiles } from './retention';
-import { timeoutMessage } from './stuck-documents';
 
 const MAX_RENDER_ATTEMPTS = RENDER_JOB_OPTIONS.attempts ?? 3;
 
@@ -75,7 +72,7 @@ export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): P
     return 'ready';
   } catch (error) {
     const failure = userFacingFailure(error, deps.renderTimeoutMs);
-    // The document's own count spans re-queues by the backstop (each a new job with attempts of its own).
+    // The document's own count spans re-queues by the stuck-document sweep (each a new job with attempts of its own).
     const lastAttempt = doc.renderAttempts >= MAX_RENDER_ATTEMPTS || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     if (failure === undefined && !lastAttempt) {
       log.warn({ err: error }, 'render attempt failed; will retry');

@@ -3,7 +3,7 @@ import { loadConfig } from '@docgen/config';
 import { createLogger } from '@docgen/observability';
 import { createStorage, documentFilesPrefix, storageEnv } from '@docgen/storage';
 import { apiClient, startStack, type ApiClient, type Stack } from '@docgen/testing';
-import { purgeExpired } from '../src/retention';
+import { purgeExpired } from '@docgen/documents';
 import { docxText, fixture } from './support';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,5 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { Database } from '@docgen/db';
+import { subscribes } from '@docgen/documents';
 import type { Logger } from '@docgen/observability';
 import { DELIVERY_JOB_OPTIONS, deliveryJobId, type DeliveryJob } from '@docgen/queue';
 import { retryDelayMs } from './deliver';
@@ -21,9 +22,7 @@ const UNFINISHED = {
   name: 'unfinished-deliveries',
   text: `SELECT e.id AS event_id, e.type, w.id AS endpoint_id
          FROM outbox_events e
-         JOIN webhook_endpoints w
-           ON w.organization_id = e.organization_id AND w.is_uat = e.is_uat AND e.type = ANY (w.events)
-          AND w.deleted_at IS NULL AND w.created_at <= e.created_at
+         JOIN webhook_endpoints w ON ${subscribes('w', 'e')} AND w.created_at <= e.created_at
          LEFT JOIN webhook_deliveries d ON d.event_id = e.id AND d.endpoint_id = w.id
          WHERE e.published_at IS NOT NULL AND e.created_at > now() - interval '1 day'
          GROUP BY e.id, e.type, w.id
@@ -70,18 +69,4 @@ export async function recoverLostDeliveries(deps: RecoveryDeps): Promise<number>
   }
   if (recovered > 0) deps.logger.warn({ recovered }, 'webhook deliveries without a job queued again (Redis lost them)');
   return recovered;
-}
-
-/** Runs the recovery every `intervalMs`; returns the stop function. */
-export function watchLostDeliveries(deps: RecoveryDeps, intervalMs: number): () => void {
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    recoverLostDeliveries(deps)
-      .catch((error: unknown) => deps.logger.warn({ err: error }, 'lost-delivery sweep failed'))
-      .finally(() => (running = false));
-  }, intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
 }

@@ -78,3 +78,4 @@ export {
   SESSION_COOKIE,
   CSRF_HEADER,
 } from './people';
+export { WebhookEventPayload, WebhookTestData, type WebhookEventType } from './webhook-events';

@@ -46,7 +46,7 @@ export async function startRedisServer(): Promise<RedisServer> {
     child.stdout!.resume();
   };
   const stop = async () => {
-    if (!child || child.exitCode !== null) return;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return; // already stopped
     const exited = once(child, 'exit');
     child.kill('SIGKILL');
     await exited;

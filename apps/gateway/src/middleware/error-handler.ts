@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ZodError } from 'zod';
 import { isDatabaseUnavailable } from '@docgen/db';
+import { DocumentError } from '@docgen/documents';
 import { FileNotFoundError } from '@docgen/storage';
 import { HttpError, dependencyDown } from '../errors';
 
@@ -39,8 +40,21 @@ function unwrapUnion(issue: Issue): Issue[] {
   return sameKind[0]!.map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }));
 }
 
+/** The domain's errors carry a code; their statuses are the gateway's to choose. */
+function fromDocumentError(error: DocumentError): HttpError {
+  switch (error.code) {
+    case 'template_not_found':
+      return new HttpError(404, error.message);
+    case 'idempotency_key_reused':
+      return new HttpError(422, error.message, { errors: error.problems });
+    case 'queue_unavailable':
+      return dependencyDown('redis');
+  }
+}
+
 function toHttpError(error: unknown): HttpError | undefined {
   if (error instanceof HttpError) return error;
+  if (error instanceof DocumentError) return fromDocumentError(error);
   if (error instanceof ZodError) {
     const errors = error.issues.flatMap(unwrapUnion).map((issue) => ({ path: issue.path.map(String).join('.') || 'body', message: issue.message }));
     const first = errors[0]!;

@@ -10,9 +10,9 @@ import {
   TemplateHistoryQuery,
 } from '@docgen/contracts';
 import type { Database } from '@docgen/db';
+import { createDocument } from '@docgen/documents';
 import type { RenderJob } from '@docgen/queue';
 import { documentFileKey } from '@docgen/storage';
-import { createDocument } from '../documents/create-document';
 import { findDocument } from '../documents/find-document';
 import { presentDocument } from '@docgen/contracts';
 import { HttpError } from '../errors';
@@ -49,10 +49,10 @@ export function documentRoutes(deps: DocumentRouteDeps): Router {
         errors: [{ path: 'X-Idempotency-Key', message: 'must be 1 to 255 characters' }],
       });
     }
-    const result = await createDocument(deps, caller, body, body.is_uat ?? queryUat, key?.data);
-    if (result.status === 200) res.setHeader('Idempotent-Replayed', 'true');
+    const result = await createDocument(deps, { organizationId: caller.organization.id, body, isUat: body.is_uat ?? queryUat, idempotencyKey: key?.data });
+    if (result.outcome === 'replayed') res.setHeader('Idempotent-Replayed', 'true');
     else req.log.info({ documentId: result.document.id, generation: result.document.generation }, 'document queued');
-    res.status(result.status).json(presentDocument(result.document));
+    res.status(result.outcome === 'replayed' ? 200 : 202).json(presentDocument(result.document));
   });
 
   router.get('/documents', async (req, res) => {

@@ -1,5 +1,3 @@
-import { randomUUID } from 'node:crypto';
-import type { Queue } from 'bullmq';
 import { Router } from 'express';
 import {
   CreateWebhookBody,
@@ -13,9 +11,9 @@ import {
   WebhookTestAccepted,
 } from '@docgen/contracts';
 import type { Database, WebhookDelivery, WebhookEndpoint as EndpointRow } from '@docgen/db';
-import { queueDeliveries, type DeliveryJob } from '@docgen/queue';
+import { sendTestEvent, type OutboxRelay } from '@docgen/documents';
 import { generateWebhookSecret } from '@docgen/security';
-import { HttpError, dependencyDown } from '../errors';
+import { HttpError } from '../errors';
 import { requireCaller, type Caller } from '../middleware/authenticate';
 import { afterCursor, decodeCursor, newestFirst, toPage } from '../pagination';
 import { checkWebhookUrl } from '../webhooks/check-webhook-url';
@@ -23,7 +21,8 @@ import { isUuid } from '../ids';
 
 export interface WebhookRouteDeps {
   db: Database;
-  deliveries: Queue<DeliveryJob>;
+  /** Publishes the test event through the outbox, as every event is. */
+  relay: OutboxRelay;
   allowPrivate: boolean;
 }
 
@@ -55,7 +54,7 @@ async function findEndpoint(db: Database, caller: Caller, id: string, isUat: boo
   return endpoint;
 }
 
-export function webhookRoutes({ db, deliveries, allowPrivate }: WebhookRouteDeps): Router {
+export function webhookRoutes({ db, relay, allowPrivate }: WebhookRouteDeps): Router {
   const router = Router();
 
   router.post('/webhooks', async (req, res) => {
@@ -99,28 +98,7 @@ export function webhookRoutes({ db, deliveries, allowPrivate }: WebhookRouteDeps
     const caller = requireCaller(req);
     const { is_uat } = EnvironmentQuery.parse(req.query);
     const endpoint = await findEndpoint(db, caller, req.params.id, is_uat);
-    const jobId = randomUUID();
-    const event = await db.outboxEvent.create({
-      data: {
-        type: 'webhook.test',
-        organizationId: caller.organization.id,
-        isUat: endpoint.isUat,
-        subjectId: jobId,
-        payload: {
-          job_id: jobId,
-          event: 'webhook.test',
-          occurred_at: new Date().toISOString(),
-          data: { endpoint_id: endpoint.id, message: 'A test event from docgen' },
-        },
-        publishedAt: new Date(),
-      },
-    });
-    try {
-      await queueDeliveries(deliveries, event, [endpoint.id]);
-    } catch {
-      await db.outboxEvent.delete({ where: { id: event.id } });
-      throw dependencyDown('redis');
-    }
+    const jobId = await sendTestEvent({ db, relay }, endpoint);
     res.status(202).json(WebhookTestAccepted.parse({ job_id: jobId }));
   });
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createLogger } from '@docgen/observability';
 import { LocalFileStorage, bulkZipKey, documentFileKey } from '@docgen/storage';
 import { createTestDatabase, seedOrganization, type TestDatabase } from '@docgen/testing';
-import { deleteSupersededFiles, purgeExpired } from '../src/retention';
+import { deleteSupersededFiles, purgeExpired } from './retention';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

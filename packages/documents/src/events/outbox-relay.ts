@@ -2,6 +2,7 @@ import type { Queue } from 'bullmq';
 import type { Database } from '@docgen/db';
 import type { Logger } from '@docgen/observability';
 import { queueDeliveries, type DeliveryJob } from '@docgen/queue';
+import { subscribedEndpoints } from './subscribers';
 
 /** An outbox event to publish; `endpointIds` when the statement that wrote it already found its subscribers. */
 export interface PublishableEvent {
@@ -12,15 +13,6 @@ export interface PublishableEvent {
 
 /** Marks are batched: under load one UPDATE covers every event published in this window. */
 const MARK_WINDOW_MS = 20;
-
-/**
- * The endpoints subscribed to the outbox event(s) `e`: same organisation and environment,
- * the event's type among theirs, not deleted. Shared with the finishing statement.
- */
-export const subscribedEndpoints = (events: string) =>
-  `SELECT w.id FROM webhook_endpoints w JOIN ${events} e
-   ON w.organization_id = e.organization_id AND w.is_uat = e.is_uat AND e.type = ANY (w.events)
-   WHERE w.deleted_at IS NULL`;
 
 const SUBSCRIBERS = {
   name: 'event-subscribers',
@@ -46,7 +38,6 @@ const UNPUBLISHED = {
  * job id is (event, endpoint), so publishing twice queues once.
  */
 export class OutboxRelay {
-  private timer: NodeJS.Timeout | undefined;
   private readonly toMark = new Set<string>();
   private markTimer: NodeJS.Timeout | undefined;
 
@@ -66,7 +57,7 @@ export class OutboxRelay {
   /** Best effort now; the sweep retries whatever failed. */
   publishSoon(event: PublishableEvent | undefined): Promise<void> {
     if (!event) return Promise.resolve();
-    return this.publish(event).catch((error: unknown) => this.logger.warn({ err: error, eventId: event.id }, 'event publish deferred to the sweep'));
+    return this.publish(event).catch((error: unknown) => this.logger.warn({ err: error, eventId: event.id }, 'event publish deferred to the outbox sweep'));
   }
 
   /** A mark that fails only costs a second publish by the sweep, which queues nothing new. */
@@ -78,9 +69,10 @@ export class OutboxRelay {
     if (ids.length === 0) return;
     await this.db.sql
       .query(MARK_PUBLISHED, [ids])
-      .catch((error: unknown) => this.logger.warn({ err: error, events: ids.length }, 'events not marked published; the sweep will'));
+      .catch((error: unknown) => this.logger.warn({ err: error, events: ids.length }, 'events not marked published; the outbox sweep will'));
   }
 
+  /** The outbox sweep: publishes events left unpublished for `olderThanMs`. */
   async sweep(olderThanMs = 5_000): Promise<number> {
     const pending = await this.db.sql.query<{ id: string; type: string }>(UNPUBLISHED, [olderThanMs / 1000]);
     for (const event of pending) await this.publish(event);
@@ -88,15 +80,8 @@ export class OutboxRelay {
     return pending.length;
   }
 
-  start(intervalMs: number): void {
-    this.timer = setInterval(() => {
-      this.sweep().catch((error: unknown) => this.logger.warn({ err: error }, 'outbox sweep failed'));
-    }, intervalMs);
-    this.timer.unref();
-  }
-
-  async stop(): Promise<void> {
-    clearInterval(this.timer);
-    await this.flushMarks();
+  /** Writes the marks still waiting (on shutdown). */
+  stop(): Promise<void> {
+    return this.flushMarks();
   }
 }

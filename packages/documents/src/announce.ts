@@ -1,13 +1,11 @@
 import type { Queue } from 'bullmq';
 import type { Logger } from '@docgen/observability';
 import type { BulkAssemblyJob } from '@docgen/queue';
-import type { Finished } from './document-state';
-import type { OutboxRelay } from './outbox-relay';
+import { queueAssembly } from './bulk-jobs/bulk-assembly-jobs';
+import type { OutboxRelay } from './events/outbox-relay';
+import type { Finished } from './finish-rendering';
 
 export type Announce = (finished: Finished | undefined) => Promise<void>;
-
-/** The job id is the bulk job id: a row announcing twice, or the sweep, queues it once. */
-export const queueAssembly = (queue: Queue<BulkAssemblyJob>, bulkJobId: string) => queue.add('assemble', { bulkJobId }, { jobId: bulkJobId });
 
 /**
  * What follows a finished document: its completion event goes out, or — for the last row
@@ -21,7 +19,7 @@ export function createAnnouncer(deps: { relay: OutboxRelay; bulkAssembly: Queue<
     if (finished.bulkJobDone) {
       const bulkJobId = finished.bulkJobDone;
       await queueAssembly(deps.bulkAssembly, bulkJobId).catch((error: unknown) =>
-        deps.logger.warn({ err: error, bulkJobId }, 'bulk assembly deferred to the sweep'),
+        deps.logger.warn({ err: error, bulkJobId }, 'bulk assembly deferred to the finished-bulk-job sweep'),
       );
     }
   };

@@ -2,8 +2,9 @@ import { presentDocument } from '@docgen/contracts';
 import { createLogger } from '@docgen/observability';
 import { createDeliveryQueue, createRedisConnection, deliveryJobId } from '@docgen/queue';
 import { createTestDatabase, seedOrganization, uniqueId, type TestDatabase } from '@docgen/testing';
-import { finishRendering, startRendering } from '../src/document-state';
-import { OutboxRelay } from '../src/outbox-relay';
+import { OutboxRelay } from './events/outbox-relay';
+import { finishRendering } from './finish-rendering';
+import { startRendering } from './start-rendering';
 
 /** The hot-path statements (raw SQL) against what Prisma reads of the same rows. */
 describe('document state and the outbox relay', () => {

@@ -1,12 +1,11 @@
 import type { Queue } from 'bullmq';
+import { z } from 'zod';
 import type { CreateDocumentBody, DocumentRecord } from '@docgen/contracts';
 import { isUniqueViolation, type Database, type Document } from '@docgen/db';
-import { renderJobId, type RenderJob } from '@docgen/queue';
-import type { z } from 'zod';
-import { HttpError, dependencyDown } from '../errors';
-import type { Caller } from '../middleware/authenticate';
-import { isUuid } from '../ids';
-import { templateNotFound } from '../templates/find-template';
+import type { RenderJob } from '@docgen/queue';
+import { DocumentError, queueUnavailable, templateNotFound } from './errors';
+import { queueNewGeneration } from './queue-new-generation';
+import { queueRenderJobs } from './render-jobs';
 import { requestHash } from './request-hash';
 
 export interface CreateDocumentDeps {
@@ -14,18 +13,29 @@ export interface CreateDocumentDeps {
   renderQueue: Queue<RenderJob>;
 }
 
-export interface CreateDocumentResult {
-  document: CreatedDocument;
-  /** 202 when generation was queued by this request, 200 for an idempotent replay. */
-  status: 200 | 202;
+export interface CreateDocumentRequest {
+  organizationId: string;
+  body: z.output<typeof CreateDocumentBody>;
+  isUat: boolean;
+  idempotencyKey: string | undefined;
 }
 
-type Body = z.output<typeof CreateDocumentBody>;
+export interface CreateDocumentResult {
+  document: CreatedDocument;
+  /** `created` when generation was queued by this call, `replayed` for an idempotent replay. */
+  outcome: 'created' | 'replayed';
+}
+
+/** What creating a document answers with, and what queueing its job needs. */
+export type CreatedDocument = DocumentRecord & { generation: number };
 
 const keyReused = () =>
-  new HttpError(422, 'Idempotency key reused with a different request', {
-    errors: [{ path: 'X-Idempotency-Key', message: 'was used before with a different body' }],
-  });
+  new DocumentError('idempotency_key_reused', 'Idempotency key reused with a different request', [
+    { path: 'X-Idempotency-Key', message: 'was used before with a different body' },
+  ]);
+
+const Uuid = z.guid();
+const isUuid = (id: string) => Uuid.safeParse(id).success;
 
 /**
  * Creates a document and queues its render. With an idempotency key, the unique index on
@@ -33,37 +43,34 @@ const keyReused = () =>
  * others replay it. A failed document retried under its key goes back to queued with the
  * same id.
  */
-export async function createDocument(
-  deps: CreateDocumentDeps,
-  caller: Caller,
-  body: Body,
-  isUat: boolean,
-  idempotencyKey: string | undefined,
-): Promise<CreateDocumentResult> {
-  const hash = idempotencyKey ? requestHash({ ...body, is_uat: isUat }) : null;
+export async function createDocument(deps: CreateDocumentDeps, request: CreateDocumentRequest): Promise<CreateDocumentResult> {
+  const { idempotencyKey } = request;
+  const hash = idempotencyKey ? requestHash({ ...request.body, is_uat: request.isUat }) : null;
   if (idempotencyKey) {
-    const existing = await findByKey(deps.db, caller, idempotencyKey);
+    const existing = await findByKey(deps.db, request.organizationId, idempotencyKey);
     if (existing) return replay(deps, existing, hash!);
   }
 
   let document: CreatedDocument | undefined;
   try {
-    document = await insertDocument(deps.db, caller, body, isUat, idempotencyKey ?? null, hash);
+    document = await insertDocument(deps.db, request, hash);
   } catch (error) {
     if (!(idempotencyKey && isUniqueViolation(error))) throw error;
-    const winner = await findByKey(deps.db, caller, idempotencyKey);
+    const winner = await findByKey(deps.db, request.organizationId, idempotencyKey);
     // The concurrent request that won could not queue its job and took its row back.
-    if (!winner) throw dependencyDown('redis');
+    if (!winner) throw queueUnavailable();
     return replay(deps, winner, hash!);
   }
   if (!document) throw templateNotFound();
   // Nothing half-written: a document whose job could not be queued does not stay behind.
-  await enqueue(deps, document, () => deps.db.document.delete({ where: { id: document.id } }));
-  return { document, status: 202 };
+  try {
+    await queueRenderJobs(deps.renderQueue, [document]);
+  } catch (error) {
+    await deps.db.document.delete({ where: { id: document.id } });
+    throw Object.assign(queueUnavailable(), { cause: error });
+  }
+  return { document, outcome: 'created' };
 }
-
-/** What POST /documents answers with, and what queueing its job needs. */
-type CreatedDocument = DocumentRecord & { generation: number };
 
 /**
  * The template check and the insert in one statement: a template that is missing, deleted,
@@ -79,22 +86,16 @@ const INSERT_DOCUMENT = {
          RETURNING id, input_format, generation, created_at, updated_at`,
 };
 
-async function insertDocument(
-  db: Database,
-  caller: Caller,
-  body: Body,
-  isUat: boolean,
-  key: string | null,
-  hash: string | null,
-): Promise<CreatedDocument | undefined> {
+async function insertDocument(db: Database, request: CreateDocumentRequest, hash: string | null): Promise<CreatedDocument | undefined> {
+  const { body, isUat } = request;
   if (!isUuid(body.template_id)) return undefined;
   const [row] = await db.sql.query<{ id: string; input_format: string; generation: number; created_at: Date; updated_at: Date }>(INSERT_DOCUMENT, [
     body.output_format,
     JSON.stringify(body.input_json),
-    key,
+    request.idempotencyKey ?? null,
     hash,
     body.template_id,
-    caller.organization.id,
+    request.organizationId,
     isUat,
     body.pdf_standard ?? null,
   ]);
@@ -117,38 +118,16 @@ async function insertDocument(
   };
 }
 
-function findByKey(db: Database, caller: Caller, key: string) {
-  return db.document.findFirst({ where: { organizationId: caller.organization.id, idempotencyKey: key } });
+function findByKey(db: Database, organizationId: string, key: string) {
+  return db.document.findFirst({ where: { organizationId, idempotencyKey: key } });
 }
 
 async function replay(deps: CreateDocumentDeps, existing: Document, hash: string): Promise<CreateDocumentResult> {
   if (existing.requestHash !== hash) throw keyReused();
   if (existing.status === 'failed') {
-    const retried = await deps.db.document.updateManyAndReturn({
-      where: { id: existing.id, status: 'failed', generation: existing.generation },
-      data: { status: 'queued', errorMessage: null, files: [], completedAt: null, renderingStartedAt: null, renderAttempts: 0, generation: { increment: 1 } },
-    });
-    const document = retried[0];
-    if (document) {
-      await enqueue(deps, document, () =>
-        deps.db.document.update({
-          where: { id: existing.id },
-          data: { status: 'failed', errorMessage: existing.errorMessage, completedAt: existing.completedAt, generation: existing.generation },
-        }),
-      );
-      return { document, status: 202 };
-    }
+    const document = await queueNewGeneration(deps.db, deps.renderQueue, existing, 'failed');
+    if (document) return { document, outcome: 'created' };
   }
   const current = await deps.db.document.findUniqueOrThrow({ where: { id: existing.id } });
-  return { document: current, status: 200 };
-}
-
-async function enqueue(deps: CreateDocumentDeps, document: Pick<Document, 'id' | 'generation'>, undo: () => Promise<unknown>): Promise<void> {
-  const job: RenderJob = { documentId: document.id, generation: document.generation };
-  try {
-    await deps.renderQueue.add('render', job, { jobId: renderJobId(job) });
-  } catch {
-    await undo();
-    throw dependencyDown('redis');
-  }
+  return { document: current, outcome: 'replayed' };
 }

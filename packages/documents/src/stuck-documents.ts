@@ -3,16 +3,19 @@ import type { Database } from '@docgen/db';
 import type { Logger } from '@docgen/observability';
 import { RENDER_JOB_OPTIONS, renderJobId, type RenderJob } from '@docgen/queue';
 import type { Announce } from './announce';
-import { finishRendering, requeueAsNewGeneration } from './document-state';
+import { finishRendering } from './finish-rendering';
+import { queueNewGeneration } from './queue-new-generation';
 
+/** A render attempt that ran out of time, in the words its document's `error_message` uses. */
 export const timeoutMessage = (timeoutMs: number) => `Rendering took longer than ${Math.round(timeoutMs / 1000)} s; check the template for a broken expression`;
 
 /**
- * When the backstop acts. A live worker ends its own attempt at RENDER_TIMEOUT_MS (its
- * deadline), so a document still rendering `graceMs` later (room for that worker's finishing
- * transaction, event-loop lag and clock skew between workers) has lost its worker.
+ * When the stuck-document sweep acts. A live worker ends its own attempt at
+ * RENDER_TIMEOUT_MS (its deadline), so a document still rendering `graceMs` later (room for
+ * that worker's finishing transaction, event-loop lag and clock skew between workers) has
+ * lost its worker.
  */
-export function backstopTiming(renderTimeoutMs: number) {
+export function stuckDocumentSweepTiming(renderTimeoutMs: number) {
   return {
     renderTimeoutMs,
     graceMs: 5_000,
@@ -22,9 +25,9 @@ export function backstopTiming(renderTimeoutMs: number) {
   };
 }
 
-export type BackstopTiming = ReturnType<typeof backstopTiming>;
+export type StuckDocumentSweepTiming = ReturnType<typeof stuckDocumentSweepTiming>;
 
-export interface BackstopDeps {
+export interface StuckDocumentSweepDeps {
   db: Database;
   queue: Queue<RenderJob>;
   announce: Announce;
@@ -35,7 +38,7 @@ export interface BackstopDeps {
 const PENDING = new Set(['waiting', 'delayed', 'prioritized', 'active', 'waiting-children']);
 
 /**
- * The last line of "never stuck", run by every worker:
+ * The stuck-document sweep, the last line of "never stuck", run by every worker:
  * - a document still rendering RENDER_TIMEOUT_MS + grace after its attempt started lost
  *   its worker (killed, or frozen): it is queued again under a new generation, at once
  *   rather than when BullMQ notices the dead worker's lock expired; once it has had its
@@ -48,7 +51,7 @@ const PENDING = new Set(['waiting', 'delayed', 'prioritized', 'active', 'waiting
  * a late finish cannot overwrite the sweep's outcome or announce twice, nor can the sweep
  * undo a finish or a newer attempt.
  */
-export async function sweepStuckDocuments(deps: BackstopDeps, timing: BackstopTiming): Promise<void> {
+export async function sweepStuckDocuments(deps: StuckDocumentSweepDeps, timing: StuckDocumentSweepTiming): Promise<void> {
   const cutoff = new Date(Date.now() - timing.renderTimeoutMs - timing.graceMs);
   // Whole rows: failing one publishes its document.failed event, which presents the document.
   const overdue = await deps.db.document.findMany({
@@ -59,7 +62,7 @@ export async function sweepStuckDocuments(deps: BackstopDeps, timing: BackstopTi
   for (const doc of overdue) {
     const log = deps.logger.child({ documentId: doc.id, generation: doc.generation, renderAttempts: doc.renderAttempts });
     if (doc.renderAttempts < timing.maxAttempts) {
-      if (await requeueAsNewGeneration(deps.db, deps.queue, doc, 'rendering'))
+      if (await queueNewGeneration(deps.db, deps.queue, doc, 'rendering'))
         log.warn('document still rendering past the render timeout (its worker stopped); queued again');
       continue;
     }
@@ -77,21 +80,8 @@ export async function sweepStuckDocuments(deps: BackstopDeps, timing: BackstopTi
   for (const doc of waiting) {
     const state = await deps.queue.getJobState(renderJobId({ documentId: doc.id, generation: doc.generation }));
     if (PENDING.has(state)) continue;
-    if (await requeueAsNewGeneration(deps.db, deps.queue, doc, 'queued')) {
+    if (await queueNewGeneration(deps.db, deps.queue, doc, 'queued')) {
       deps.logger.warn({ documentId: doc.id, generation: doc.generation, jobState: state }, 'document queued without a render job; queued again');
     }
   }
-}
-
-export function watchStuckDocuments(deps: BackstopDeps, timing: BackstopTiming) {
-  let sweeping = false;
-  const timer = setInterval(() => {
-    if (sweeping) return;
-    sweeping = true;
-    sweepStuckDocuments(deps, timing)
-      .catch((error: unknown) => deps.logger.warn({ err: error }, 'stuck-document check failed'))
-      .finally(() => (sweeping = false));
-  }, timing.intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
 }

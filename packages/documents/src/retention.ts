@@ -67,7 +67,8 @@ async function purgeBatch(deps: RetentionDeps, table: 'documents' | 'bulk_jobs',
  * RETENTION_DAYS: documents created longer ago lose their files and input_json (the record,
  * its status and its history stay; files [] and purged_at set), and bulk jobs their ZIP.
  * Only finished documents: one still queued or rendering is left to finish first.
- * Returns the ids purged by this call.
+ * Returns the ids purged by this call. Every render worker runs it as the retention sweep;
+ * SKIP LOCKED keeps them apart.
  */
 export async function purgeExpired(deps: RetentionDeps, options: RetentionOptions): Promise<{ documents: string[]; bulkJobs: string[] }> {
   const purged = { documents: [] as string[], bulkJobs: [] as string[] };
@@ -88,21 +89,6 @@ export async function purgeExpired(deps: RetentionDeps, options: RetentionOption
     deps.logger.info({ documents: purged.documents.length, bulkJobs: purged.bulkJobs.length, cutoff }, 'retention purged files');
   }
   return purged;
-}
-
-/** Every worker runs the purge on an interval, as it does the stuck-document sweep; SKIP LOCKED keeps them apart. */
-export function watchRetention(deps: RetentionDeps, options: RetentionOptions & { intervalMs: number }) {
-  if (options.retentionDays <= 0) return () => undefined;
-  let purging = false;
-  const timer = setInterval(() => {
-    if (purging) return;
-    purging = true;
-    purgeExpired(deps, options)
-      .catch((error: unknown) => deps.logger.warn({ err: error }, 'retention purge failed'))
-      .finally(() => (purging = false));
-  }, options.intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
 }
 
 /**

@@ -1,0 +1,84 @@
+import { presentDocument } from '@docgen/contracts';
+import type { Database, Document } from '@docgen/db';
+import { buildEventPayload } from './events/envelope';
+import type { PublishableEvent } from './events/outbox-relay';
+import { subscribedEndpoints } from './events/subscribers';
+
+export type CompletionEvent = 'document.ready' | 'document.failed';
+
+export interface Finished {
+  /** The completion event to publish, with the endpoints subscribed to it; none for a row of a bulk job (it has bulk.completed). */
+  event?: PublishableEvent;
+  /** Set when this was the last row of its bulk job: the ZIP can be assembled. */
+  bulkJobDone?: string;
+}
+
+/**
+ * The document's outcome; for a standalone document its completion event and the endpoints
+ * subscribed to it; for a bulk row its bulk job's count, where the row lock on the bulk
+ * job makes exactly one finishing row see the count complete. One statement, so one
+ * commit: the event (or the count) changes if and only if the document did.
+ */
+const FINISH_RENDERING = {
+  name: 'finish-rendering',
+  text: `WITH finished AS (
+           UPDATE documents SET status = $4, completed_at = $5, updated_at = $5, files = $6::text[], error_message = $7
+           WHERE id = $1 AND generation = $2 AND render_attempts = $3 AND status = 'rendering'
+           RETURNING id, organization_id, is_uat, bulk_job_id
+         ), event AS (
+           INSERT INTO outbox_events (type, organization_id, is_uat, subject_id, payload)
+           SELECT $8, organization_id, is_uat, id, $9::jsonb FROM finished WHERE bulk_job_id IS NULL
+           -- the columns the subscription rule reads; a completion event is never a webhook.test, so no payload
+           RETURNING id, type, organization_id, is_uat, NULL::jsonb AS payload
+         ), bulk AS (
+           UPDATE bulk_jobs b SET status = 'running', succeeded = b.succeeded + $10, failed = b.failed + $11, updated_at = $5
+           FROM finished WHERE b.id = finished.bulk_job_id AND b.status IN ('queued', 'running')
+           RETURNING b.id, b.succeeded + b.failed = b.total_rows AS done
+         )
+         SELECT (SELECT id FROM finished) AS "documentId",
+                (SELECT id FROM event) AS "eventId",
+                ARRAY(${subscribedEndpoints('event')}) AS "endpointIds",
+                (SELECT id FROM bulk WHERE done) AS "bulkJobDone"`,
+};
+
+interface FinishRow {
+  documentId: string | null;
+  eventId: string | null;
+  endpointIds: string[];
+  bulkJobDone: string | null;
+}
+
+/**
+ * rendering → ready | failed, and its announcement, at once: the completion event (or the
+ * bulk job's count) changes if and only if this call made the change, so it is announced
+ * exactly once. Only the attempt that is current may finish: returns undefined when
+ * another call got there first or a newer attempt took the document over.
+ */
+export async function finishRendering(
+  db: Database,
+  doc: Document,
+  outcome: { status: 'ready'; files: string[] } | { status: 'failed'; errorMessage: string },
+): Promise<Finished | undefined> {
+  const completedAt = new Date();
+  const files = outcome.status === 'ready' ? outcome.files : [];
+  const errorMessage = outcome.status === 'failed' ? outcome.errorMessage : null;
+  const type: CompletionEvent = outcome.status === 'ready' ? 'document.ready' : 'document.failed';
+  const finished = { ...doc, status: outcome.status, completedAt, updatedAt: completedAt, files, errorMessage };
+  const payload = doc.bulkJobId ? null : buildEventPayload(type, doc.id, completedAt, presentDocument(finished));
+  const [row] = await db.sql.query<FinishRow>(FINISH_RENDERING, [
+    doc.id,
+    doc.generation,
+    doc.renderAttempts,
+    outcome.status,
+    completedAt,
+    files,
+    errorMessage,
+    type,
+    JSON.stringify(payload),
+    outcome.status === 'ready' ? 1 : 0,
+    outcome.status === 'failed' ? 1 : 0,
+  ]);
+  if (!row?.documentId) return undefined;
+  if (row.eventId) return { event: { id: row.eventId, type, endpointIds: row.endpointIds } };
+  return row.bulkJobDone ? { bulkJobDone: row.bulkJobDone } : {};
+}

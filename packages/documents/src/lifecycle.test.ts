@@ -1,0 +1,170 @@
+import { WebhookEventPayload } from '@docgen/contracts';
+import { createLogger } from '@docgen/observability';
+import { createDeliveryQueue, createRedisConnection, createRenderQueue, deliveryJobId, renderJobId } from '@docgen/queue';
+import { createTestDatabase, seedOrganization, startRedisServer, uniqueId, type RedisServer, type TestDatabase } from '@docgen/testing';
+import { createDocument } from './create-document';
+import { DocumentError } from './errors';
+import { buildEventPayload } from './events/envelope';
+import { OutboxRelay } from './events/outbox-relay';
+import { sendTestEvent } from './events/test-event';
+import { queueNewGeneration } from './queue-new-generation';
+
+/** The domain functions against real PostgreSQL and Redis, with a Redis that is down where they must undo. */
+describe('a document’s life (domain functions)', () => {
+  let database: TestDatabase;
+  const redis = createRedisConnection(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'worker');
+  const prefix = `test:${uniqueId()}:`;
+  const renderQueue = createRenderQueue(redis, prefix);
+  const deliveries = createDeliveryQueue(redis, prefix);
+  const logger = createLogger('test', 'silent');
+  // Queues on a private Redis that is stopped once they are connected: Redis gone mid-life.
+  let privateRedis: RedisServer;
+  let deadRedis: ReturnType<typeof createRedisConnection>;
+  let downRenderQueue: ReturnType<typeof createRenderQueue>;
+  let downDeliveries: ReturnType<typeof createDeliveryQueue>;
+  let organizationId: string;
+  let otherOrganizationId: string;
+  let templateId: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    privateRedis = await startRedisServer();
+    deadRedis = createRedisConnection(privateRedis.url, 'request');
+    deadRedis.on('error', () => undefined);
+    downRenderQueue = createRenderQueue(deadRedis, prefix);
+    downDeliveries = createDeliveryQueue(deadRedis, prefix);
+    for (const queue of [downRenderQueue, downDeliveries]) queue.on('error', () => undefined);
+    await Promise.all([downRenderQueue.waitUntilReady(), downDeliveries.waitUntilReady()]);
+    await privateRedis.stop();
+    ({ organizationId } = await seedOrganization(database.db));
+    ({ organizationId: otherOrganizationId } = await seedOrganization(database.db));
+    const template = await database.db.template.create({
+      data: { organizationId, name: 'letter', format: 'docx', fileKey: 'templates/letter.docx', fileSize: 10, variables: [{ name: 'name', type: 'text' }] },
+    });
+    templateId = template.id;
+  });
+
+  afterAll(async () => {
+    await renderQueue.obliterate({ force: true });
+    await deliveries.obliterate({ force: true });
+    await Promise.all([renderQueue.close(), deliveries.close()]);
+    redis.disconnect();
+    deadRedis.disconnect();
+    await privateRedis.stop();
+    await database.drop();
+  });
+
+  const body = (name = 'Ada') => ({ template_id: templateId, input_json: { name }, output_format: 'pdf' as const });
+  const errorOf = (promise: Promise<unknown>) =>
+    promise.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+
+  it('creates a document with one render job; another organisation’s template is template_not_found, never an HTTP error', async () => {
+    const { document, outcome } = await createDocument(
+      { db: database.db, renderQueue },
+      { organizationId, body: body(), isUat: false, idempotencyKey: undefined },
+    );
+    expect(outcome).toBe('created');
+    expect(await renderQueue.getJob(renderJobId({ documentId: document.id, generation: 1 }))).toBeDefined();
+
+    const error = await errorOf(
+      createDocument({ db: database.db, renderQueue }, { organizationId: otherOrganizationId, body: body(), isUat: false, idempotencyKey: undefined }),
+    );
+    expect(error).toBeInstanceOf(DocumentError);
+    expect(error).toMatchObject({ code: 'template_not_found', message: 'Template not found' });
+  });
+
+  it('replays an idempotency key, and refuses it for another body with a problem naming the header', async () => {
+    const key = `key-${uniqueId()}`;
+    const first = await createDocument({ db: database.db, renderQueue }, { organizationId, body: body(), isUat: false, idempotencyKey: key });
+    const again = await createDocument({ db: database.db, renderQueue }, { organizationId, body: body(), isUat: false, idempotencyKey: key });
+    expect(again).toMatchObject({ outcome: 'replayed', document: { id: first.document.id } });
+    const error = await errorOf(createDocument({ db: database.db, renderQueue }, { organizationId, body: body('Grace'), isUat: false, idempotencyKey: key }));
+    expect(error).toMatchObject({
+      code: 'idempotency_key_reused',
+      problems: [{ path: 'X-Idempotency-Key', message: 'was used before with a different body' }],
+    });
+  });
+
+  it('takes a document back when its job cannot be queued', async () => {
+    const before = await database.db.document.count();
+    const error = await errorOf(
+      createDocument({ db: database.db, renderQueue: downRenderQueue }, { organizationId, body: body(), isUat: false, idempotencyKey: undefined }),
+    );
+    expect(error).toMatchObject({ code: 'queue_unavailable' });
+    expect(await database.db.document.count()).toBe(before);
+  });
+
+  it('retries a failed document under a new generation with fresh attempts, and puts it back as it was when Redis refuses the job', async () => {
+    const failedAt = new Date('2026-01-02T03:04:05.000Z');
+    const failed = await database.db.document.create({
+      data: {
+        organizationId,
+        templateId,
+        inputFormat: 'docx',
+        outputFormat: 'pdf',
+        inputJson: { name: 'Ada' },
+        status: 'failed',
+        errorMessage: 'Missing value for "name"',
+        completedAt: failedAt,
+        renderAttempts: 3,
+        renderingStartedAt: failedAt,
+      },
+    });
+
+    const error = await errorOf(queueNewGeneration(database.db, downRenderQueue, failed, 'failed'));
+    expect(error).toMatchObject({ code: 'queue_unavailable' });
+    expect(await database.db.document.findUniqueOrThrow({ where: { id: failed.id } })).toMatchObject({
+      status: 'failed',
+      generation: 1,
+      errorMessage: 'Missing value for "name"',
+      completedAt: failedAt,
+      renderAttempts: 3,
+    });
+
+    const retried = await queueNewGeneration(database.db, renderQueue, failed, 'failed');
+    expect(retried).toMatchObject({ status: 'queued', generation: 2, renderAttempts: 0, errorMessage: null, completedAt: null });
+    expect(await renderQueue.getJob(renderJobId({ documentId: failed.id, generation: 2 }))).toBeDefined();
+    // The attempt it saw is gone: a second retry of the same failure changes nothing.
+    expect(await queueNewGeneration(database.db, renderQueue, failed, 'failed')).toBeUndefined();
+  });
+
+  it('sends webhook.test through the outbox to its endpoint alone, and takes the event back when Redis is down', async () => {
+    const endpoint = (events: string[], owner = organizationId) =>
+      database.db.webhookEndpoint.create({ data: { organizationId: owner, url: `https://example.test/${uniqueId()}`, events, secret: 'whsec_x' } });
+    const target = await endpoint(['document.failed']);
+    const sibling = await endpoint(['document.ready', 'document.failed', 'bulk.completed']);
+    const relay = new OutboxRelay(database.db, deliveries, logger);
+
+    const jobId = await sendTestEvent({ db: database.db, relay }, target);
+    await relay.flushMarks();
+    const event = await database.db.outboxEvent.findFirstOrThrow({ where: { type: 'webhook.test', subjectId: jobId } });
+    expect(event.publishedAt).not.toBeNull();
+    expect(WebhookEventPayload.parse(event.payload)).toMatchObject({ job_id: jobId, event: 'webhook.test', data: { endpoint_id: target.id } });
+    expect(await deliveries.getJob(deliveryJobId({ eventId: event.id, endpointId: target.id }))).toBeDefined();
+    expect(await deliveries.getJob(deliveryJobId({ eventId: event.id, endpointId: sibling.id }))).toBeUndefined();
+
+    const downRelay = new OutboxRelay(database.db, downDeliveries, logger);
+    const error = await errorOf(sendTestEvent({ db: database.db, relay: downRelay }, target));
+    expect(error).toMatchObject({ code: 'queue_unavailable' });
+    expect(await database.db.outboxEvent.count({ where: { type: 'webhook.test', organizationId } })).toBe(1);
+  });
+
+  it('builds every event kind in the contract’s shape and refuses one that is not', () => {
+    const occurredAt = new Date('2026-11-24T10:00:00.000Z');
+    const test = buildEventPayload('webhook.test', '6f1c1c52-3c55-4a3e-9a55-9d1f1a0f7f11', occurredAt, {
+      endpoint_id: '0b5e1f1e-8d1f-4c8e-b1f4-2b0f7b1f3e21',
+      message: 'A test event from docgen',
+    });
+    expect(test).toEqual({
+      job_id: '6f1c1c52-3c55-4a3e-9a55-9d1f1a0f7f11',
+      event: 'webhook.test',
+      occurred_at: '2026-11-24T10:00:00.000Z',
+      data: { endpoint_id: '0b5e1f1e-8d1f-4c8e-b1f4-2b0f7b1f3e21', message: 'A test event from docgen' },
+    });
+    // A bulk job's event with a document's data is not an event API.md describes.
+    expect(() => buildEventPayload('bulk.completed', test.job_id, occurredAt, test.data as never)).toThrow();
+  });
+});

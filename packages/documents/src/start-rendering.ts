@@ -1,0 +1,27 @@
+import type { Database, Document } from '@docgen/db';
+import { DOCUMENT_COLUMNS } from './document-columns';
+
+/** A document taken for rendering, with what the render needs of its template. */
+export type RenderingDocument = Document & { template: { variables: unknown; fileKey: string; locale: string } };
+
+const START_RENDERING = {
+  name: 'start-rendering',
+  text: `WITH started AS (
+           UPDATE documents SET status = 'rendering', rendering_started_at = $3, render_attempts = render_attempts + 1, updated_at = $3
+           WHERE id = $1 AND generation = $2 AND status IN ('queued', 'rendering')
+           RETURNING ${DOCUMENT_COLUMNS}
+         )
+         SELECT started.*, json_build_object('variables', t.variables, 'fileKey', t.file_key, 'locale', t.locale) AS template
+         FROM started JOIN templates t ON t.id = started."templateId"`,
+};
+
+/**
+ * queued → rendering, and the document's template, in one round trip. Only for the
+ * generation the job was queued for; a job for an older generation, or for a document
+ * already finished, finds nothing and stands down. A document already "rendering" is
+ * taken over: its previous worker died.
+ */
+export async function startRendering(db: Database, documentId: string, generation: number): Promise<RenderingDocument | undefined> {
+  const [doc] = await db.sql.query<RenderingDocument>(START_RENDERING, [documentId, generation, new Date()]);
+  return doc;
+}
