@@ -17,16 +17,18 @@ import { httpMetrics } from './middleware/http-metrics';
 import { rateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { SlidingWindowRateLimiter } from './rate-limiter';
-import { apiKeyRoutes } from './routes/api-keys';
-import { bulkJobRoutes } from './routes/bulk-jobs';
+import { API_PREFIX } from './operations/express-path';
+import { registerOperations } from './operations/register-operations';
+import { apiKeyHandlers } from './routes/api-keys';
+import { bulkJobHandlers } from './routes/bulk-jobs';
 import { docsRoutes } from './routes/docs';
 import { healthRoutes } from './routes/health';
-import { documentRoutes } from './routes/documents';
-import { memberRoutes } from './routes/members';
-import { meRoutes } from './routes/me';
-import { sessionRoutes, signInRoutes } from './routes/session';
-import { templateRoutes } from './routes/templates';
-import { webhookRoutes } from './routes/webhooks';
+import { documentHandlers } from './routes/documents';
+import { memberHandlers } from './routes/members';
+import { meHandlers } from './routes/me';
+import { sessionHandlers, signInHandlers } from './routes/session';
+import { templateHandlers } from './routes/templates';
+import { webhookHandlers } from './routes/webhooks';
 import { defaultWebDistDir, webUiRoutes } from './routes/web-ui';
 import type { TemplateJobs } from './templates/template-jobs';
 
@@ -68,16 +70,18 @@ export function createApp({ config, db, redis, storage, renderQueue, deliveryQue
   );
   app.use(docsRoutes());
 
-  const api = express.Router();
-  api.use(signInRoutes(sessionDeps));
-  api.use(authenticate(db, authFailures, config.PUBLIC_URL), rateLimit(limiter, metrics.countRateLimited, config.SESSION_RATE_LIMIT), checkCsrf, authorize);
-  api.use(express.json({ limit: config.MAX_JSON_BODY_BYTES }));
-  api.use(meRoutes());
-  api.use(sessionRoutes(sessionDeps));
-  api.use(apiKeyRoutes({ db }));
-  api.use(memberRoutes({ db }));
-  api.use(
-    templateRoutes({
+  // The contract's operations: signing in before authentication, everything else after it.
+  // Between them the two registrations must name every operation of the table once.
+  const open = express.Router();
+  registerOperations(open, 'open', signInHandlers(sessionDeps));
+  const sendFile = storedFileSender(storage, config.DOWNLOAD_REDIRECT ? config.DOWNLOAD_URL_TTL_S : undefined);
+  const authenticated = express.Router();
+  registerOperations(authenticated, 'authenticated', {
+    ...meHandlers(),
+    ...sessionHandlers(sessionDeps),
+    ...apiKeyHandlers({ db }),
+    ...memberHandlers({ db }),
+    ...templateHandlers({
       db,
       storage,
       maxUploadBytes: config.MAX_UPLOAD_BYTES,
@@ -85,13 +89,18 @@ export function createApp({ config, db, redis, storage, renderQueue, deliveryQue
       importer: templateJobs.importer,
       previews: templateJobs.previews,
     }),
-  );
-  const sendFile = storedFileSender(storage, config.DOWNLOAD_REDIRECT ? config.DOWNLOAD_URL_TTL_S : undefined);
-  api.use(documentRoutes({ db, sendFile, renderQueue }));
-  api.use(bulkJobRoutes({ db, sendFile, renderQueue, maxUploadBytes: config.MAX_UPLOAD_BYTES, maxRows: config.BULK_MAX_ROWS }));
-  api.use(webhookRoutes({ db, relay: new OutboxRelay(db, deliveryQueue, logger), allowPrivate: config.OUTBOUND_ALLOW_PRIVATE }));
+    ...documentHandlers({ db, sendFile, renderQueue }),
+    ...bulkJobHandlers({ db, sendFile, renderQueue, maxUploadBytes: config.MAX_UPLOAD_BYTES, maxRows: config.BULK_MAX_ROWS }),
+    ...webhookHandlers({ db, relay: new OutboxRelay(db, deliveryQueue, logger), allowPrivate: config.OUTBOUND_ALLOW_PRIVATE }),
+  });
+
+  const api = express.Router();
+  api.use(open);
+  api.use(authenticate(db, authFailures, config.PUBLIC_URL), rateLimit(limiter, metrics.countRateLimited, config.SESSION_RATE_LIMIT), checkCsrf, authorize);
+  api.use(express.json({ limit: config.MAX_JSON_BODY_BYTES }));
+  api.use(authenticated);
   api.use(notFound);
-  app.use('/api/v1', api);
+  app.use(API_PREFIX, api);
   app.use(webUiRoutes(config.WEB_DIST_DIR || defaultWebDistDir()));
 
   app.use(notFound);

@@ -35,8 +35,11 @@ export const ERROR_DESCRIPTIONS = {
 
 export type ErrorStatus = keyof typeof ERROR_DESCRIPTIONS;
 
-export function errorResponses(...statuses: ErrorStatus[]) {
+/** An error response as the operations table declares it: 422 lists each problem, the rest say one thing. */
+export type ErrorResponse<S extends ErrorStatus> = { description: string; schema: S extends 422 ? typeof ValidationErrorBody : typeof ErrorBody };
+
+export function errorResponses<const S extends ErrorStatus[]>(...statuses: S): { [K in S[number]]: ErrorResponse<K> } {
   return Object.fromEntries(
     statuses.map((status) => [status, { description: ERROR_DESCRIPTIONS[status], schema: status === 422 ? ValidationErrorBody : ErrorBody }]),
-  );
+  ) as { [K in S[number]]: ErrorResponse<K> };
 }

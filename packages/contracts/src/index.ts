@@ -1,7 +1,7 @@
 export { apiSchemas } from './registry';
 export { ErrorBody, ValidationErrorBody, errorResponses, ERROR_DESCRIPTIONS, type ErrorStatus } from './errors';
 export { MeResponse } from './me';
-export { operations, type Operation } from './operations';
+export { operations, type Operation, type OperationById, type OperationId } from './operations';
 export { buildOpenApiDocument } from './openapi';
 export { BulkJob, BulkJobStatus, BulkJobUpload, type BulkJobBody } from './bulk-jobs';
 export { BinaryFile, IsUatParam, LimitParam, CursorParam, ListQuery, EnvironmentQuery, page } from './common';

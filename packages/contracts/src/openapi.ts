@@ -109,7 +109,7 @@ function operationObject(op: Operation) {
 }
 
 /** The OpenAPI 3.1 document, generated from the same zod schemas the gateway validates with. */
-export function buildOpenApiDocument(operations: Operation[] = allOperations, version = '0.1.0') {
+export function buildOpenApiDocument(operations: readonly Operation[] = allOperations, version = '0.1.0') {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of operations) {
     paths[op.path] ??= {};

@@ -41,14 +41,36 @@ export interface Operation {
    */
   access?: Access;
   query?: z.ZodObject;
-  headers?: HeaderParameter[];
-  body?: { contentType: string; schema: z.ZodType };
+  headers?: readonly HeaderParameter[];
+  body?: JsonBody | MultipartBody;
   responses: Record<number, ResponseSpec>;
 }
 
-/** The public HTTP API, one entry per operation. Routes validate with these same schemas. */
-export const operations: Operation[] = [
-  {
+/** A JSON request body. */
+export interface JsonBody {
+  contentType: 'application/json';
+  schema: z.ZodType;
+  /** What its 415 asks for: "Send <name> as application/json". Not part of the OpenAPI document. */
+  name: string;
+}
+
+/** A multipart upload: the file in the field `file`, the schema's other fields beside it. */
+export interface MultipartBody {
+  contentType: 'multipart/form-data';
+  schema: z.ZodObject;
+}
+
+/**
+ * One entry of the table, keeping its own types (literal method, path and operationId, its
+ * query, body and response schemas) so the gateway's handlers are typed from it.
+ */
+export function defineOperation<const Op extends Operation>(operation: Op): Op {
+  return operation;
+}
+
+/** The public HTTP API, one entry per operation. Routes are registered from it and validate with these same schemas. */
+const operationTable = [
+  defineOperation({
     method: 'get',
     path: '/api/v1/me',
     operationId: 'getMe',
@@ -56,8 +78,8 @@ export const operations: Operation[] = [
     tag: 'Account',
     authenticated: true,
     responses: { 200: { description: 'The caller', schema: MeResponse }, ...errorResponses(401, 429, 503) },
-  },
-  {
+  }),
+  defineOperation({
     method: 'post',
     path: '/api/v1/templates',
     operationId: 'createTemplate',
@@ -78,8 +100,8 @@ export const operations: Operation[] = [
         schema: ErrorBody,
       },
     },
-  },
-  {
+  }),
+  defineOperation({
     method: 'get',
     path: '/api/v1/templates',
     operationId: 'listTemplates',
@@ -88,8 +110,8 @@ export const operations: Operation[] = [
     authenticated: true,
     query: ListQuery,
     responses: { 200: { description: 'A page of templates', schema: TemplatePage }, ...errorResponses(401, 422, 429, 503) },
-  },
-  {
+  }),
+  defineOperation({
     method: 'get',
     path: '/api/v1/templates/{id}',
     operationId: 'getTemplate',
@@ -98,8 +120,8 @@ export const operations: Operation[] = [
     authenticated: true,
     query: EnvironmentQuery,
     responses: { 200: { description: 'The template', schema: Template }, ...errorResponses(401, 404, 422, 429, 503) },
-  },
-  {
+  }),
+  defineOperation({
     method: 'patch',
     path: '/api/v1/templates/{id}/variables',
     operationId: 'updateTemplateVariables',
@@ -107,10 +129,10 @@ export const operations: Operation[] = [
     tag: 'Templates',
     authenticated: true,
     query: EnvironmentQuery,
-    body: { contentType: 'application/json', schema: VariablesPatch },
+    body: { contentType: 'application/json', schema: VariablesPatch, name: 'the variables' },
     responses: { 200: { description: 'The updated template', schema: Template }, ...errorResponses(400, 401, 404, 413, 415, 422, 429, 503) },
-  },
-  {
+  }),
+  defineOperation({
     method: 'patch',
     path: '/api/v1/templates/{id}',
     operationId: 'updateTemplate',
@@ -118,10 +140,10 @@ export const operations: Operation[] = [
     tag: 'Templates',
     authenticated: true,
     query: EnvironmentQuery,
-    body: { contentType: 'application/json', schema: TemplatePatch },
+    body: { contentType: 'application/json', schema: TemplatePatch, name: 'the template changes' },
     responses: { 200: { description: 'The updated template', schema: Template }, ...errorResponses(400, 401, 404, 413, 415, 422, 429, 503) },
-  },
-  {
+  }),
+  defineOperation({
     method: 'get',
     path: '/api/v1/templates/{id}/schema',
     operationId: 'getTemplateInputSchema',
@@ -130,8 +152,8 @@ export const operations: Operation[] = [
     authenticated: true,
     query: EnvironmentQuery,
     responses: { 200: { description: 'The JSON Schema', schema: InputJsonSchema }, ...errorResponses(401, 404, 422, 429, 503) },
-  },
-  {
+  }),
+  defineOperation({
     method: 'get',
     path: '/api/v1/templates/{id}/file',
     operationId: 'downloadTemplateFile',
@@ -143,8 +165,8 @@ export const operations: Operation[] = [
       200: { description: 'The DOCX', contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' },
       ...errorResponses(401, 404, 422, 429, 503),
     },
-  },
-  {
+  }),
+  defineOperation({
     method: 'get',
     path: '/api/v1/templates/{id}/preview',
     operationId: 'getTemplatePreview',
@@ -162,8 +184,8 @@ export const operations: Operation[] = [
       ...errorResponses(401, 404, 409, 422, 429, 503),
       409: { description: 'The template has no preview: its first page could not be rendered (`detail` says why)', schema: ErrorBody },
     },
-  },
-  {
+  }),
+  defineOperation({
     method: 'delete',
     path: '/api/v1/templates/{id}',
     operationId: 'deleteTemplate',
@@ -172,8 +194,8 @@ export const operations: Operation[] = [
     authenticated: true,
     query: EnvironmentQuery,
     responses: { 204: { description: 'Deleted' }, ...errorResponses(401, 404, 422, 429, 503) },
-  },
-  {
+  }),
+  defineOperation({
     method: 'post',
     path: '/api/v1/documents',
     operationId: 'createDocument',
@@ -189,7 +211,7 @@ export const operations: Operation[] = [
         schema: { type: 'string', minLength: 1, maxLength: 255 },
       },
     ],
-    body: { contentType: 'application/json', schema: CreateDocumentBody },
+    body: { contentType: 'application/json', schema: CreateDocumentBody, name: 'the request' },
     responses: {
       202: { description: 'Queued (or a failed document retried under its idempotency key)', schema: Document },
       200: {
@@ -199,8 +221,8 @@ export const operations: Operation[] = [
       },
       ...errorResponses(400, 401, 404, 413, 415, 422, 429, 503),
     },
-  },
-  {
+  }),
+  defineOperation({
     method: 'get',
     path: '/api/v1/documents',
     operationId: 'listDocuments',
@@ -209,8 +231,8 @@ export const operations: Operation[] = [
     authenticated: true,
     query: DocumentListQuery,
     responses: { 200: { description: 'A page of documents', schema: DocumentPage }, ...errorResponses(401, 422, 429, 503) },
-  },
-  {
+  }),
+  defineOperation({
     method: 'get',
     path: '/api/v1/documents/{id}',
     operationId: 'getDocument',
@@ -219,8 +241,8 @@ export const operations: Operation[] = [
     authenticated: true,
     query: EnvironmentQuery,
     responses: { 200: { description: 'The document', schema: Document }, ...errorResponses(401, 404, 422, 429, 503) },
-  },
-  {
+  }),
+  defineOperation({
     method: 'get',
     path: '/api/v1/documents/{id}/download',
     operationId: 'downloadDocument',
@@ -235,8 +257,8 @@ export const operations: Operation[] = [
       },
       ...errorResponses(401, 404, 409, 410, 422, 429, 503),
     },
-  },
-  {
+  }),
+  defineOperation({
     method: 'get',
     path: '/api/v1/templates/{id}/documents',
     operationId: 'listTemplateDocuments',
@@ -245,8 +267,8 @@ export const operations: Operation[] = [
     authenticated: true,
     query: TemplateHistoryQuery,
     responses: { 200: { description: 'A page of documents', schema: DocumentPage }, ...errorResponses(401, 404, 422, 429, 503) },
-  },
-  {
+  }),
+  defineOperation({
     method: 'post',
     path: '/api/v1/webhooks',
     operationId: 'createWebhook',
@@ -255,10 +277,10 @@ export const operations: Operation[] = [
     authenticated: true,
     access: 'admin',
     query: EnvironmentQuery,
-    body: { contentType: 'application/json', schema: CreateWebhookBody },
+    body: { contentType: 'application/json', schema: CreateWebhookBody, name: 'the endpoint' },
     responses: { 201: { description: 'The endpoint, with its secret', schema: CreatedWebhookEndpoint }, ...errorResponses(400, 401, 413, 415, 422, 429, 503) },
-  },
-  {
+  }),
+  defineOperation({
     method: 'get',
     path: '/api/v1/webhooks',
     operationId: 'listWebhooks',
@@ -268,8 +290,8 @@ export const operations: Operation[] = [
     access: 'admin',
     query: WebhookListQuery,
     responses: { 200: { description: 'A page of endpoints', schema: WebhookEndpointPage }, ...errorResponses(401, 422, 429, 503) },
-  },
-  {
+  }),
+  defineOperation({
     method: 'delete',
     path: '/api/v1/webhooks/{id}',
     operationId: 'deleteWebhook',
@@ -279,8 +301,8 @@ export const operations: Operation[] = [
     access: 'admin',
     query: EnvironmentQuery,
     responses: { 204: { description: 'Deleted' }, ...errorResponses(401, 404, 422, 429, 503) },
-  },
-  {
+  }),
+  defineOperation({
     method: 'post',
     path: '/api/v1/webhooks/{id}/test',
     operationId: 'testWebhook',
@@ -290,8 +312,8 @@ export const operations: Operation[] = [
     access: 'admin',
     query: EnvironmentQuery,
     responses: { 202: { description: 'Queued', schema: WebhookTestAccepted }, ...errorResponses(401, 404, 422, 429, 503) },
-  },
-  {
+  }),
+  defineOperation({
     method: 'get',
     path: '/api/v1/webhooks/{id}/deliveries',
     operationId: 'listWebhookDeliveries',
@@ -301,8 +323,8 @@ export const operations: Operation[] = [
     access: 'admin',
     query: WebhookListQuery,
     responses: { 200: { description: 'A page of attempts', schema: WebhookDeliveryPage }, ...errorResponses(401, 404, 422, 429, 503) },
-  },
-  {
+  }),
+  defineOperation({
     method: 'post',
     path: '/api/v1/bulk-jobs',
     operationId: 'createBulkJob',
@@ -312,8 +334,8 @@ export const operations: Operation[] = [
     query: EnvironmentQuery,
     body: { contentType: 'multipart/form-data', schema: BulkJobUpload },
     responses: { 202: { description: 'Every row queued', schema: BulkJob }, ...errorResponses(401, 404, 413, 415, 422, 429, 503) },
-  },
-  {
+  }),
+  defineOperation({
     method: 'get',
     path: '/api/v1/bulk-jobs/{id}',
     operationId: 'getBulkJob',
@@ -322,8 +344,8 @@ export const operations: Operation[] = [
     authenticated: true,
     query: EnvironmentQuery,
     responses: { 200: { description: 'The bulk job', schema: BulkJob }, ...errorResponses(401, 404, 422, 429, 503) },
-  },
-  {
+  }),
+  defineOperation({
     method: 'get',
     path: '/api/v1/bulk-jobs/{id}/download',
     operationId: 'downloadBulkJob',
@@ -336,24 +358,28 @@ export const operations: Operation[] = [
       302: { description: 'DOWNLOAD_REDIRECT=true: Location is a presigned URL of the object store, valid DOWNLOAD_URL_TTL_S' },
       ...errorResponses(401, 404, 409, 410, 422, 429, 503),
     },
-  },
+  }),
   ...peopleOperations(),
-];
+] as const;
 
-function peopleOperations(): Operation[] {
-  const session = (op: Omit<Operation, 'tag' | 'authenticated'> & { authenticated?: boolean }): Operation => ({
-    tag: 'Sessions and people',
-    authenticated: true,
-    ...op,
-  });
+/** The table as a list; OperationById gives one entry with its own types. */
+export const operations: readonly Operation[] = operationTable;
+
+export type OperationId = (typeof operationTable)[number]['operationId'];
+
+/** The table's entry for an operationId, with its own schema types. */
+export type OperationById<Id extends OperationId> = Extract<(typeof operationTable)[number], { operationId: Id }>;
+
+function peopleOperations() {
   return [
-    session({
+    defineOperation({
       method: 'post',
       path: '/api/v1/session',
       operationId: 'signIn',
       summary: 'Sign in with email and password; sets the docgen_session cookie',
+      tag: 'Sessions and people',
       authenticated: false,
-      body: { contentType: 'application/json', schema: SignInBody },
+      body: { contentType: 'application/json', schema: SignInBody, name: 'the email and password' },
       responses: {
         200: {
           description: 'Signed in',
@@ -363,78 +389,96 @@ function peopleOperations(): Operation[] {
         ...errorResponses(400, 401, 413, 415, 422, 429, 503),
       },
     }),
-    session({
+    defineOperation({
       method: 'get',
       path: '/api/v1/session',
       operationId: 'getSession',
       summary: 'The signed-in person, their organisation and the CSRF token',
+      tag: 'Sessions and people',
+      authenticated: true,
       access: 'session',
       responses: { 200: { description: 'The session', schema: Session }, ...errorResponses(401, 429, 503) },
     }),
-    session({
+    defineOperation({
       method: 'delete',
       path: '/api/v1/session',
       operationId: 'signOut',
       summary: 'Sign out: the session ends on every replica and the cookie is cleared',
+      tag: 'Sessions and people',
+      authenticated: true,
       access: 'session',
       responses: { 204: { description: 'Signed out' }, ...errorResponses(401, 429, 503) },
     }),
-    session({
+    defineOperation({
       method: 'post',
       path: '/api/v1/session/password',
       operationId: 'changePassword',
       summary: "Change the signed-in person's password; their other sessions end",
+      tag: 'Sessions and people',
+      authenticated: true,
       access: 'session',
-      body: { contentType: 'application/json', schema: ChangePasswordBody },
+      body: { contentType: 'application/json', schema: ChangePasswordBody, name: 'the passwords' },
       responses: { 204: { description: 'Changed' }, ...errorResponses(400, 401, 413, 415, 422, 429, 503) },
     }),
-    session({
+    defineOperation({
       method: 'get',
       path: '/api/v1/api-keys',
       operationId: 'listApiKeys',
       summary: "The organisation's API keys, newest first (never their values)",
+      tag: 'Sessions and people',
+      authenticated: true,
       access: 'admin-session',
       responses: { 200: { description: 'Every key, revoked and expired ones included', schema: ApiKeyList }, ...errorResponses(401, 429, 503) },
     }),
-    session({
+    defineOperation({
       method: 'post',
       path: '/api/v1/api-keys',
       operationId: 'createApiKey',
       summary: 'Create an API key; the key is shown only here',
+      tag: 'Sessions and people',
+      authenticated: true,
       access: 'admin-session',
-      body: { contentType: 'application/json', schema: CreateApiKeyBody },
+      body: { contentType: 'application/json', schema: CreateApiKeyBody, name: 'the key' },
       responses: { 201: { description: 'The key, with its value', schema: CreatedApiKey }, ...errorResponses(400, 401, 413, 415, 422, 429, 503) },
     }),
-    session({
+    defineOperation({
       method: 'delete',
       path: '/api/v1/api-keys/{id}',
       operationId: 'revokeApiKey',
       summary: 'Revoke an API key: its next request, on any replica, is 401',
+      tag: 'Sessions and people',
+      authenticated: true,
       access: 'admin-session',
       responses: { 204: { description: 'Revoked' }, ...errorResponses(401, 404, 429, 503) },
     }),
-    session({
+    defineOperation({
       method: 'get',
       path: '/api/v1/members',
       operationId: 'listMembers',
       summary: "The organisation's people and their roles",
+      tag: 'Sessions and people',
+      authenticated: true,
       access: 'admin-session',
       responses: { 200: { description: 'Every member, oldest first', schema: MemberList }, ...errorResponses(401, 429, 503) },
     }),
-    session({
+    defineOperation({
       method: 'post',
       path: '/api/v1/members',
       operationId: 'createMember',
       summary: 'Add a person; their generated password is shown only here',
+      tag: 'Sessions and people',
+      authenticated: true,
       access: 'admin-session',
-      body: { contentType: 'application/json', schema: CreateMemberBody },
+      body: { contentType: 'application/json', schema: CreateMemberBody, name: 'the member' },
       responses: { 201: { description: 'The member, with their password', schema: CreatedMember }, ...errorResponses(400, 401, 409, 413, 415, 422, 429, 503) },
     }),
-    session({
+    defineOperation({
       method: 'delete',
       path: '/api/v1/members/{id}',
       operationId: 'removeMember',
       summary: 'Remove a person from the organisation; their sessions end at once',
+      tag: 'Sessions and people',
+      authenticated: true,
       access: 'admin-session',
       responses: { 204: { description: 'Removed' }, ...errorResponses(401, 404, 409, 429, 503) },
     }),

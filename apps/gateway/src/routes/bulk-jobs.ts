@@ -1,7 +1,6 @@
 import { extname } from 'node:path';
 import type { Queue } from 'bullmq';
-import { Router } from 'express';
-import { BulkJobUpload, EnvironmentQuery, presentBulkJob } from '@docgen/contracts';
+import { presentBulkJob } from '@docgen/contracts';
 import type { Database } from '@docgen/db';
 import type { RenderJob } from '@docgen/queue';
 import { createBulkJob } from '../bulk-jobs/create-bulk-job';
@@ -9,6 +8,7 @@ import { findBulkJob } from '../bulk-jobs/find-bulk-job';
 import { HttpError } from '../errors';
 import { requireCaller } from '../middleware/authenticate';
 import { singleFileUpload } from '../middleware/single-file-upload';
+import type { OperationHandler, OperationHandlers } from '../operations/operation-handler';
 import type { SendStoredFile } from './send-stored-file';
 import { attachment } from './templates';
 
@@ -34,14 +34,11 @@ function spreadsheetFormat(filename: string, file: Buffer): 'xlsx' | 'csv' {
   throw new HttpError(415, `Upload the spreadsheet as .xlsx or .csv (got "${extension || filename}")`);
 }
 
-export function bulkJobRoutes(deps: BulkJobRouteDeps): Router {
+export function bulkJobHandlers(deps: BulkJobRouteDeps): OperationHandlers<'createBulkJob' | 'getBulkJob' | 'downloadBulkJob'> {
   const { db } = deps;
-  const router = Router();
 
-  router.post('/bulk-jobs', singleFileUpload(deps.maxUploadBytes, 'the spreadsheet'), async (req, res) => {
+  const uploadBulkJob: OperationHandler<'createBulkJob'> = async ({ req, body: form, query: { is_uat: queryUat }, reply }) => {
     const caller = requireCaller(req);
-    const form = BulkJobUpload.omit({ file: true }).parse(req.body ?? {});
-    const { is_uat: queryUat } = EnvironmentQuery.parse(req.query);
     if (!req.file) {
       throw new HttpError(422, 'No spreadsheet; send it in the multipart field "file"', { errors: [{ path: 'file', message: 'Required' }] });
     }
@@ -55,17 +52,15 @@ export function bulkJobRoutes(deps: BulkJobRouteDeps): Router {
       format: spreadsheetFormat(filename, req.file.buffer),
     });
     req.log.info({ bulkJobId: bulk.id, rows: bulk.totalRows }, 'bulk job queued');
-    res.status(202).json(presentBulkJob(bulk));
-  });
+    reply(202, presentBulkJob(bulk));
+  };
 
-  router.get('/bulk-jobs/:id', async (req, res) => {
-    const { is_uat } = EnvironmentQuery.parse(req.query);
-    res.json(presentBulkJob(await findBulkJob(db, requireCaller(req), req.params.id, is_uat)));
-  });
+  const getBulkJob: OperationHandler<'getBulkJob'> = async ({ req, params, query: { is_uat }, reply }) => {
+    reply(200, presentBulkJob(await findBulkJob(db, requireCaller(req), params.id, is_uat)));
+  };
 
-  router.get('/bulk-jobs/:id/download', async (req, res) => {
-    const { is_uat } = EnvironmentQuery.parse(req.query);
-    const bulk = await findBulkJob(db, requireCaller(req), req.params.id, is_uat);
+  const downloadBulkJob: OperationHandler<'downloadBulkJob'> = async ({ req, res, params, query: { is_uat } }) => {
+    const bulk = await findBulkJob(db, requireCaller(req), params.id, is_uat);
     if (bulk.purgedAt) {
       throw new HttpError(410, `This bulk job's ZIP was removed on ${bulk.purgedAt.toISOString()} by the retention policy; create the bulk job again`);
     }
@@ -79,7 +74,11 @@ export function bulkJobRoutes(deps: BulkJobRouteDeps): Router {
     }
     const template = await db.template.findUniqueOrThrow({ where: { id: bulk.templateId }, select: { name: true } });
     await deps.sendFile(res, { key: bulk.zipKey, contentType: 'application/zip', contentDisposition: attachment(`${template.name}-bulk-${bulk.id}.zip`) });
-  });
+  };
 
-  return router;
+  return {
+    createBulkJob: { before: [singleFileUpload(deps.maxUploadBytes, 'the spreadsheet')], handle: uploadBulkJob },
+    getBulkJob,
+    downloadBulkJob,
+  };
 }

@@ -1,22 +1,14 @@
 import type { Queue } from 'bullmq';
-import { Router } from 'express';
-import {
-  CreateDocumentBody,
-  DocumentListQuery,
-  DocumentPage,
-  DownloadQuery,
-  EnvironmentQuery,
-  IdempotencyKeyHeader,
-  TemplateHistoryQuery,
-} from '@docgen/contracts';
+import { IdempotencyKeyHeader } from '@docgen/contracts';
 import type { Database } from '@docgen/db';
-import { createDocument } from '@docgen/documents';
 import type { RenderJob } from '@docgen/queue';
 import { documentFileKey } from '@docgen/storage';
+import { createDocument } from '@docgen/documents';
 import { findDocument } from '../documents/find-document';
 import { presentDocument } from '@docgen/contracts';
 import { HttpError } from '../errors';
 import { requireCaller } from '../middleware/authenticate';
+import type { OperationHandler, OperationHandlers } from '../operations/operation-handler';
 import { afterCursor, decodeCursor, newestFirst, toPage } from '../pagination';
 import { findTemplate } from '../templates/find-template';
 import type { SendStoredFile } from './send-stored-file';
@@ -33,15 +25,13 @@ export interface DocumentRouteDeps {
   renderQueue: Queue<RenderJob>;
 }
 
-export function documentRoutes(deps: DocumentRouteDeps): Router {
-  const { db, sendFile } = deps;
-  const router = Router();
+type DocumentOperationId = 'createDocument' | 'listDocuments' | 'getDocument' | 'downloadDocument' | 'listTemplateDocuments';
 
-  router.post('/documents', async (req, res) => {
+export function documentHandlers(deps: DocumentRouteDeps): OperationHandlers<DocumentOperationId> {
+  const { db, sendFile } = deps;
+
+  const requestDocument: OperationHandler<'createDocument'> = async ({ req, res, body, query: { is_uat: queryUat }, reply }) => {
     const caller = requireCaller(req);
-    if (!req.is('application/json')) throw new HttpError(415, 'Send the request as application/json');
-    const body = CreateDocumentBody.parse(req.body);
-    const { is_uat: queryUat } = EnvironmentQuery.parse(req.query);
     const rawKey = req.get('x-idempotency-key');
     const key = rawKey === undefined ? undefined : IdempotencyKeyHeader.safeParse(rawKey);
     if (key && !key.success) {
@@ -52,12 +42,11 @@ export function documentRoutes(deps: DocumentRouteDeps): Router {
     const result = await createDocument(deps, { organizationId: caller.organization.id, body, isUat: body.is_uat ?? queryUat, idempotencyKey: key?.data });
     if (result.outcome === 'replayed') res.setHeader('Idempotent-Replayed', 'true');
     else req.log.info({ documentId: result.document.id, generation: result.document.generation }, 'document queued');
-    res.status(result.outcome === 'replayed' ? 200 : 202).json(presentDocument(result.document));
-  });
+    reply(result.outcome === 'replayed' ? 200 : 202, presentDocument(result.document));
+  };
 
-  router.get('/documents', async (req, res) => {
+  const listDocuments: OperationHandler<'listDocuments'> = async ({ req, query, reply }) => {
     const caller = requireCaller(req);
-    const query = DocumentListQuery.parse(req.query);
     const rows = await db.document.findMany({
       where: {
         organizationId: caller.organization.id,
@@ -69,17 +58,15 @@ export function documentRoutes(deps: DocumentRouteDeps): Router {
       orderBy: newestFirst,
       take: query.limit + 1,
     });
-    res.json(DocumentPage.parse(toPage(rows, query.limit, presentDocument)));
-  });
+    reply(200, toPage(rows, query.limit, presentDocument));
+  };
 
-  router.get('/documents/:id', async (req, res) => {
-    const { is_uat } = EnvironmentQuery.parse(req.query);
-    res.json(presentDocument(await findDocument(db, requireCaller(req), req.params.id, is_uat)));
-  });
+  const getDocument: OperationHandler<'getDocument'> = async ({ req, params, query: { is_uat }, reply }) => {
+    reply(200, presentDocument(await findDocument(db, requireCaller(req), params.id, is_uat)));
+  };
 
-  router.get('/documents/:id/download', async (req, res) => {
-    const query = DownloadQuery.parse(req.query);
-    const doc = await findDocument(db, requireCaller(req), req.params.id, query.is_uat);
+  const downloadDocument: OperationHandler<'downloadDocument'> = async ({ req, res, params, query }) => {
+    const doc = await findDocument(db, requireCaller(req), params.id, query.is_uat);
     if (doc.purgedAt) {
       throw new HttpError(410, `This document's files were removed on ${doc.purgedAt.toISOString()} by the retention policy; generate it again`);
     }
@@ -100,12 +87,11 @@ export function documentRoutes(deps: DocumentRouteDeps): Router {
       contentType: CONTENT_TYPES[format],
       contentDisposition: attachment(`${template.name}-${doc.id}.${format}`),
     });
-  });
+  };
 
-  router.get('/templates/:id/documents', async (req, res) => {
+  const listTemplateDocuments: OperationHandler<'listTemplateDocuments'> = async ({ req, params, query, reply }) => {
     const caller = requireCaller(req);
-    const query = TemplateHistoryQuery.parse(req.query);
-    const template = await findTemplate(db, caller, req.params.id, query.is_uat);
+    const template = await findTemplate(db, caller, params.id, query.is_uat);
     const rows = await db.document.findMany({
       where: {
         templateId: template.id,
@@ -116,8 +102,8 @@ export function documentRoutes(deps: DocumentRouteDeps): Router {
       orderBy: newestFirst,
       take: query.limit + 1,
     });
-    res.json(DocumentPage.parse(toPage(rows, query.limit, presentDocument)));
-  });
+    reply(200, toPage(rows, query.limit, presentDocument));
+  };
 
-  return router;
+  return { createDocument: requestDocument, listDocuments, getDocument, downloadDocument, listTemplateDocuments };
 }

@@ -1,36 +1,34 @@
-import { Router } from 'express';
-import { CreateMemberBody, CreatedMember, MemberList } from '@docgen/contracts';
+import { Member } from '@docgen/contracts';
 import { addMember, MemberConflictError, type Database } from '@docgen/db';
 import { generatePassword, hashPassword } from '@docgen/security';
 import { HttpError } from '../errors';
 import { isUuid } from '../ids';
 import { requireCaller } from '../middleware/authenticate';
+import type { OperationHandler, OperationHandlers } from '../operations/operation-handler';
 
-const presentMember = (member: { userId: string; role: string; createdAt: Date; user: { email: string } }) => ({
-  id: member.userId,
-  email: member.user.email,
-  role: member.role,
-  created_at: member.createdAt.toISOString(),
-});
+// Parsed here because the role column is a plain string: the schema is what makes it admin or member.
+const presentMember = (member: { userId: string; role: string; createdAt: Date; user: { email: string } }) =>
+  Member.parse({
+    id: member.userId,
+    email: member.user.email,
+    role: member.role,
+    created_at: member.createdAt.toISOString(),
+  });
 
 /** The organisation's people (admins with a session; the authorize middleware checks). */
-export function memberRoutes({ db }: { db: Database }): Router {
-  const router = Router();
-
-  router.get('/members', async (req, res) => {
+export function memberHandlers({ db }: { db: Database }): OperationHandlers<'listMembers' | 'createMember' | 'removeMember'> {
+  const listMembers: OperationHandler<'listMembers'> = async ({ req, reply }) => {
     const { organization } = requireCaller(req);
     const members = await db.membership.findMany({
       where: { organizationId: organization.id },
       include: { user: { select: { email: true } } },
       orderBy: [{ createdAt: 'asc' }, { userId: 'asc' }],
     });
-    res.json(MemberList.parse({ items: members.map(presentMember) }));
-  });
+    reply(200, { items: members.map(presentMember) });
+  };
 
-  router.post('/members', async (req, res) => {
+  const createMember: OperationHandler<'createMember'> = async ({ req, body, reply }) => {
     const { organization, session } = requireCaller(req);
-    if (!req.is('application/json')) throw new HttpError(415, 'Send the member as application/json');
-    const body = CreateMemberBody.parse(req.body);
     const password = generatePassword();
     try {
       const { user, membership } = await addMember(db, {
@@ -40,16 +38,16 @@ export function memberRoutes({ db }: { db: Database }): Router {
         passwordHash: await hashPassword(password),
       });
       req.log.info({ memberId: user.id, role: membership.role, userId: session?.user.id }, 'member added');
-      res.status(201).json(CreatedMember.parse({ ...presentMember({ ...membership, user }), password }));
+      reply(201, { ...presentMember({ ...membership, user }), password });
     } catch (error) {
       if (error instanceof MemberConflictError) throw new HttpError(409, error.message);
       throw error;
     }
-  });
+  };
 
-  router.delete('/members/:id', async (req, res) => {
+  const removeMember: OperationHandler<'removeMember'> = async ({ req, params, reply }) => {
     const { organization, session } = requireCaller(req);
-    const userId = req.params.id;
+    const userId = params.id;
     if (!isUuid(userId)) throw new HttpError(404, 'Member not found');
     await db.$transaction(async (tx) => {
       // The organisation row is the lock: two admins removing each other at once cannot
@@ -65,8 +63,8 @@ export function memberRoutes({ db }: { db: Database }): Router {
       await tx.session.deleteMany({ where: { organizationId: organization.id, userId } });
     });
     req.log.info({ memberId: userId, userId: session?.user.id }, 'member removed');
-    res.status(204).end();
-  });
+    reply(204);
+  };
 
-  return router;
+  return { listMembers, createMember, removeMember };
 }

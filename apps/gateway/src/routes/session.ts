@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import express, { Router } from 'express';
-import { ChangePasswordBody, SignInBody } from '@docgen/contracts';
+import express, { type RequestHandler } from 'express';
 import type { Database } from '@docgen/db';
 import { generateSessionToken, hashPassword, verifyPassword } from '@docgen/security';
 import { HttpError } from '../errors';
 import type { AuthFailureThrottle } from '../auth-failure-throttle';
 import { clientAddress, requireCaller, tooManyFailures } from '../middleware/authenticate';
+import type { OperationHandler, OperationHandlers } from '../operations/operation-handler';
 import { limitFailures } from '../people/failed-sign-ins';
 import { findSignIn } from '../people/find-sign-in';
 import { presentSession } from '../people/present-session';
@@ -24,79 +24,69 @@ export interface SessionRouteDeps {
 
 const INVALID_CREDENTIALS = 'Invalid email or password';
 
-const requireJson = (req: express.Request, what: string) => {
-  if (!req.is('application/json')) throw new HttpError(415, `Send the ${what} as application/json`);
-};
-
 /** POST /session: open (it is how a person gets a session). */
-export function signInRoutes({ db, failures, addressFailures, maxJsonBytes, publicUrl }: SessionRouteDeps): Router {
+export function signInHandlers({ db, failures, addressFailures, maxJsonBytes, publicUrl }: SessionRouteDeps): OperationHandlers<'signIn'> {
   // A hash of a password nobody knows: an unknown email is checked against it, so it costs
   // the same time as a known one with a wrong password.
   const dummyHash = hashPassword(randomUUID());
-  const router = Router();
-  router.post(
-    '/session',
-    (req, _res, next) => (requireJson(req, 'email and password'), next()),
-    express.json({ limit: maxJsonBytes }),
-    async (req, res) => {
-      const address = clientAddress(req);
-      const wait = addressFailures.retryAfterSeconds(address);
-      if (wait > 0) throw tooManyFailures(wait, 'sign-ins');
-      const body = SignInBody.parse(req.body);
-      const email = body.email.trim().toLowerCase();
-      const found = await limitFailures(failures, email, async () => {
-        const row = await findSignIn(db, email);
-        const matches = await verifyPassword(row?.password_hash ?? (await dummyHash), body.password);
-        return matches && row?.organization_id ? row : undefined;
-      });
-      if (!found) {
-        await addressFailures.recordFailure(address).catch((error: unknown) => req.log.warn({ err: error }, 'could not count a failed sign-in'));
-        throw new HttpError(401, INVALID_CREDENTIALS);
-      }
+  // Before the body is validated: a throttled address gets its 429 whatever it sends.
+  const refuseThrottledAddress: RequestHandler = (req, _res, next) => {
+    const wait = addressFailures.retryAfterSeconds(clientAddress(req));
+    if (wait > 0) throw tooManyFailures(wait, 'sign-ins');
+    next();
+  };
+  const signIn: OperationHandler<'signIn'> = async ({ req, res, body, reply }) => {
+    const address = clientAddress(req);
+    const email = body.email.trim().toLowerCase();
+    const found = await limitFailures(failures, email, async () => {
+      const row = await findSignIn(db, email);
+      const matches = await verifyPassword(row?.password_hash ?? (await dummyHash), body.password);
+      return matches && row?.organization_id ? row : undefined;
+    });
+    if (!found) {
+      await addressFailures.recordFailure(address).catch((error: unknown) => req.log.warn({ err: error }, 'could not count a failed sign-in'));
+      throw new HttpError(401, INVALID_CREDENTIALS);
+    }
 
-      const { token, hash } = generateSessionToken();
-      const now = new Date();
-      const absoluteEnd = new Date(now.getTime() + SESSION_ABSOLUTE_MS);
-      const session = await db.session.create({
-        data: { tokenHash: hash, userId: found.user_id, organizationId: found.organization_id!, createdAt: now, lastSeenAt: now, expiresAt: absoluteEnd },
-      });
-      setSessionCookie(res, token, cameOverHttps(req, publicUrl), SESSION_ABSOLUTE_MS);
-      // Housekeeping off the request path: this person's ended sessions go when they sign in again.
-      db.session
-        .deleteMany({ where: { userId: found.user_id, OR: [{ expiresAt: { lte: now } }, { lastSeenAt: { lte: new Date(now.getTime() - SESSION_IDLE_MS) } }] } })
-        .catch((error: unknown) => req.log.warn({ err: error }, 'could not delete ended sessions'));
-      req.log.info({ userId: found.user_id, organizationId: found.organization_id }, 'signed in');
-      res.json(
-        presentSession(
-          { id: found.organization_id!, name: found.organization_name!, rateLimitPerMinute: found.rate_limit_per_minute! },
-          { id: session.id, token, user: { id: found.user_id, email: found.email, role: found.role! }, endsAt: sessionEndsAt(now, absoluteEnd) },
-        ),
-      );
-    },
-  );
-  return router;
+    const { token, hash } = generateSessionToken();
+    const now = new Date();
+    const absoluteEnd = new Date(now.getTime() + SESSION_ABSOLUTE_MS);
+    const session = await db.session.create({
+      data: { tokenHash: hash, userId: found.user_id, organizationId: found.organization_id!, createdAt: now, lastSeenAt: now, expiresAt: absoluteEnd },
+    });
+    setSessionCookie(res, token, cameOverHttps(req, publicUrl), SESSION_ABSOLUTE_MS);
+    // Housekeeping off the request path: this person's ended sessions go when they sign in again.
+    db.session
+      .deleteMany({ where: { userId: found.user_id, OR: [{ expiresAt: { lte: now } }, { lastSeenAt: { lte: new Date(now.getTime() - SESSION_IDLE_MS) } }] } })
+      .catch((error: unknown) => req.log.warn({ err: error }, 'could not delete ended sessions'));
+    req.log.info({ userId: found.user_id, organizationId: found.organization_id }, 'signed in');
+    reply(
+      200,
+      presentSession(
+        { id: found.organization_id!, name: found.organization_name!, rateLimitPerMinute: found.rate_limit_per_minute! },
+        { id: session.id, token, user: { id: found.user_id, email: found.email, role: found.role! }, endsAt: sessionEndsAt(now, absoluteEnd) },
+      ),
+    );
+  };
+  return { signIn: { before: [express.json({ limit: maxJsonBytes }), refuseThrottledAddress], handle: signIn } };
 }
 
 /** GET/DELETE /session and POST /session/password: behind authentication, session only. */
-export function sessionRoutes({ db, failures, publicUrl }: SessionRouteDeps): Router {
-  const router = Router();
-
-  router.get('/session', (req, res) => {
+export function sessionHandlers({ db, failures, publicUrl }: SessionRouteDeps): OperationHandlers<'getSession' | 'signOut' | 'changePassword'> {
+  const getSession: OperationHandler<'getSession'> = ({ req, reply }) => {
     const { organization, session } = requireCaller(req);
-    res.json(presentSession(organization, session!));
-  });
+    reply(200, presentSession(organization, session!));
+  };
 
-  router.delete('/session', async (req, res) => {
+  const signOut: OperationHandler<'signOut'> = async ({ req, res, reply }) => {
     const { session } = requireCaller(req);
     await db.session.deleteMany({ where: { id: session!.id } });
     clearSessionCookie(res, cameOverHttps(req, publicUrl));
-    res.status(204).end();
-  });
+    reply(204);
+  };
 
-  router.post('/session/password', async (req, res) => {
+  const changePassword: OperationHandler<'changePassword'> = async ({ req, body, reply }) => {
     const session = requireCaller(req).session!;
-    requireJson(req, 'passwords');
-    const body = ChangePasswordBody.parse(req.body);
     const user = await db.user.findUniqueOrThrow({ where: { id: session.user.id } });
     // A stolen session guessing the current password meets the same limit as sign-in.
     const matches = await limitFailures(failures, user.email, async () =>
@@ -113,8 +103,8 @@ export function sessionRoutes({ db, failures, publicUrl }: SessionRouteDeps): Ro
       db.session.deleteMany({ where: { userId: user.id, id: { not: session.id } } }),
     ]);
     req.log.info({ userId: user.id }, 'password changed; other sessions ended');
-    res.status(204).end();
-  });
+    reply(204);
+  };
 
-  return router;
+  return { getSession, signOut, changePassword };
 }

@@ -1,15 +1,5 @@
 import { pipeline } from 'node:stream/promises';
-import { Router } from 'express';
-import {
-  EnvironmentQuery,
-  ListQuery,
-  canonicalLocale,
-  TemplatePage,
-  TemplatePatch,
-  TemplateUpload,
-  VariablesPatch,
-  type TemplateVariableBody,
-} from '@docgen/contracts';
+import { canonicalLocale, type TemplateVariableBody } from '@docgen/contracts';
 import type { Queue } from 'bullmq';
 import type { Database } from '@docgen/db';
 import type { TemplatePreviewJob } from '@docgen/queue';
@@ -18,6 +8,7 @@ import { inputJsonSchema, type PackageLimits, type TemplateVariable } from '@doc
 import { HttpError } from '../errors';
 import { requireCaller } from '../middleware/authenticate';
 import { singleFileUpload } from '../middleware/single-file-upload';
+import type { OperationHandler, OperationHandlers } from '../operations/operation-handler';
 import { afterCursor, decodeCursor, newestFirst, toPage } from '../pagination';
 import { createTemplate } from '../templates/create-template';
 import { findTemplate } from '../templates/find-template';
@@ -50,14 +41,22 @@ export function attachment(filename: string): string {
   return ascii === filename ? plain : `${plain}; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
-export function templateRoutes(deps: TemplateRouteDeps): Router {
-  const { db, storage } = deps;
-  const router = Router();
+type TemplateOperationId =
+  | 'createTemplate'
+  | 'listTemplates'
+  | 'getTemplate'
+  | 'updateTemplate'
+  | 'getTemplateInputSchema'
+  | 'downloadTemplateFile'
+  | 'getTemplatePreview'
+  | 'updateTemplateVariables'
+  | 'deleteTemplate';
 
-  router.post('/templates', singleFileUpload(deps.maxUploadBytes), async (req, res) => {
+export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<TemplateOperationId> {
+  const { db, storage } = deps;
+
+  const uploadTemplate: OperationHandler<'createTemplate'> = async ({ req, body: form, query: { is_uat: queryUat }, reply }) => {
     const caller = requireCaller(req);
-    const form = TemplateUpload.omit({ file: true }).parse(req.body ?? {});
-    const { is_uat: queryUat } = EnvironmentQuery.parse(req.query);
     if (!req.file) {
       throw new HttpError(422, 'No template file; send it in the multipart field "file"', { errors: [{ path: 'file', message: 'Required' }] });
     }
@@ -74,88 +73,87 @@ export function templateRoutes(deps: TemplateRouteDeps): Router {
     req.log.info({ templateId: template.id, format: template.format, bytes: template.fileSize }, 'template stored');
     // The upload is done either way: a preview not queued now is queued when first asked for.
     await requestPreview(deps, template.id).catch((error: unknown) => req.log.warn({ err: error }, 'template preview not queued'));
-    res.status(201).json(presentTemplate(template));
-  });
+    reply(201, presentTemplate(template));
+  };
 
-  router.get('/templates', async (req, res) => {
+  const listTemplates: OperationHandler<'listTemplates'> = async ({ req, query, reply }) => {
     const caller = requireCaller(req);
-    const query = ListQuery.parse(req.query);
     const rows = await db.template.findMany({
       where: { organizationId: caller.organization.id, isUat: query.is_uat, deletedAt: null, ...afterCursor(decodeCursor(query.cursor)) },
       orderBy: newestFirst,
       take: query.limit + 1,
     });
-    res.json(TemplatePage.parse(toPage(rows, query.limit, presentTemplate)));
-  });
+    reply(200, toPage(rows, query.limit, presentTemplate));
+  };
 
-  router.get('/templates/:id', async (req, res) => {
-    const { is_uat } = EnvironmentQuery.parse(req.query);
-    res.json(presentTemplate(await findTemplate(db, requireCaller(req), req.params.id, is_uat)));
-  });
+  const getTemplate: OperationHandler<'getTemplate'> = async ({ req, params, query: { is_uat }, reply }) => {
+    reply(200, presentTemplate(await findTemplate(db, requireCaller(req), params.id, is_uat)));
+  };
 
-  router.patch('/templates/:id', async (req, res) => {
+  const updateTemplate: OperationHandler<'updateTemplate'> = async ({ req, params, query: { is_uat }, body: patch, reply }) => {
     const caller = requireCaller(req);
-    const { is_uat } = EnvironmentQuery.parse(req.query);
-    if (!req.is('application/json')) throw new HttpError(415, 'Send the template changes as application/json');
-    const patch = TemplatePatch.parse(req.body);
-    const template = await findTemplate(db, caller, req.params.id, is_uat);
+    const template = await findTemplate(db, caller, params.id, is_uat);
     const updated =
       patch.locale === undefined ? template : await db.template.update({ where: { id: template.id }, data: { locale: canonicalLocale(patch.locale) } });
-    res.json(presentTemplate(updated));
-  });
+    reply(200, presentTemplate(updated));
+  };
 
-  router.get('/templates/:id/schema', async (req, res) => {
-    const { is_uat } = EnvironmentQuery.parse(req.query);
-    const template = await findTemplate(db, requireCaller(req), req.params.id, is_uat);
-    res.json({
+  const getTemplateInputSchema: OperationHandler<'getTemplateInputSchema'> = async ({ req, params, query: { is_uat }, reply }) => {
+    const template = await findTemplate(db, requireCaller(req), params.id, is_uat);
+    reply(200, {
       $id: `urn:docgen:template:${template.id}:input`,
       title: `input_json of "${template.name}"`,
       ...inputJsonSchema(template.variables as unknown as TemplateVariable[]),
     });
-  });
+  };
 
-  router.get('/templates/:id/file', async (req, res) => {
-    const { is_uat } = EnvironmentQuery.parse(req.query);
-    const template = await findTemplate(db, requireCaller(req), req.params.id, is_uat);
+  const downloadTemplateFile: OperationHandler<'downloadTemplateFile'> = async ({ req, res, params, query: { is_uat } }) => {
+    const template = await findTemplate(db, requireCaller(req), params.id, is_uat);
     const { stream, size } = await storage.open(template.fileKey);
     res.setHeader('Content-Type', DOCX_TYPE);
     res.setHeader('Content-Length', String(size));
     res.setHeader('Content-Disposition', attachment(`${template.name}.docx`));
     await pipeline(stream, res);
-  });
+  };
 
-  router.get('/templates/:id/preview', async (req, res) => {
-    const { is_uat } = EnvironmentQuery.parse(req.query);
-    const template = await findTemplate(db, requireCaller(req), req.params.id, is_uat);
+  const getTemplatePreview: OperationHandler<'getTemplatePreview'> = async ({ req, res, params, query: { is_uat }, reply }) => {
+    const template = await findTemplate(db, requireCaller(req), params.id, is_uat);
     const preview = await templatePreview(deps, template);
     if (!preview.ready) {
       res.setHeader('Retry-After', String(PREVIEW_RETRY_AFTER_S));
-      res.status(202).json({ detail: 'The preview is being prepared; try again in a few seconds' });
+      reply(202, { detail: 'The preview is being prepared; try again in a few seconds' });
       return;
     }
     res.setHeader('Content-Type', 'image/png');
     res.setHeader('Content-Length', String(preview.size));
     res.setHeader('Cache-Control', 'private, max-age=3600');
     await pipeline(preview.stream, res);
-  });
+  };
 
-  router.patch('/templates/:id/variables', async (req, res) => {
+  const updateTemplateVariables: OperationHandler<'updateTemplateVariables'> = async ({ req, params, query: { is_uat }, body: patch, reply }) => {
     const caller = requireCaller(req);
-    const { is_uat } = EnvironmentQuery.parse(req.query);
-    if (!req.is('application/json')) throw new HttpError(415, 'Send the variables as application/json');
-    const patch = VariablesPatch.parse(req.body);
-    const template = await findTemplate(db, caller, req.params.id, is_uat);
+    const template = await findTemplate(db, caller, params.id, is_uat);
     const variables = updateVariables(template.variables as TemplateVariableBody[], patch.variables);
     const updated = await db.template.update({ where: { id: template.id }, data: { variables } });
-    res.json(presentTemplate(updated));
-  });
+    reply(200, presentTemplate(updated));
+  };
 
-  router.delete('/templates/:id', async (req, res) => {
-    const { is_uat } = EnvironmentQuery.parse(req.query);
-    const template = await findTemplate(db, requireCaller(req), req.params.id, is_uat);
+  const deleteTemplate: OperationHandler<'deleteTemplate'> = async ({ req, params, query: { is_uat }, reply }) => {
+    const template = await findTemplate(db, requireCaller(req), params.id, is_uat);
     await db.template.update({ where: { id: template.id }, data: { deletedAt: new Date() } });
-    res.status(204).end();
-  });
+    reply(204);
+  };
 
-  return router;
+  return {
+    createTemplate: { before: [singleFileUpload(deps.maxUploadBytes)], handle: uploadTemplate },
+    listTemplates,
+    getTemplate,
+    // The two PATCHes have always checked the environment (query) before the body's content type.
+    updateTemplate: { queryBeforeBody: true, handle: updateTemplate },
+    getTemplateInputSchema,
+    downloadTemplateFile,
+    getTemplatePreview,
+    updateTemplateVariables: { queryBeforeBody: true, handle: updateTemplateVariables },
+    deleteTemplate,
+  };
 }

@@ -1,20 +1,10 @@
-import { Router } from 'express';
-import {
-  CreateWebhookBody,
-  CreatedWebhookEndpoint,
-  EnvironmentQuery,
-  WEBHOOK_EVENTS,
-  WebhookDeliveryPage,
-  WebhookEndpoint,
-  WebhookEndpointPage,
-  WebhookListQuery,
-  WebhookTestAccepted,
-} from '@docgen/contracts';
+import { WEBHOOK_EVENTS, WebhookDelivery as WebhookDeliveryBody, WebhookEndpoint } from '@docgen/contracts';
 import type { Database, WebhookDelivery, WebhookEndpoint as EndpointRow } from '@docgen/db';
 import { sendTestEvent, type OutboxRelay } from '@docgen/documents';
 import { generateWebhookSecret } from '@docgen/security';
 import { HttpError } from '../errors';
 import { requireCaller, type Caller } from '../middleware/authenticate';
+import type { OperationHandler, OperationHandlers } from '../operations/operation-handler';
 import { afterCursor, decodeCursor, newestFirst, toPage } from '../pagination';
 import { checkWebhookUrl } from '../webhooks/check-webhook-url';
 import { isUuid } from '../ids';
@@ -36,17 +26,18 @@ const presentEndpoint = (endpoint: EndpointRow) =>
     created_at: endpoint.createdAt.toISOString(),
   });
 
-const presentDelivery = (delivery: WebhookDelivery) => ({
-  id: delivery.id,
-  event: delivery.event,
-  job_id: delivery.jobId,
-  attempt: delivery.attempt,
-  status: delivery.status,
-  response_status: delivery.responseStatus,
-  error: delivery.error,
-  duration_ms: delivery.durationMs,
-  created_at: delivery.createdAt.toISOString(),
-});
+const presentDelivery = (delivery: WebhookDelivery) =>
+  WebhookDeliveryBody.parse({
+    id: delivery.id,
+    event: delivery.event,
+    job_id: delivery.jobId,
+    attempt: delivery.attempt,
+    status: delivery.status,
+    response_status: delivery.responseStatus,
+    error: delivery.error,
+    duration_ms: delivery.durationMs,
+    created_at: delivery.createdAt.toISOString(),
+  });
 
 async function findEndpoint(db: Database, caller: Caller, id: string, isUat: boolean): Promise<EndpointRow> {
   const endpoint = isUuid(id) ? await db.webhookEndpoint.findFirst({ where: { id, organizationId: caller.organization.id, isUat, deletedAt: null } }) : null;
@@ -54,14 +45,11 @@ async function findEndpoint(db: Database, caller: Caller, id: string, isUat: boo
   return endpoint;
 }
 
-export function webhookRoutes({ db, relay, allowPrivate }: WebhookRouteDeps): Router {
-  const router = Router();
+type WebhookOperationId = 'createWebhook' | 'listWebhooks' | 'deleteWebhook' | 'testWebhook' | 'listWebhookDeliveries';
 
-  router.post('/webhooks', async (req, res) => {
+export function webhookHandlers({ db, relay, allowPrivate }: WebhookRouteDeps): OperationHandlers<WebhookOperationId> {
+  const createWebhook: OperationHandler<'createWebhook'> = async ({ req, body, query: { is_uat: queryUat }, reply }) => {
     const caller = requireCaller(req);
-    if (!req.is('application/json')) throw new HttpError(415, 'Send the endpoint as application/json');
-    const body = CreateWebhookBody.parse(req.body);
-    const { is_uat: queryUat } = EnvironmentQuery.parse(req.query);
     const url = await checkWebhookUrl(body.url, allowPrivate);
     const endpoint = await db.webhookEndpoint.create({
       data: {
@@ -73,46 +61,42 @@ export function webhookRoutes({ db, relay, allowPrivate }: WebhookRouteDeps): Ro
         secret: generateWebhookSecret(),
       },
     });
-    res.status(201).json(CreatedWebhookEndpoint.parse({ ...presentEndpoint(endpoint), secret: endpoint.secret }));
-  });
+    reply(201, { ...presentEndpoint(endpoint), secret: endpoint.secret });
+  };
 
-  router.get('/webhooks', async (req, res) => {
+  const listWebhooks: OperationHandler<'listWebhooks'> = async ({ req, query, reply }) => {
     const caller = requireCaller(req);
-    const query = WebhookListQuery.parse(req.query);
     const rows = await db.webhookEndpoint.findMany({
       where: { organizationId: caller.organization.id, isUat: query.is_uat, deletedAt: null, ...afterCursor(decodeCursor(query.cursor)) },
       orderBy: newestFirst,
       take: query.limit + 1,
     });
-    res.json(WebhookEndpointPage.parse(toPage(rows, query.limit, presentEndpoint)));
-  });
+    reply(200, toPage(rows, query.limit, presentEndpoint));
+  };
 
-  router.delete('/webhooks/:id', async (req, res) => {
-    const { is_uat } = EnvironmentQuery.parse(req.query);
-    const endpoint = await findEndpoint(db, requireCaller(req), req.params.id, is_uat);
+  const deleteWebhook: OperationHandler<'deleteWebhook'> = async ({ req, params, query: { is_uat }, reply }) => {
+    const endpoint = await findEndpoint(db, requireCaller(req), params.id, is_uat);
     await db.webhookEndpoint.update({ where: { id: endpoint.id }, data: { deletedAt: new Date() } });
-    res.status(204).end();
-  });
+    reply(204);
+  };
 
-  router.post('/webhooks/:id/test', async (req, res) => {
+  const testWebhook: OperationHandler<'testWebhook'> = async ({ req, params, query: { is_uat }, reply }) => {
     const caller = requireCaller(req);
-    const { is_uat } = EnvironmentQuery.parse(req.query);
-    const endpoint = await findEndpoint(db, caller, req.params.id, is_uat);
+    const endpoint = await findEndpoint(db, caller, params.id, is_uat);
     const jobId = await sendTestEvent({ db, relay }, endpoint);
-    res.status(202).json(WebhookTestAccepted.parse({ job_id: jobId }));
-  });
+    reply(202, { job_id: jobId });
+  };
 
-  router.get('/webhooks/:id/deliveries', async (req, res) => {
+  const listWebhookDeliveries: OperationHandler<'listWebhookDeliveries'> = async ({ req, params, query, reply }) => {
     const caller = requireCaller(req);
-    const query = WebhookListQuery.parse(req.query);
-    const endpoint = await findEndpoint(db, caller, req.params.id, query.is_uat);
+    const endpoint = await findEndpoint(db, caller, params.id, query.is_uat);
     const rows = await db.webhookDelivery.findMany({
       where: { endpointId: endpoint.id, ...afterCursor(decodeCursor(query.cursor)) },
       orderBy: newestFirst,
       take: query.limit + 1,
     });
-    res.json(WebhookDeliveryPage.parse(toPage(rows, query.limit, presentDelivery)));
-  });
+    reply(200, toPage(rows, query.limit, presentDelivery));
+  };
 
-  return router;
+  return { createWebhook, listWebhooks, deleteWebhook, testWebhook, listWebhookDeliveries };
 }

@@ -1,0 +1,38 @@
+import type { Request, RequestHandler } from 'express';
+import type { Operation } from '@docgen/contracts';
+import { HttpError } from '../errors';
+import { pathParameterNames } from './express-path';
+
+/** The 415 check of a JSON operation (none for the others), worded from the table: "Send the endpoint as application/json". */
+export function contentTypeCheck(operation: Operation): RequestHandler[] {
+  const body = operation.body;
+  if (body?.contentType !== 'application/json') return [];
+  return [
+    (req, _res, next) => {
+      if (!req.is('application/json')) throw new HttpError(415, `Send ${body.name} as application/json`);
+      next();
+    },
+  ];
+}
+
+/** A JSON body parsed with its schema; a multipart form's fields with the schema minus its `file` (the upload middleware read them). */
+export function bodyParser(operation: Operation): (req: Request) => unknown {
+  const body = operation.body;
+  if (!body) return () => undefined;
+  if (body.contentType === 'multipart/form-data') {
+    const form = body.schema.omit({ file: true });
+    return (req) => form.parse(req.body ?? {});
+  }
+  return (req) => body.schema.parse(req.body);
+}
+
+export function queryParser(operation: Operation): (req: Request) => unknown {
+  const query = operation.query;
+  return query ? (req) => query.parse(req.query) : () => undefined;
+}
+
+export function pathParamsReader(operation: Operation): (req: Request) => Record<string, string> {
+  const names = pathParameterNames(operation.path);
+  // A named segment (:id) is always one string; only wildcards give arrays.
+  return (req) => Object.fromEntries(names.map((name) => [name, req.params[name] as string]));
+}
