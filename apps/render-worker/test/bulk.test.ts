@@ -15,11 +15,12 @@ import {
   solidPng,
   startHttpsReceiver,
   startStack,
+  pdfText,
   type ApiClient,
   type HttpsReceiver,
   type Stack,
 } from '@docgen/testing';
-import { docxText, pdfText } from './support';
+import { docxText } from './support';
 
 const TEMPLATE = buildDocx({
   body: [paragraph('Dear {client_name},'), paragraph('{#items}{description}: {amount}; {/items}'), paragraph('{%logo}')].join(''),

@@ -1,5 +1,4 @@
-import { apiClient, buildDocx, createTestDatabase, paragraph, startService, startStack, type TestDatabase } from '@docgen/testing';
-import { pdfText } from './support';
+import { apiClient, buildDocx, createTestDatabase, paragraph, startService, startStack, pdfText, type TestDatabase } from '@docgen/testing';
 
 describe('render-worker process', () => {
   let database: TestDatabase;

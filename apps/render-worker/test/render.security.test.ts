@@ -11,11 +11,11 @@ import {
   solidPng,
   startCanary,
   startStack,
+  pdfText,
   type ApiClient,
   type Canary,
   type Stack,
 } from '@docgen/testing';
-import { pdfText } from './support';
 
 /**
  * Templates that reach the worker without the upload's checks (stored by an older version, or

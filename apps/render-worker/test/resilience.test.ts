@@ -1,6 +1,5 @@
-import { buildDocx, startStack, apiClient, table, type ApiClient, type Stack } from '@docgen/testing';
+import { buildDocx, startStack, apiClient, table, pdfText, type ApiClient, type Stack } from '@docgen/testing';
 import { execFileSync } from 'node:child_process';
-import { pdfText } from './support';
 
 /** A document whose PDF takes LibreOffice a few seconds: long enough to kill something mid-render. */
 const SLOW_ROWS = Array.from({ length: 3000 }, (_, i) => ({ a: `row ${i}`, b: 'lorem ipsum dolor sit amet', c: i }));

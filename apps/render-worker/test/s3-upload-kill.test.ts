@@ -2,8 +2,7 @@ import { once } from 'node:events';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { S3FileStorage, documentFilesPrefix } from '@docgen/storage';
-import { apiClient, buildDocx, paragraph, startStack, type ApiClient, type RunningService, type Stack } from '@docgen/testing';
-import { pdfText } from './support';
+import { apiClient, buildDocx, paragraph, startStack, pdfText, type ApiClient, type RunningService, type Stack } from '@docgen/testing';
 
 /**
  * A loopback TCP proxy in front of the S3 server. When the first request to store a document

@@ -5,7 +5,6 @@ import PizZip from 'pizzip';
 import { repoRoot } from '@docgen/testing';
 
 export const fixture = (name: string) => readFileSync(path.join(repoRoot, '..', 'shared', 'fixtures', 'docxtemplater', name));
-export const pdfText = (pdf: Buffer) => execFileSync('pdftotext', ['-layout', '-', '-'], { input: pdf }).toString();
 export const pdfFonts = (pdf: Buffer) => execFileSync('pdffonts', ['-'], { input: pdf }).toString();
 export const docxText = (docx: Buffer) =>
   Object.keys(new PizZip(docx).files)

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import PizZip from 'pizzip';
-import { apiClient, buildDocx, paragraph, repoRoot, startStack, type Stack } from '@docgen/testing';
-import { pdfText, uploadInvoiceTemplate } from './support.js';
+import { apiClient, buildDocx, paragraph, repoRoot, startStack, pdfText, type Stack } from '@docgen/testing';
+import { uploadInvoiceTemplate } from './support.js';
 
 const CLI = path.join(repoRoot, 'packages/client/dist/cli/main.js');
 

@@ -6,10 +6,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { signWebhook } from '@docgen/security';
-import { apiClient, makeTestCertificates, repoRoot, startStack, type Stack, type TestCertificates } from '@docgen/testing';
+import { apiClient, makeTestCertificates, repoRoot, startStack, pdfText, type Stack, type TestCertificates } from '@docgen/testing';
 import { createClient } from '../src/index.js';
 import { freePort } from './fault-proxy.js';
-import { eventually, pdfText } from './support.js';
+import { eventually } from './support.js';
 
 const examples = path.join(repoRoot, 'examples');
 

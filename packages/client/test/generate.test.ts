@@ -1,6 +1,6 @@
-import { apiClient, startStack, type Stack } from '@docgen/testing';
+import { apiClient, startStack, pdfText, type Stack } from '@docgen/testing';
 import { createClient, DocgenApiError, DocgenTimeoutError, DocumentFailedError, type DocgenClient } from '../src/index.js';
-import { pdfText, uploadInvoiceTemplate } from './support.js';
+import { uploadInvoiceTemplate } from './support.js';
 
 describe('generate and generateAndWait against the real service (gateway and render worker processes)', () => {
   let stack: Stack;

@@ -1,7 +1,7 @@
-import { apiClient, startStack, type RunningService, type Stack } from '@docgen/testing';
+import { apiClient, startStack, pdfText, type RunningService, type Stack } from '@docgen/testing';
 import { createClient, type RetryInfo } from '../src/index.js';
 import { freePort, startFaultProxy } from './fault-proxy.js';
-import { pdfText, uploadInvoiceTemplate } from './support.js';
+import { uploadInvoiceTemplate } from './support.js';
 
 const WINDOW_MS = 2000;
 

@@ -1,7 +1,4 @@
-import { execFileSync } from 'node:child_process';
 import { buildDocx, paragraph, type ApiClient } from '@docgen/testing';
-
-export const pdfText = (pdf: Uint8Array) => execFileSync('pdftotext', ['-layout', '-', '-'], { input: pdf }).toString();
 
 /** A one-line DOCX template with a required {client_name}. */
 export async function uploadInvoiceTemplate(api: ApiClient): Promise<string> {
