@@ -3,8 +3,8 @@ import { loadConfig } from '@docgen/config';
 import { createLogger } from '@docgen/observability';
 import { createStorage, documentFilesPrefix, storageEnv } from '@docgen/storage';
 import { apiClient, startStack, type ApiClient, type Stack } from '@docgen/testing';
-import { purgeExpired } from '../src/retention';
-import { docxText, fixture } from './support';
+import { purgeExpired } from '../../apps/render-worker/src/retention';
+import { docxText, fixture } from '../support';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

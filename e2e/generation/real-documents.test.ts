@@ -6,7 +6,7 @@ import path from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { apiClient, buildDocx, paragraph, pngDataUri, solidPng, startStack, table, pdfText, type ApiClient, type Stack } from '@docgen/testing';
-import { pdfFonts } from './support';
+import { pdfFonts } from '../support';
 
 /** Runs a poppler tool on the PDF written to a temporary file. */
 function poppler(tool: string, pdf: Buffer, ...args: string[]): string {

@@ -20,7 +20,7 @@ import {
   type HttpsReceiver,
   type Stack,
 } from '@docgen/testing';
-import { docxText } from './support';
+import { docxText } from '../support';
 
 const TEMPLATE = buildDocx({
   body: [paragraph('Dear {client_name},'), paragraph('{#items}{description}: {amount}; {/items}'), paragraph('{%logo}')].join(''),

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildDocx, paragraph, startStack, apiClient, table, pdfText, type ApiClient, type Stack } from '@docgen/testing';
-import { docxText, fixture, pdfFonts } from './support';
+import { docxText, fixture, pdfFonts } from '../support';
 
 const TAG_EXAMPLE = { first_name: 'Hipp', last_name: 'Edgar', phone: '0652455478', description: 'New Website' };
 
