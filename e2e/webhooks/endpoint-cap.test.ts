@@ -8,7 +8,7 @@ import {
   type RunningService,
   type Stack,
 } from '@docgen/testing';
-import { deferralDelayMs, EndpointSlots } from '../src/endpoint-cap';
+import { deferralDelayMs, EndpointSlots } from '../../apps/webhook-dispatcher/src/endpoint-cap';
 import { deliveryLog, deliveryQueue, eventually } from './helpers';
 
 const TIMEOUT_MS = 6_000;

@@ -12,7 +12,7 @@ import {
   type RedisServer,
   type Stack,
 } from '@docgen/testing';
-import { eventually, settledDeliveryLog } from './helpers';
+import { eventually, settledDeliveryLog } from '../webhooks/helpers';
 
 /**
  * Redis restarted without persistence loses every job. Nothing may be lost with it: queued
