@@ -8,7 +8,6 @@ import {
   type RunningService,
   type Stack,
 } from '@docgen/testing';
-import { deferralDelayMs, EndpointSlots } from '../../apps/webhook-dispatcher/src/endpoint-cap';
 import { deliveryLog, deliveryQueue, eventually } from './helpers';
 
 const TIMEOUT_MS = 6_000;
@@ -103,28 +102,4 @@ describe('per-endpoint cap (dispatcher process: WEBHOOK_CONCURRENCY=4, WEBHOOK_M
       `no answer within ${TIMEOUT_MS / 1000} s`,
     ]);
   }, 60_000);
-});
-
-describe('EndpointSlots and deferralDelayMs', () => {
-  it('gives an endpoint at most its cap of slots and takes each back once', () => {
-    const slots = new EndpointSlots(2);
-    const first = slots.tryAcquire('a')!;
-    const second = slots.tryAcquire('a')!;
-    expect(slots.tryAcquire('a')).toBeUndefined();
-    expect(slots.tryAcquire('b')).toBeDefined();
-    first();
-    first();
-    expect(slots.count('a')).toBe(1);
-    expect(slots.tryAcquire('a')).toBeDefined();
-    expect(slots.tryAcquire('a')).toBeUndefined();
-    second();
-    expect(slots.count('a')).toBe(1);
-  });
-
-  it('waits 250 ms at first, doubling per deferral up to 5 s, within ±50 %', () => {
-    expect([0, 1, 2, 3, 4, 5, 50].map((n) => deferralDelayMs(n, () => 0.5))).toEqual([250, 500, 1000, 2000, 4000, 5000, 5000]);
-    expect(deferralDelayMs(0, () => 0)).toBe(125);
-    expect(deferralDelayMs(10, () => 0.999_999)).toBe(7500);
-    expect(deferralDelayMs(-1, () => 0.5)).toBe(250);
-  });
 });
