@@ -19,6 +19,9 @@ import {
 import { horizontalOverflow, launchBrowser, seriousViolations, tabTo, waitUntil, watchProblems } from './browser';
 import { createUser } from './people';
 
+// A whole stack and a browser: every test and hook here may take up to 4 minutes.
+jest.setTimeout(240_000);
+
 // DOCGEN_UPDATE_SCREENSHOTS=1 writes the screenshots docs/ui.md shows; otherwise they go to a temp folder.
 const screenshotDir = process.env.DOCGEN_UPDATE_SCREENSHOTS === '1' ? path.join(repoRoot, 'docs', 'ui') : path.join(tmpdir(), 'docgen-ui-screenshots');
 mkdirSync(screenshotDir, { recursive: true });
