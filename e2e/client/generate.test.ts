@@ -1,6 +1,6 @@
 import { apiClient, startStack, pdfText, type Stack } from '@docgen/testing';
-import { createClient, DocgenApiError, DocgenTimeoutError, DocumentFailedError, type DocgenClient } from '../src/index.js';
-import { uploadInvoiceTemplate } from './support.js';
+import { createClient, DocgenApiError, DocgenTimeoutError, DocumentFailedError, type DocgenClient } from '@docgen/client';
+import { uploadInvoiceTemplate } from './support';
 
 describe('generate and generateAndWait against the real service (gateway and render worker processes)', () => {
   let stack: Stack;

@@ -1,7 +1,7 @@
 import { apiClient, startStack, pdfText, type RunningService, type Stack } from '@docgen/testing';
-import { createClient, type RetryInfo } from '../src/index.js';
-import { freePort, startFaultProxy } from './fault-proxy.js';
-import { uploadInvoiceTemplate } from './support.js';
+import { createClient, type RetryInfo } from '@docgen/client';
+import { freePort, startFaultProxy } from './fault-proxy';
+import { uploadInvoiceTemplate } from './support';
 
 const WINDOW_MS = 2000;
 

@@ -9,8 +9,8 @@ import {
   type ReceivedWebhook,
   type Stack,
 } from '@docgen/testing';
-import { createClient, verifyWebhook, WebhookEvents, WebhookVerificationError, type DocgenClient } from '../src/index.js';
-import { uploadInvoiceTemplate } from './support.js';
+import { createClient, verifyWebhook, WebhookEvents, WebhookVerificationError, type DocgenClient } from '@docgen/client';
+import { uploadInvoiceTemplate } from './support';
 
 describe('verifyWebhook on deliveries from the real dispatcher (HTTPS receiver on loopback)', () => {
   let stack: Stack;

@@ -7,9 +7,9 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { signWebhook } from '@docgen/security';
 import { apiClient, makeTestCertificates, repoRoot, startStack, pdfText, type Stack, type TestCertificates } from '@docgen/testing';
-import { createClient } from '../src/index.js';
-import { freePort } from './fault-proxy.js';
-import { eventually } from './support.js';
+import { createClient } from '@docgen/client';
+import { freePort } from './fault-proxy';
+import { eventually } from './support';
 
 const examples = path.join(repoRoot, 'examples');
 

@@ -1,4 +1,4 @@
-import { WebhookEvents, type WebhookEvent } from '../src/index.js';
+import { WebhookEvents, type WebhookEvent } from './index.js';
 
 const event = (job_id: string, name: 'document.ready' | 'document.failed', occurred_at: string) =>
   ({ job_id, event: name, occurred_at, data: { id: job_id } }) as unknown as WebhookEvent;

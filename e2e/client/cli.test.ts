@@ -5,7 +5,7 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import PizZip from 'pizzip';
 import { apiClient, buildDocx, paragraph, repoRoot, startStack, pdfText, type Stack } from '@docgen/testing';
-import { uploadInvoiceTemplate } from './support.js';
+import { uploadInvoiceTemplate } from './support';
 
 const CLI = path.join(repoRoot, 'packages/client/dist/cli/main.js');
 
