@@ -1,4 +1,4 @@
-import { attachment } from './templates';
+import { attachment } from '../src/routes/templates';
 
 describe('Content-Disposition', () => {
   it('is exactly attachment; filename="…" for a plain ASCII name', () => {
