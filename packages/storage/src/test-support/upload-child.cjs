@@ -2,9 +2,11 @@
 // server, and so it can be killed mid-upload. Built code: run after `turbo run build`.
 // argv: <storage config JSON> <key> <MiB to write> <"finish" | "hang">
 // stdout: "uploading" once 3 parts' worth has been read; then, on finish, the result JSON.
+/* global require, process, setInterval, Buffer -- linted with src/, but run by node directly as CommonJS */
+/* eslint-disable @typescript-eslint/no-require-imports */
 const { randomBytes } = require('node:crypto');
 const { Readable } = require('node:stream');
-const { createStorage } = require('../dist/index.js');
+const { createStorage } = require('../../dist/index.js');
 
 const [config, key, mib, mode] = [JSON.parse(process.argv[2]), process.argv[3], Number(process.argv[4]), process.argv[5]];
 const storage = createStorage(config);
