@@ -10,6 +10,7 @@ const totals = { passed: 0, failed: 0, skipped: 0 };
 const workspaces = [
   ...['apps', 'packages'].flatMap((dir) => fs.readdirSync(path.join(root, dir)).map((name) => path.join(root, dir, name))),
   path.join(root, 'e2e'),
+  path.join(root, 'infra'),
 ];
 
 for (const workspace of workspaces) {

@@ -10,7 +10,7 @@ import { parseAllDocuments } from 'yaml';
  * and network policies that cover every pod. (No Kubernetes schema validator installs
  * offline here: kubeconform is neither in apt nor on npm.)
  */
-const root = path.resolve(__dirname, '../../..');
+const root = path.resolve(__dirname, '../..');
 const OVERLAYS = ['dev', 'production'];
 
 const API_VERSIONS: Record<string, string> = {
@@ -26,11 +26,11 @@ const API_VERSIONS: Record<string, string> = {
 };
 
 type Labels = Record<string, string>;
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- manifests are checked field by field below
 type K8sObject = {
   apiVersion: string;
   kind: string;
   metadata: { name: string; namespace?: string; labels?: Labels };
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- manifests are checked field by field below
   spec?: any;
   data?: Record<string, string>;
 };
