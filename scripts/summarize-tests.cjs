@@ -7,7 +7,11 @@ const path = require('node:path');
 const root = path.join(__dirname, '..');
 const resultsDir = path.join(root, '.test-results');
 const totals = { passed: 0, failed: 0, skipped: 0 };
-const workspaces = ['apps', 'packages'].flatMap((dir) => fs.readdirSync(path.join(root, dir)).map((name) => path.join(root, dir, name)));
+const workspaces = [
+  ...['apps', 'packages'].flatMap((dir) => fs.readdirSync(path.join(root, dir)).map((name) => path.join(root, dir, name))),
+  path.join(root, 'e2e'),
+  path.join(root, 'infra'),
+];
 
 for (const workspace of workspaces) {
   const manifest = path.join(workspace, 'package.json');

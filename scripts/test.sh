@@ -22,7 +22,7 @@ pnpm exec turbo run test --concurrency=1 --continue --output-logs=full
 
 # The end-to-end generation and bulk files again with STORAGE_DRIVER=s3 (about 2 min), on a
 # loopback s3rver per test file; startStack fails a file that wrote to the local STORAGE_DIR.
-# (Redirected downloads and 410 after retention: s3-downloads.test.ts, in the pass above.)
+# (Redirected downloads and 410 after retention: e2e/storage/s3-downloads.test.ts, in the pass above.)
 say "end-to-end tests on S3 storage"
-(cd apps/render-worker && TEST_STORAGE_DRIVER=s3 npx jest test/generation.test.ts test/bulk.test.ts)
+(cd e2e && TEST_STORAGE_DRIVER=s3 npx jest generation/generation.test.ts bulk/bulk.test.ts)
 node scripts/summarize-tests.cjs

@@ -1,10 +1,9 @@
 import { ConversionTimeoutError, type PoolEvent } from '@docgen/converter';
 import { createLogger } from '@docgen/observability';
-import { buildDocx, paragraph, table } from '@docgen/testing';
+import { buildDocx, paragraph, table, pdfText } from '@docgen/testing';
 import { renderWorkerEnv } from '../src/config';
 import { startConverter, type DocxToPdf } from '../src/converter';
 import { Deadline, RenderTimeoutError } from '../src/deadline';
-import { pdfText } from './support';
 
 /** Takes a warm LibreOffice far longer than any deadline here. */
 const SLOW = buildDocx({ body: table(Array.from({ length: 6000 }, (_, i) => [`row ${i}`, 'lorem ipsum dolor sit amet', String(i)])) });

@@ -1,5 +1,4 @@
-import { apiClient, buildDocx, createTestDatabase, paragraph, startService, startStack, type TestDatabase } from '@docgen/testing';
-import { pdfText } from './support';
+import { createTestDatabase, startService, type TestDatabase } from '@docgen/testing';
 
 describe('render-worker process', () => {
   let database: TestDatabase;
@@ -36,19 +35,4 @@ describe('render-worker process', () => {
       /render-worker: Invalid configuration: RENDER_TIMEOUT_MS: must be an integer \(got "5s"\)\n$/,
     );
   });
-
-  it('renders a PDF with CONVERTER_DRIVER=per-call (a cold soffice per document)', async () => {
-    const stack = await startStack({ env: { CONVERTER_DRIVER: 'per-call' } });
-    try {
-      const api = apiClient(stack.gateways[0]!.url, (await stack.organization()).apiKey);
-      const template = await api.uploadTemplate(buildDocx({ body: paragraph('Hello {name}') }), 'hello.docx');
-      const res = await api.call('POST', '/api/v1/documents', { template_id: template.id, input_json: { name: 'per call' }, output_format: 'pdf' });
-      expect(res.status).toBe(202);
-      expect(await api.waitForDocument(res.body.id)).toMatchObject({ status: 'ready', files: ['pdf'] });
-      expect(pdfText((await api.call('GET', `/api/v1/documents/${res.body.id}/download`)).raw)).toContain('Hello per call');
-      expect(stack.workers[0]!.logs.find((line) => line.msg === 'render worker started')).toMatchObject({ driver: 'per-call' });
-    } finally {
-      await stack.close();
-    }
-  }, 90_000);
 });

@@ -49,9 +49,9 @@ const drivers: Driver[] = [
   },
 ];
 
-/** Runs test/upload-child.cjs: a writer process of its own (memory measured apart; killable). */
+/** Runs test-support/upload-child.cjs: a writer process of its own (memory measured apart; killable). */
 function startWriter(config: StorageConfig, key: string, mib: number, mode: 'finish' | 'hang') {
-  const child = spawn(process.execPath, [path.join(__dirname, '../test/upload-child.cjs'), JSON.stringify(config), key, String(mib), mode], {
+  const child = spawn(process.execPath, [path.join(__dirname, 'test-support/upload-child.cjs'), JSON.stringify(config), key, String(mib), mode], {
     stdio: ['ignore', 'pipe', 'inherit'],
     // The writer takes credentials the SDK's usual way; s3rver accepts any.
     env: { ...process.env, AWS_ACCESS_KEY_ID: 'S3RVER', AWS_SECRET_ACCESS_KEY: 'S3RVER' },

@@ -1,0 +1,4 @@
+import { execFileSync } from 'node:child_process';
+
+/** A PDF's text as poppler's `pdftotext -layout` reads it (columns kept on one line). */
+export const pdfText = (pdf: Uint8Array): string => execFileSync('pdftotext', ['-layout', '-', '-'], { input: pdf }).toString();
