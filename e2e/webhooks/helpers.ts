@@ -2,17 +2,9 @@ import { Job, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { WEBHOOK_DELIVERY_QUEUE, bullPrefix, deliveryJobId, type DeliveryJob } from '@docgen/queue';
 import type { ApiClient, Stack } from '@docgen/testing';
+import { eventually } from '../support';
 
-/** Re-checks a condition every 50 ms until it holds, or fails naming what never happened. */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+export { eventually };
 
 export type DeliveryLogEntry = { event: string; job_id: string; attempt: number; status: string; response_status: number | null; error: string | null };
 
