@@ -4,6 +4,7 @@ import { WarmConverterPool } from '@docgen/converter';
 import { apiClient, makeTestCertificates, startStack, type ApiClient, type Stack } from '@docgen/testing';
 import { LETTER_TEMPLATE, letterInput, renderedDocuments } from './documents';
 import { cpuMsPer, cpuSnapshot, type CpuGroups } from './process-cpu';
+import { roundTripCounter, roundTripsPer, type RoundTripCounter } from './round-trips';
 import { startReadyNotices } from './ready-notices';
 import { runWhenMain, publish, type BenchOptions } from './report';
 import { fixed, markdownTable, ratio, runClosedLoop, target, type Run } from './stats';
@@ -70,9 +71,13 @@ export async function runEndToEndBench(options: BenchOptions) {
   const receiver = await startReadyNotices(certificates);
 
   let stack: Stack | undefined;
+  let roundTrips: RoundTripCounter | undefined;
   const rows: (string | number)[][] = [];
   const results: Record<string, Run> = {};
   const cpuRows: (string | number)[][] = [];
+  /** Documents per second one core of each process sustains: 1000 / its CPU ms per document. */
+  const perCoreRows: (string | number)[][] = [];
+  const roundTripRows: (string | number)[][] = [];
   let cpuNames: string[] = [];
   try {
     stack = await startStack({
@@ -90,6 +95,7 @@ export async function runEndToEndBench(options: BenchOptions) {
     const api: ApiClient = apiClient(stack.gateways[0]!.url, apiKey);
     const postDocument = documentPoster(stack.gateways[0]!.url, apiKey);
     const templateId = (await api.uploadTemplate(LETTER_TEMPLATE, 'invoice.docx')).id;
+    roundTrips = roundTripCounter(stack.env.REDIS_URL!, stack.database.db);
     const hook = await api.call('POST', '/api/v1/webhooks', { url: `${receiver.url}/ready`, events: ['document.ready', 'document.failed'] });
     if (hook.status !== 201) throw new Error(`webhook registration answered ${hook.status}`);
 
@@ -108,17 +114,24 @@ export async function runEndToEndBench(options: BenchOptions) {
       for (const concurrency of [1, 8, 32]) {
         if (only && !only.includes(`${format}@${concurrency}`)) continue;
         const count = options.smoke ? concurrency * 2 : concurrency === 1 ? 60 : concurrency === 8 ? 300 : 800;
+        const tripsBefore = await roundTrips.snapshot();
         const cpuBefore = cpuSnapshot(cpuGroups);
         const run = await runClosedLoop(count, concurrency, generate(format));
         const cpu = cpuMsPer(cpuBefore, cpuSnapshot(cpuGroups), run.count);
+        const trips = roundTripsPer(tripsBefore, await roundTrips.snapshot(), run.count);
+        roundTripRows.push([format, concurrency, fixed(trips.redisCommands), fixed(trips.postgresWriteTransactions)]);
         cpuNames = Object.keys(cpu);
-        if (concurrency === 32) cpuRows.push([format, ...Object.values(cpu).map((ms) => fixed(ms)), fixed(Object.values(cpu).reduce((a, b) => a + b, 0))]);
+        if (concurrency === 32) {
+          cpuRows.push([format, ...Object.values(cpu).map((ms) => fixed(ms)), fixed(Object.values(cpu).reduce((a, b) => a + b, 0))]);
+          perCoreRows.push([format, ...Object.values(cpu).map((ms) => (ms > 0 ? fixed(1000 / ms, 0) : '—'))]);
+        }
         results[`${format}@${concurrency}`] = run;
         rows.push([format, concurrency, run.count, fixed(run.perSecond), fixed(run.p50, 0), fixed(run.p95, 0), fixed(run.p99, 0)]);
         options.log(`${format} c=${concurrency}: ${fixed(run.perSecond)} docs/s, p50 ${fixed(run.p50, 0)} ms`);
       }
     }
   } finally {
+    roundTrips?.close();
     await stack?.close();
     await receiver.close();
   }
@@ -132,6 +145,8 @@ export async function runEndToEndBench(options: BenchOptions) {
   if (only) {
     options.log(markdownTable(['output', 'clients', 'n', 'docs/s', 'p50 ms', 'p95 ms', 'p99 ms'], rows));
     options.log(markdownTable(['output', ...cpuNames, 'total'], cpuRows));
+    options.log(markdownTable(['output', ...cpuNames], perCoreRows));
+    options.log(markdownTable(['output', 'clients', 'Redis commands', 'PostgreSQL write transactions'], roundTripRows));
     return { baseline, results };
   }
   const pdf1 = results['pdf@1']!;
@@ -152,6 +167,17 @@ export async function runEndToEndBench(options: BenchOptions) {
     `process, read from /proc around the run (${os.availableParallelism()} cores = ${os.availableParallelism() * 1000} CPU ms per second).`,
     '',
     markdownTable(['output', ...cpuNames, 'total'], cpuRows),
+    '',
+    'Documents per second one core of each process sustains (1000 / its CPU ms per document),',
+    'for sizing: replicas of a service ≈ target docs/s ÷ this figure ÷ cores per replica.',
+    '',
+    markdownTable(['output', ...cpuNames], perCoreRows),
+    '',
+    'Round trips per document (server-wide counters around each run: Redis `INFO commandstats`,',
+    "PostgreSQL's transaction-id counter, so every transaction that wrote, whoever ran it). Queue",
+    'hops are fixed by the design: one render job, then one delivery job per subscribed endpoint.',
+    '',
+    markdownTable(['output', 'clients', 'Redis commands', 'PostgreSQL write transactions'], roundTripRows),
     '',
     target(
       'p50 time-to-ready of a one-page PDF at concurrency 1 ≤ 1.5× the bare warm conversion',
