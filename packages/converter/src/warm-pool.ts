@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConversionTimeoutError, ConverterUnavailableError } from './errors';
 import { writeHardenedProfile } from './hardened-profile';
-import { pdfFilterData, type FilterData, type PdfStandard } from './pdf-standard';
+import { pdfExportOptions, PERFORMANCE_SETTINGS, type ProfileTuning } from './performance-profile';
+import { type FilterData, type PdfStandard } from './pdf-standard';
 import { WarmInstance } from './warm-instance';
 
 export type OutputFormat = 'pdf' | 'docx';
@@ -21,6 +22,12 @@ export interface WarmPoolOptions {
   recycleAfter?: number;
   sofficePath?: string;
   pythonPath?: string;
+  /**
+   * 'tuned' (default): the hardened profile plus the performance settings, and the tuned PDF
+   * export options; 'untuned': the hardened profile and the export filter's defaults (the
+   * benchmark's baseline). See performance-profile.ts.
+   */
+  profile?: ProfileTuning;
   onEvent?: (event: PoolEvent) => void;
 }
 
@@ -57,8 +64,10 @@ export class WarmConverterPool {
   private readonly replacing = new Set<number>();
   private workDir = '';
   private closed = false;
+  private readonly tuning: ProfileTuning;
 
   constructor(private readonly options: WarmPoolOptions) {
+    this.tuning = options.profile ?? 'tuned';
     this.instances = new Array<WarmInstance | undefined>(options.size).fill(undefined);
   }
 
@@ -108,7 +117,8 @@ export class WarmConverterPool {
     const target = path.join(this.workDir, `${id}.out.${to}`);
     try {
       await writeFile(source, input);
-      await this.convertFile(source, target, EXPORT_FILTERS[to], options, to === 'pdf' ? pdfFilterData(options.pdfStandard) : undefined);
+      const filterData = to === 'pdf' ? pdfExportOptions(options.pdfStandard, this.tuning) : undefined;
+      await this.convertFile(source, target, EXPORT_FILTERS[to], options, filterData);
       return await readFile(target);
     } finally {
       // unlink, not rm: no lstat first; a target LibreOffice never wrote is fine to miss.
@@ -148,7 +158,7 @@ export class WarmConverterPool {
     const profileDir = path.join(this.workDir, `profile-${slot}`);
     await rm(profileDir, { recursive: true, force: true }); // a profile is never shared with a predecessor
     await mkdir(profileDir, { recursive: true });
-    await writeHardenedProfile(profileDir);
+    await writeHardenedProfile(profileDir, this.tuning === 'tuned' ? PERFORMANCE_SETTINGS : []);
     const instance = new WarmInstance({
       sofficePath: this.options.sofficePath ?? 'soffice',
       pythonPath: this.options.pythonPath ?? '/usr/bin/python3',
