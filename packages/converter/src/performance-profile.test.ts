@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,6 +18,35 @@ function fonts(pdf: Buffer): { name: string; type: string; embedded: boolean }[]
     return line.slice(start, start + widths[index]!).trim();
   };
   return lines.slice(2).map((line) => ({ name: column(line, 0).replace(/^[A-Z]{6}\+/, ''), type: column(line, 1), embedded: column(line, 3) === 'yes' }));
+}
+
+/**
+ * Every property the installed LibreOffice's configuration schema declares, as
+ * "/package.Component/group/…/name" → its type, from the compiled schema files
+ * (share/registry/*.xcd): a setting whose path or name is misspelt is silently ignored.
+ */
+function schemaProperties(files = ['main.xcd', 'writer.xcd'].map((name) => `/usr/lib/libreoffice/share/registry/${name}`)): Map<string, string> {
+  const properties = new Map<string, string>();
+  for (const file of files) {
+    const xml = readFileSync(file, 'utf8');
+    const stack: string[] = [];
+    let inComponent = false;
+    for (const [, closing, tag, attributes, selfClosing] of xml.matchAll(/<(\/?)(oor:component-schema|component|group|set|prop)\b([^>]*?)(\/?)>/g)) {
+      const attribute = (name: string) => new RegExp(`oor:${name}="([^"]*)"`).exec(attributes!)?.[1];
+      if (tag === 'oor:component-schema') {
+        if (closing) stack.length = 0;
+        else stack.splice(0, stack.length, `/${attribute('package')}.${attribute('name')}`);
+      } else if (tag === 'component') {
+        inComponent = !closing;
+      } else if (inComponent && tag === 'group') {
+        if (closing) stack.pop();
+        else if (!selfClosing) stack.push(attribute('name')!);
+      } else if (inComponent && tag === 'prop' && !closing) {
+        properties.set(`${stack.join('/')}/${attribute('name')}`, attribute('type') ?? '');
+      }
+    }
+  }
+  return properties;
 }
 
 /** Every page rendered at 40 dpi, as one buffer of PGM images: the same layout gives the same bytes. */
@@ -40,6 +70,19 @@ describe('performance settings and export options', () => {
       expect([...positions].sort((a, b) => a - b)).toEqual(positions);
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('name properties the installed LibreOffice declares, with values of their type', () => {
+    const schema = schemaProperties();
+    expect(schema.get('/org.openoffice.Office.Common/Security/Scripting/BlockUntrustedRefererLinks')).toBe('xs:boolean');
+    for (const { path: itemPath, name, value } of [...HARDENED_SETTINGS, ...PERFORMANCE_SETTINGS]) {
+      const type = schema.get(`${itemPath}/${name}`);
+      expect({ setting: `${itemPath}/${name}`, declared: type !== undefined }).toEqual({ setting: `${itemPath}/${name}`, declared: true });
+      expect({ setting: `${itemPath}/${name}`, value: type === 'xs:boolean' ? /^(true|false)$/.test(value) : /^-?\d+$/.test(value) }).toEqual({
+        setting: `${itemPath}/${name}`,
+        value: true,
+      });
     }
   });
 
