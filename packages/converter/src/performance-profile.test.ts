@@ -5,8 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildDocx, paragraph, pdfText, run, table } from '@docgen/testing';
 import { HARDENED_SETTINGS, writeHardenedProfile } from './hardened-profile';
-import { PERFORMANCE_SETTINGS, pdfExportOptions } from './performance-profile';
-import { pdfFilterData } from './pdf-standard';
+import { PERFORMANCE_SETTINGS } from './performance-profile';
 import { WarmConverterPool } from './warm-pool';
 
 /** pdffonts' table without the object numbers and the random subset prefixes (ABCDEF+). */
@@ -54,7 +53,7 @@ function rendered(pdf: Buffer): Buffer {
   return execFileSync('pdftoppm', ['-r', '40', '-gray', '-'], { input: pdf, maxBuffer: 64 * 2 ** 20 });
 }
 
-describe('performance settings and export options', () => {
+describe('performance settings', () => {
   it('never replace a hardening setting, and follow the hardening ones in the profile', async () => {
     const overlap = PERFORMANCE_SETTINGS.filter((s) => HARDENED_SETTINGS.some((h) => h.path === s.path && h.name === s.name));
     expect(overlap).toEqual([]);
@@ -84,14 +83,6 @@ describe('performance settings and export options', () => {
         value: true,
       });
     }
-  });
-
-  it('keep every PDF/A option as pdf-standard.ts sets it', () => {
-    for (const standard of ['PDF/A-2b', 'PDF/A-3b'] as const) {
-      expect(pdfExportOptions(standard, 'tuned')).toMatchObject(pdfFilterData(standard)!);
-      expect(pdfExportOptions(standard, 'untuned')).toEqual(pdfFilterData(standard));
-    }
-    expect(pdfExportOptions(undefined, 'untuned')).toBeUndefined();
   });
 });
 

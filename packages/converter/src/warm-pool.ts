@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConversionTimeoutError, ConverterUnavailableError } from './errors';
 import { writeHardenedProfile } from './hardened-profile';
-import { pdfExportOptions, PERFORMANCE_SETTINGS, type ProfileTuning } from './performance-profile';
-import { type FilterData, type PdfStandard } from './pdf-standard';
+import { PERFORMANCE_SETTINGS, type ProfileTuning } from './performance-profile';
+import { pdfFilterData, type FilterData, type PdfStandard } from './pdf-standard';
 import { WarmInstance } from './warm-instance';
 
 export type OutputFormat = 'pdf' | 'docx';
@@ -23,9 +23,8 @@ export interface WarmPoolOptions {
   sofficePath?: string;
   pythonPath?: string;
   /**
-   * 'tuned' (default): the hardened profile plus the performance settings, and the tuned PDF
-   * export options; 'untuned': the hardened profile and the export filter's defaults (the
-   * benchmark's baseline). See performance-profile.ts.
+   * 'tuned' (default): the hardened profile plus the performance settings; 'untuned': the
+   * hardened profile alone (the benchmark's baseline). See performance-profile.ts.
    */
   profile?: ProfileTuning;
   onEvent?: (event: PoolEvent) => void;
@@ -117,8 +116,7 @@ export class WarmConverterPool {
     const target = path.join(this.workDir, `${id}.out.${to}`);
     try {
       await writeFile(source, input);
-      const filterData = to === 'pdf' ? pdfExportOptions(options.pdfStandard, this.tuning) : undefined;
-      await this.convertFile(source, target, EXPORT_FILTERS[to], options, filterData);
+      await this.convertFile(source, target, EXPORT_FILTERS[to], options, to === 'pdf' ? pdfFilterData(options.pdfStandard) : undefined);
       return await readFile(target);
     } finally {
       // unlink, not rm: no lstat first; a target LibreOffice never wrote is fine to miss.
