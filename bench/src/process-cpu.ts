@@ -79,3 +79,13 @@ export function cpuSnapshot(groups: CpuGroups): Record<string, number> {
 export function cpuMsPer(before: Record<string, number>, after: Record<string, number>, operations: number): Record<string, number> {
   return Object.fromEntries(Object.keys(after).map((name) => [name, ((after[name]! - (before[name] ?? 0)) * 1000) / operations]));
 }
+
+/**
+ * CPU seconds used so far by the processes named `comm` among the descendants of `roots`
+ * (e.g. the soffice.bin of each warm instance, below its UNO bridge): their own utime + stime.
+ */
+export function descendantCpuSeconds(roots: number[], comm: string): number {
+  const table = allProcesses();
+  const ticks = roots.flatMap((root) => descendantsOf(root, table)).filter((stat) => stat.comm === comm);
+  return ticks.reduce((sum, stat) => sum + stat.own, 0) / TICKS_PER_SECOND;
+}

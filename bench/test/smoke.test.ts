@@ -23,10 +23,12 @@ describe('benchmarks, smoke mode', () => {
     expect(most).toBe(3);
   });
 
-  it('conversion: warm pool and per-call driver both convert', async () => {
-    const results = await runConversionBench(quiet);
-    expect(results['letter@1']!.warm.count).toBe(2);
-    expect(results['report@2']!.perCall.perSecond).toBeGreaterThan(0);
+  it('conversion: warm pool and per-call driver both convert, and both profiles', async () => {
+    const { drivers, profiles } = await runConversionBench(quiet);
+    expect(drivers['letter@1']!.warm.count).toBe(2);
+    expect(drivers['report@2']!.perCall.perSecond).toBeGreaterThan(0);
+    expect(profiles.letter!.tuned.count).toBe(2);
+    expect(profiles.report!.untuned.cpuMs).toBeGreaterThan(0);
   }, 180_000);
 
   it('end to end: documents reach ready through the whole service', async () => {

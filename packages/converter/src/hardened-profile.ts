@@ -11,7 +11,13 @@ import path from 'node:path';
  * - macros never run (security level 3 = very high, execution disabled, no plugins).
  * Names and value meanings checked against LibreOffice 7.4's schema (share/.registry/main.xcd).
  */
-const SETTINGS: { path: string; name: string; value: string }[] = [
+export interface ProfileSetting {
+  path: string;
+  name: string;
+  value: string;
+}
+
+const SETTINGS: ProfileSetting[] = [
   { path: '/org.openoffice.Office.Common/Security/Scripting', name: 'BlockUntrustedRefererLinks', value: 'true' },
   { path: '/org.openoffice.Office.Common/Security/Scripting', name: 'MacroSecurityLevel', value: '3' },
   { path: '/org.openoffice.Office.Common/Security/Scripting', name: 'DisableMacrosExecution', value: 'true' },
@@ -23,9 +29,18 @@ const SETTINGS: { path: string; name: string; value: string }[] = [
 
 export const HARDENED_SETTINGS = SETTINGS;
 
-/** Writes the settings into a new profile directory (LibreOffice keeps them when it adds its own). */
-export async function writeHardenedProfile(profileDir: string): Promise<void> {
-  const items = SETTINGS.map(
+/**
+ * Writes the settings into a new profile directory (LibreOffice keeps them when it adds its own),
+ * followed by `extra` ones (the performance settings). An extra setting may never replace a
+ * hardening one: that is an error, not a silent override.
+ */
+export async function writeHardenedProfile(profileDir: string, extra: readonly ProfileSetting[] = []): Promise<void> {
+  for (const setting of extra) {
+    if (SETTINGS.some(({ path: itemPath, name }) => itemPath === setting.path && name === setting.name)) {
+      throw new Error(`${setting.path}/${setting.name} is a hardening setting and cannot be changed`);
+    }
+  }
+  const items = [...SETTINGS, ...extra].map(
     ({ path: itemPath, name, value }) => `<item oor:path="${itemPath}"><prop oor:name="${name}" oor:op="fuse"><value>${value}</value></prop></item>`,
   );
   const xcu = `<?xml version="1.0" encoding="UTF-8"?>\n<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n${items.join('\n')}\n</oor:items>\n`;

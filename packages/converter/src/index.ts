@@ -3,3 +3,4 @@ export { WarmConverterPool, type WarmPoolOptions, type PoolEvent, type OutputFor
 export { ConversionFailedError, ConversionTimeoutError, ConverterUnavailableError } from './errors';
 export { convertPerCall } from './per-call-driver';
 export { pdfFilterData, type PdfStandard, type FilterData } from './pdf-standard';
+export { PERFORMANCE_SETTINGS, type ProfileTuning } from './performance-profile';

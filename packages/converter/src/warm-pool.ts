@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConversionTimeoutError, ConverterUnavailableError } from './errors';
 import { writeHardenedProfile } from './hardened-profile';
+import { PERFORMANCE_SETTINGS, type ProfileTuning } from './performance-profile';
 import { pdfFilterData, type FilterData, type PdfStandard } from './pdf-standard';
 import { WarmInstance } from './warm-instance';
 
@@ -21,6 +22,11 @@ export interface WarmPoolOptions {
   recycleAfter?: number;
   sofficePath?: string;
   pythonPath?: string;
+  /**
+   * 'tuned' (default): the hardened profile plus the performance settings; 'untuned': the
+   * hardened profile alone (the benchmark's baseline). See performance-profile.ts.
+   */
+  profile?: ProfileTuning;
   onEvent?: (event: PoolEvent) => void;
 }
 
@@ -57,8 +63,10 @@ export class WarmConverterPool {
   private readonly replacing = new Set<number>();
   private workDir = '';
   private closed = false;
+  private readonly tuning: ProfileTuning;
 
   constructor(private readonly options: WarmPoolOptions) {
+    this.tuning = options.profile ?? 'tuned';
     this.instances = new Array<WarmInstance | undefined>(options.size).fill(undefined);
   }
 
@@ -148,7 +156,7 @@ export class WarmConverterPool {
     const profileDir = path.join(this.workDir, `profile-${slot}`);
     await rm(profileDir, { recursive: true, force: true }); // a profile is never shared with a predecessor
     await mkdir(profileDir, { recursive: true });
-    await writeHardenedProfile(profileDir);
+    await writeHardenedProfile(profileDir, this.tuning === 'tuned' ? PERFORMANCE_SETTINGS : []);
     const instance = new WarmInstance({
       sofficePath: this.options.sofficePath ?? 'soffice',
       pythonPath: this.options.pythonPath ?? '/usr/bin/python3',

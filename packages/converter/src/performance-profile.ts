@@ -1,0 +1,28 @@
+import type { ProfileSetting } from './hardened-profile';
+
+/**
+ * Which profile a warm pool's instances get: 'tuned' (the default) is the hardened profile plus
+ * PERFORMANCE_SETTINGS; 'untuned' is the hardened profile alone, kept so the benchmark can
+ * measure one against the other in the same run. The PDF export options are the same for both:
+ * none of those tried saved CPU without changing the PDF (docs/BENCHMARKS.md).
+ */
+export type ProfileTuning = 'tuned' | 'untuned';
+
+/**
+ * Profile settings that spare a headless converter work it never needs, without changing what
+ * it writes (text, fonts, rendered pages: compared in performance-profile.test.ts). Each path
+ * and name is one LibreOffice 7.4's schema declares (share/registry/*.xcd, checked by the same
+ * test); they follow the hardening settings in the profile and may never replace one.
+ */
+export const PERFORMANCE_SETTINGS: ProfileSetting[] = [
+  // Writer's word completion collects the words of every loaded document into a list, an idle
+  // job that ran after each load (SwTextFrame::CollectAutoCmplWrds, about 2% of soffice.bin's
+  // CPU per letter in a perf profile; gone with these); nobody types here.
+  { path: '/org.openoffice.Office.Writer/AutoFunction/Completion', name: 'Enable', value: 'false' },
+  { path: '/org.openoffice.Office.Writer/AutoFunction/Completion', name: 'CollectWords', value: 'false' },
+  // Online spell and grammar checking are idle jobs over every paragraph of an open document,
+  // which load the dictionaries and checkers installed (none on our images today, so they cost
+  // little here); a PDF shows no squiggles.
+  { path: '/org.openoffice.Office.Linguistic/SpellChecking', name: 'IsSpellAuto', value: 'false' },
+  { path: '/org.openoffice.Office.Linguistic/GrammarChecking', name: 'IsAutoCheck', value: 'false' },
+];
