@@ -2,9 +2,9 @@ import express from 'express';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Database } from '@docgen/db';
-import { OutboxRelay } from '@docgen/documents';
+import type { OutboxRelay } from '@docgen/documents';
 import type { Logger, Registry } from '@docgen/observability';
-import type { DeliveryJob, RenderJob } from '@docgen/queue';
+import type { RenderJob } from '@docgen/queue';
 import type { FileStorage } from '@docgen/storage';
 import type { GatewayConfig } from './config';
 import { AuthFailureThrottle } from './auth-failure-throttle';
@@ -38,13 +38,14 @@ export interface GatewayDeps {
   redis: Redis;
   storage: FileStorage;
   renderQueue: Queue<RenderJob>;
-  deliveryQueue: Queue<DeliveryJob>;
+  /** Publishes outbox events (the webhook test event); its owner flushes it on shutdown. */
+  relay: OutboxRelay;
   templateJobs: TemplateJobs;
   logger: Logger;
   registry: Registry;
 }
 
-export function createApp({ config, db, redis, storage, renderQueue, deliveryQueue, templateJobs, logger, registry }: GatewayDeps): express.Express {
+export function createApp({ config, db, redis, storage, renderQueue, relay, templateJobs, logger, registry }: GatewayDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   // Whether X-Forwarded-Proto/-For are believed (TRUST_PROXY): what makes the session
@@ -91,7 +92,7 @@ export function createApp({ config, db, redis, storage, renderQueue, deliveryQue
     }),
     ...documentHandlers({ db, sendFile, renderQueue }),
     ...bulkJobHandlers({ db, sendFile, renderQueue, maxUploadBytes: config.MAX_UPLOAD_BYTES, maxRows: config.BULK_MAX_ROWS }),
-    ...webhookHandlers({ db, relay: new OutboxRelay(db, deliveryQueue, logger), allowPrivate: config.OUTBOUND_ALLOW_PRIVATE }),
+    ...webhookHandlers({ db, relay, allowPrivate: config.OUTBOUND_ALLOW_PRIVATE }),
   });
 
   const api = express.Router();

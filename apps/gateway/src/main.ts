@@ -1,5 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { createDeliveryQueue, createRenderQueue, waitForRedis } from '@docgen/queue';
+import { OutboxRelay } from '@docgen/documents';
 import { connectDataStores, runService } from '@docgen/runtime';
 import { createStorage, describeStorage } from '@docgen/storage';
 import { createApp } from './app';
@@ -15,12 +16,15 @@ runService('gateway', gatewayEnv, async (context) => {
   const deliveryQueue = createDeliveryQueue(redis, config.REDIS_KEY_PREFIX);
   const templateJobs = createTemplateJobs(config, redis, logger);
   shutdown.register('queues', () => Promise.all([renderQueue.close(), deliveryQueue.close(), templateJobs.close()]));
+  // Registered after the queues, so it runs before them and before PostgreSQL closes: its last marks are written.
+  const relay = new OutboxRelay(db, deliveryQueue, logger);
+  shutdown.register('outbox relay', () => relay.stop());
   if (config.OUTBOUND_ALLOW_PRIVATE)
     logger.warn('OUTBOUND_ALLOW_PRIVATE=true: webhooks may be registered for private addresses. Never use this in production.');
   const storage = createStorage(config);
   logger.info({ storage: describeStorage(config) }, 'file storage');
   if (config.DOWNLOAD_REDIRECT && !storage.downloadUrl) logger.warn('DOWNLOAD_REDIRECT=true needs STORAGE_DRIVER=s3; downloads stream through the gateway');
-  const server = createApp({ config, db, redis, storage, renderQueue, deliveryQueue, templateJobs, logger, registry }).listen(config.PORT, config.HOST);
+  const server = createApp({ config, db, redis, storage, renderQueue, relay, templateJobs, logger, registry }).listen(config.PORT, config.HOST);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

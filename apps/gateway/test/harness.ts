@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import type { Redis } from 'ioredis';
 import { loadConfig } from '@docgen/config';
+import { OutboxRelay } from '@docgen/documents';
 import { createLogger, createMetricsRegistry } from '@docgen/observability';
 import { createDeliveryQueue, createRedisConnection, createRenderQueue, waitForRedis } from '@docgen/queue';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -42,10 +43,11 @@ export async function startGatewayHarness(overrides: Record<string, string> = {}
   await waitForRedis(redis, 5_000);
   const renderQueue = createRenderQueue(redis, config.REDIS_KEY_PREFIX);
   const deliveryQueue = createDeliveryQueue(redis, config.REDIS_KEY_PREFIX);
+  const relay = new OutboxRelay(database.db, deliveryQueue, createLogger('gateway-test', 'silent'));
   const templateJobs = createTemplateJobs(config, redis);
   const app = createApp({
     renderQueue,
-    deliveryQueue,
+    relay,
     templateJobs,
     config,
     db: database.db,
@@ -62,6 +64,7 @@ export async function startGatewayHarness(overrides: Record<string, string> = {}
     storageDir,
     env,
     close: async () => {
+      await relay.stop();
       await Promise.all([renderQueue.close(), deliveryQueue.close(), templateJobs.close()]);
       const keys = await redis.keys(`${config.REDIS_KEY_PREFIX}*`);
       if (keys.length) await redis.del(...keys);

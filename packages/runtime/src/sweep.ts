@@ -17,8 +17,8 @@ export function startSweep(sweep: Sweep, { logger, shutdown }: { logger: Logger;
   const timer = setInterval(() => {
     if (running) return;
     running = true;
-    sweep
-      .run()
+    Promise.resolve()
+      .then(sweep.run)
       .catch((error: unknown) => logger.warn({ err: error }, `${sweep.name} failed`))
       .finally(() => (running = false));
   }, sweep.intervalMs);

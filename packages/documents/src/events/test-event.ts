@@ -6,7 +6,9 @@ import type { OutboxRelay } from './outbox-relay';
 
 /**
  * A `webhook.test` event for one endpoint, through the outbox like every other event; the
- * subscription rule addresses it to the endpoint its payload names, and no other. If its delivery cannot be queued now, the event is taken back and
+ * subscription rule addresses it to the endpoint its payload names, and no other. The caller
+ * has just checked the endpoint (organisation, environment, not deleted: what the rule checks),
+ * so it is published straight to it, and only Redis can make it fail. If its delivery cannot be queued now, the event is taken back and
  * `queue_unavailable` thrown, so the caller can try again. Returns the event's job id.
  */
 export async function sendTestEvent(
@@ -25,7 +27,7 @@ export async function sendTestEvent(
     },
   });
   try {
-    await deps.relay.publish(event);
+    await deps.relay.publish({ ...event, endpointIds: [endpoint.id] });
   } catch (error) {
     await deps.db.outboxEvent.delete({ where: { id: event.id } });
     throw Object.assign(queueUnavailable(), { cause: error });
