@@ -1,4 +1,5 @@
 import { WebhookEventPayload } from '@docgen/contracts';
+import type { Prisma } from '@docgen/db';
 import { createLogger } from '@docgen/observability';
 import { createDeliveryQueue, createRedisConnection, createRenderQueue, deliveryJobId, renderJobId } from '@docgen/queue';
 import { createTestDatabase, seedOrganization, startRedisServer, uniqueId, type RedisServer, type TestDatabase } from '@docgen/testing';
@@ -145,6 +146,25 @@ describe('a document’s life (domain functions)', () => {
     expect(WebhookEventPayload.parse(event.payload)).toMatchObject({ job_id: jobId, event: 'webhook.test', data: { endpoint_id: target.id } });
     expect(await deliveries.getJob(deliveryJobId({ eventId: event.id, endpointId: target.id }))).toBeDefined();
     expect(await deliveries.getJob(deliveryJobId({ eventId: event.id, endpointId: sibling.id }))).toBeUndefined();
+
+    // The subscription rule, as the outbox sweep applies it to a test event left unpublished: its endpoint only.
+    const stranded = await database.db.outboxEvent.create({
+      data: {
+        type: 'webhook.test',
+        organizationId,
+        isUat: false,
+        subjectId: jobId,
+        payload: buildEventPayload('webhook.test', jobId, new Date(), {
+          endpoint_id: target.id,
+          message: 'A test event from docgen',
+        }) as Prisma.InputJsonObject,
+        createdAt: new Date(Date.now() - 60_000),
+      },
+    });
+    await relay.sweep();
+    expect(await deliveries.getJob(deliveryJobId({ eventId: stranded.id, endpointId: target.id }))).toBeDefined();
+    expect(await deliveries.getJob(deliveryJobId({ eventId: stranded.id, endpointId: sibling.id }))).toBeUndefined();
+    await database.db.outboxEvent.delete({ where: { id: stranded.id } });
 
     const downRelay = new OutboxRelay(database.db, downDeliveries, logger);
     const error = await errorOf(sendTestEvent({ db: database.db, relay: downRelay }, target));
