@@ -2,6 +2,7 @@ import express from 'express';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Database } from '@docgen/db';
+import { dataStoreChecks } from '@docgen/runtime';
 import type { OutboxRelay } from '@docgen/documents';
 import type { Logger, Registry } from '@docgen/observability';
 import type { RenderJob } from '@docgen/queue';
@@ -60,15 +61,7 @@ export function createApp({ config, db, redis, storage, renderQueue, relay, temp
 
   app.use(requestContext(logger));
   app.use(metrics.middleware);
-  app.use(
-    healthRoutes(
-      [
-        { name: 'postgresql', check: () => db.$queryRaw`SELECT 1` },
-        { name: 'redis', check: () => redis.ping() },
-      ],
-      registry,
-    ),
-  );
+  app.use(healthRoutes(dataStoreChecks(db, redis), registry));
   app.use(docsRoutes());
 
   // The contract's operations: signing in before authentication, everything else after it.

@@ -28,3 +28,8 @@ export function page<T extends z.ZodType>(item: T) {
 
 /** An uploaded file in a multipart body. */
 export const BinaryFile = z.string().register(apiSchemas, { id: 'BinaryFile', format: 'binary' });
+
+const Uuid = z.guid();
+
+/** Ids are UUIDs; anything else cannot name a resource and is a 404 without a query. */
+export const isUuid = (id: string) => Uuid.safeParse(id).success;

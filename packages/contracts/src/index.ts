@@ -4,7 +4,7 @@ export { MeResponse } from './me';
 export { operations, type Operation, type OperationById, type OperationId } from './operations';
 export { buildOpenApiDocument } from './openapi';
 export { BulkJob, BulkJobStatus, BulkJobUpload, type BulkJobBody } from './bulk-jobs';
-export { BinaryFile, IsUatParam, LimitParam, CursorParam, ListQuery, EnvironmentQuery, page } from './common';
+export { BinaryFile, IsUatParam, LimitParam, CursorParam, ListQuery, EnvironmentQuery, page, isUuid } from './common';
 export {
   Template,
   TemplatePage,

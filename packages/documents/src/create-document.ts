@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
-import { z } from 'zod';
-import type { CreateDocumentBody, DocumentRecord } from '@docgen/contracts';
+import type { z } from 'zod';
+import { isUuid, type CreateDocumentBody, type DocumentRecord } from '@docgen/contracts';
 import { isUniqueViolation, type Database, type Document } from '@docgen/db';
 import type { RenderJob } from '@docgen/queue';
 import { DocumentError, queueUnavailable, templateNotFound } from './errors';
@@ -33,9 +33,6 @@ const keyReused = () =>
   new DocumentError('idempotency_key_reused', 'Idempotency key reused with a different request', [
     { path: 'X-Idempotency-Key', message: 'was used before with a different body' },
   ]);
-
-const Uuid = z.guid();
-const isUuid = (id: string) => Uuid.safeParse(id).success;
 
 /**
  * Creates a document and queues its render. With an idempotency key, the unique index on

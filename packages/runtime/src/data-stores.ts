@@ -23,9 +23,13 @@ export function connectDataStores(
   const redis = createRedisConnection(config.REDIS_URL, options.redisRole, logger);
   shutdown.register('redis', () => redis.quit());
   shutdown.register('postgresql', () => db.$disconnect());
-  const checks: ReadinessCheck[] = [
+  return { db, redis, checks: dataStoreChecks(db, redis) };
+}
+
+/** What /readyz asks: PostgreSQL and Redis answer. */
+export function dataStoreChecks(db: Database, redis: { ping: () => Promise<unknown> }): ReadinessCheck[] {
+  return [
     { name: 'postgresql', check: () => db.$queryRaw`SELECT 1` },
     { name: 'redis', check: () => redis.ping() },
   ];
-  return { db, redis, checks };
 }

@@ -1,6 +1,6 @@
 export { runService, type ServiceContext } from './run-service';
 export { serveOps } from './serve-ops';
-export { connectDataStores } from './data-stores';
+export { connectDataStores, dataStoreChecks } from './data-stores';
 export { superviseWorker } from './supervise-worker';
 export { startSweep, type Sweep } from './sweep';
 export { withDeadline } from './with-deadline';

@@ -1,7 +1,7 @@
+import { isUuid } from '@docgen/contracts';
 import type { BulkJob, Database } from '@docgen/db';
 import { HttpError } from '../errors';
 import type { Caller } from '../middleware/authenticate';
-import { isUuid } from '../ids';
 
 export const bulkJobNotFound = () => new HttpError(404, 'Bulk job not found');
 

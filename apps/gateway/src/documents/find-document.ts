@@ -1,7 +1,7 @@
+import { isUuid } from '@docgen/contracts';
 import type { Database, Document } from '@docgen/db';
 import { HttpError } from '../errors';
 import type { Caller } from '../middleware/authenticate';
-import { isUuid } from '../ids';
 
 export const documentNotFound = () => new HttpError(404, 'Document not found');
 

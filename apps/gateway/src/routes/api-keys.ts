@@ -1,8 +1,7 @@
-import { presentApiKey } from '@docgen/contracts';
+import { presentApiKey, isUuid } from '@docgen/contracts';
 import type { Database } from '@docgen/db';
 import { generateApiKey } from '@docgen/security';
 import { HttpError } from '../errors';
-import { isUuid } from '../ids';
 import { requireCaller } from '../middleware/authenticate';
 import type { OperationHandler, OperationHandlers } from '../operations/operation-handler';
 

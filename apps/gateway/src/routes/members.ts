@@ -1,8 +1,7 @@
-import { Member } from '@docgen/contracts';
+import { Member, isUuid } from '@docgen/contracts';
 import { addMember, MemberConflictError, type Database } from '@docgen/db';
 import { generatePassword, hashPassword } from '@docgen/security';
 import { HttpError } from '../errors';
-import { isUuid } from '../ids';
 import { requireCaller } from '../middleware/authenticate';
 import type { OperationHandler, OperationHandlers } from '../operations/operation-handler';
 

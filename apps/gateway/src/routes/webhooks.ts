@@ -1,4 +1,4 @@
-import { WEBHOOK_EVENTS, WebhookDelivery as WebhookDeliveryBody, WebhookEndpoint } from '@docgen/contracts';
+import { WEBHOOK_EVENTS, WebhookDelivery as WebhookDeliveryBody, WebhookEndpoint, isUuid } from '@docgen/contracts';
 import type { Database, WebhookDelivery, WebhookEndpoint as EndpointRow } from '@docgen/db';
 import { sendTestEvent, type OutboxRelay } from '@docgen/documents';
 import { generateWebhookSecret } from '@docgen/security';
@@ -7,7 +7,6 @@ import { requireCaller, type Caller } from '../middleware/authenticate';
 import type { OperationHandler, OperationHandlers } from '../operations/operation-handler';
 import { afterCursor, decodeCursor, newestFirst, toPage } from '../pagination';
 import { checkWebhookUrl } from '../webhooks/check-webhook-url';
-import { isUuid } from '../ids';
 
 export interface WebhookRouteDeps {
   db: Database;

@@ -1,7 +1,7 @@
+import { isUuid } from '@docgen/contracts';
 import type { Database, Template } from '@docgen/db';
 import { HttpError } from '../errors';
 import type { Caller } from '../middleware/authenticate';
-import { isUuid } from '../ids';
 
 export const templateNotFound = () => new HttpError(404, 'Template not found');
 
