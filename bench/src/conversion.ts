@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { convertPerCall, WarmConverterPool, type ProfileTuning } from '@docgen/converter';
 import { renderedDocuments } from './documents';
 import { descendantCpuSeconds } from './process-cpu';
@@ -7,7 +8,19 @@ import { fixed, markdownTable, ratio, runClosedLoop, summarize, target, type Run
 
 const TIMEOUT_MS = 120_000;
 
-const TUNINGS: ProfileTuning[] = ['untuned', 'tuned'];
+/**
+ * The LibreOffice set-ups compared, one instance each: the untuned profile (the baseline), the
+ * tuned one, and the tuned one with its scratch files on a memory file system, as the
+ * Kubernetes and Compose files run it (render-worker's /tmp). Without a /dev/shm, the last is left out.
+ */
+type SetupName = 'untuned' | 'tuned' | 'tuned-tmpfs';
+const SETUPS: { name: SetupName; label: string; profile: ProfileTuning; scratchDir?: string }[] = [
+  { name: 'untuned', label: 'untuned (baseline)', profile: 'untuned' },
+  { name: 'tuned', label: 'tuned', profile: 'tuned' },
+  ...(existsSync('/dev/shm')
+    ? [{ name: 'tuned-tmpfs' as const, label: 'tuned, scratch in memory (tmpfs)', profile: 'tuned' as const, scratchDir: '/dev/shm' }]
+    : []),
+];
 
 const pageCount = (pdf: Buffer) => Number(/Pages:\s+(\d+)/.exec(execFileSync('pdfinfo', ['-'], { input: pdf }).toString())?.[1] ?? NaN);
 
@@ -16,27 +29,39 @@ export interface ProfileRun extends Run {
   cpuMs: number;
 }
 
+type ProfileResults = Record<string, Partial<Record<SetupName, ProfileRun>> & { untuned: ProfileRun }>;
+
 /**
- * Tuned against untuned profile (performance-profile.ts): one instance each, in blocks that
- * alternate (which goes first alternates too), the same DOCX, one conversion at a time. The
- * CPU is soffice.bin's own (utime + stime from /proc) from before a block until 300 ms after
- * it, so idle-time work a conversion leaves behind is counted against it.
+ * The set-ups side by side: one instance each, in blocks that alternate (and whose order
+ * rotates), the same DOCX, one conversion at a time. The CPU is soffice.bin's own (utime +
+ * stime from /proc) from before a block until 300 ms after it, so idle-time work a conversion
+ * leaves behind is counted against it.
  */
-async function compareProfiles(documents: Record<'letter' | 'report', Buffer>, options: BenchOptions) {
-  const pools = Object.fromEntries(
-    TUNINGS.map((profile) => [profile, new WarmConverterPool({ size: 1, timeoutMs: TIMEOUT_MS, recycleAfter: 100_000, profile })]),
-  ) as Record<ProfileTuning, WarmConverterPool>;
-  const results: Record<string, Record<ProfileTuning, ProfileRun>> = {};
+async function compareProfiles(documents: Record<'letter' | 'report', Buffer>, options: BenchOptions): Promise<ProfileResults> {
+  const pools = new Map(
+    SETUPS.map((setup) => [
+      setup.name,
+      new WarmConverterPool({
+        size: 1,
+        timeoutMs: TIMEOUT_MS,
+        recycleAfter: 100_000,
+        profile: setup.profile,
+        scratchDir: setup.scratchDir,
+      }),
+    ]),
+  );
+  const results: ProfileResults = {};
   try {
-    await Promise.all(Object.values(pools).map((pool) => pool.start()));
+    await Promise.all([...pools.values()].map((pool) => pool.start()));
     for (const [name, docx] of Object.entries(documents) as ['letter' | 'report', Buffer][]) {
-      const rounds = options.smoke ? 1 : name === 'letter' ? 10 : 6;
+      const rounds = options.smoke ? 1 : name === 'letter' ? 12 : 6;
       const block = options.smoke ? 2 : name === 'letter' ? 20 : 5;
-      const runs = Object.fromEntries(TUNINGS.map((profile) => [profile, { latencies: [] as number[], seconds: 0, cpuSeconds: 0 }]));
-      for (const profile of TUNINGS) for (let i = 0; i < 3; i++) await pools[profile].convert(docx, 'docx', 'pdf'); // warm-up, untimed
+      const runs = new Map(SETUPS.map((setup) => [setup.name, { latencies: [] as number[], seconds: 0, cpuSeconds: 0 }]));
+      for (const pool of pools.values()) for (let i = 0; i < 3; i++) await pool.convert(docx, 'docx', 'pdf'); // warm-up, untimed
       for (let round = 0; round < rounds; round++) {
-        for (const profile of round % 2 === 0 ? TUNINGS : [...TUNINGS].reverse()) {
-          const pool = pools[profile];
+        const order = SETUPS.map((_, i) => SETUPS[(i + round) % SETUPS.length]!.name);
+        for (const setup of order) {
+          const pool = pools.get(setup)!;
           const cpuBefore = descendantCpuSeconds(pool.pids, 'soffice.bin');
           const latencies: number[] = [];
           const run = await runClosedLoop(block, 1, async () => {
@@ -45,43 +70,43 @@ async function compareProfiles(documents: Record<'letter' | 'report', Buffer>, o
             latencies.push(performance.now() - t0);
           });
           if (!options.smoke) await new Promise((resolve) => setTimeout(resolve, 300));
-          runs[profile]!.cpuSeconds += descendantCpuSeconds(pool.pids, 'soffice.bin') - cpuBefore;
-          runs[profile]!.seconds += run.seconds;
-          runs[profile]!.latencies.push(...latencies);
+          const total = runs.get(setup)!;
+          total.cpuSeconds += descendantCpuSeconds(pool.pids, 'soffice.bin') - cpuBefore;
+          total.seconds += run.seconds;
+          total.latencies.push(...latencies);
         }
       }
       results[name] = Object.fromEntries(
-        TUNINGS.map((profile) => {
-          const { latencies, seconds, cpuSeconds } = runs[profile]!;
-          return [profile, { ...summarize(latencies, seconds), cpuMs: (cpuSeconds * 1000) / latencies.length }];
-        }),
-      ) as Record<ProfileTuning, ProfileRun>;
-      options.log(`${name} profiles: untuned ${fixed(results[name]!.untuned.cpuMs)} CPU ms, tuned ${fixed(results[name]!.tuned.cpuMs)} CPU ms per conversion`);
+        [...runs].map(([setup, { latencies, seconds, cpuSeconds }]) => [
+          setup,
+          { ...summarize(latencies, seconds), cpuMs: (cpuSeconds * 1000) / latencies.length },
+        ]),
+      ) as ProfileResults[string];
+      options.log(`${name}: ${[...runs.keys()].map((setup) => `${setup} ${fixed(results[name]![setup]!.cpuMs)}`).join(', ')} CPU ms per conversion`);
     }
   } finally {
-    await Promise.all(Object.values(pools).map((pool) => pool.close()));
+    await Promise.all([...pools.values()].map((pool) => pool.close()));
   }
   return results;
 }
 
-function profileTable(results: Record<string, Record<ProfileTuning, ProfileRun>>, pages: Record<string, number>): string {
-  const rows = Object.entries(results).flatMap(([name, byProfile]) =>
-    TUNINGS.map((profile) => {
-      const run = byProfile[profile];
-      const base = byProfile.untuned;
+function profileTable(results: ProfileResults, pages: Record<string, number>): string {
+  const rows = Object.entries(results).flatMap(([name, bySetup]) =>
+    SETUPS.map((setup) => {
+      const run = bySetup[setup.name]!;
       return [
         `${name} (${pages[name]} page${pages[name] === 1 ? '' : 's'})`,
-        profile === 'untuned' ? 'untuned (baseline)' : 'tuned',
+        setup.label,
         run.count,
         fixed(run.perSecond, 2),
         fixed(run.p50, 0),
         fixed(run.p95, 0),
         fixed(run.cpuMs, 1),
-        profile === 'untuned' ? '1.00×' : ratio(run.cpuMs, base.cpuMs),
+        setup.name === 'untuned' ? '1.00×' : ratio(run.cpuMs, bySetup.untuned.cpuMs),
       ];
     }),
   );
-  return markdownTable(['document', 'profile', 'n', 'docs/s', 'p50 ms', 'p95 ms', 'LibreOffice CPU ms / conversion', 'CPU vs untuned'], rows);
+  return markdownTable(['document', 'set-up', 'n', 'docs/s', 'p50 ms', 'p95 ms', 'LibreOffice CPU ms / conversion', 'CPU vs untuned'], rows);
 }
 
 /**
@@ -155,18 +180,28 @@ export async function runConversionBench(options: BenchOptions) {
     '',
     '### Tuned vs untuned LibreOffice profile',
     '',
-    'The warm pool runs with the tuned profile by default (the table above);',
-    '`packages/converter/src/performance-profile.ts` lists its settings. Here one instance with',
-    'each profile converts the same DOCX one at a time, in alternating blocks, in this run;',
-    'the CPU is that of soffice.bin itself (user + system, from `/proc`).',
+    'The warm pool runs with the tuned profile by default (the table above, scratch files in this',
+    "machine's TMPDIR): the settings of `packages/converter/src/performance-profile.ts`, and each",
+    'document loaded into the frame of the one before. The Kubernetes and Compose files also put',
+    "the render worker's /tmp, where LibreOffice writes and deletes several files per document, in",
+    'memory. Here one instance of each set-up converts the same DOCX one at a time, in rotating',
+    'blocks, in this run; the CPU is that of soffice.bin itself (user + system, from `/proc`).',
     '',
     profileTable(profiles, pagesOf),
     '',
-    target(
-      'LibreOffice CPU per one-page PDF (letter) −20% against the untuned profile',
-      `${fixed(profiles.letter!.untuned.cpuMs, 1)} → ${fixed(profiles.letter!.tuned.cpuMs, 1)} ms (${ratio(profiles.letter!.tuned.cpuMs, profiles.letter!.untuned.cpuMs)})`,
-      profiles.letter!.tuned.cpuMs <= 0.8 * profiles.letter!.untuned.cpuMs,
-    ),
+    ...(['tuned', 'tuned-tmpfs'] as const).flatMap((setup) => {
+      const run = profiles.letter![setup];
+      if (!run) return [];
+      const base = profiles.letter!.untuned.cpuMs;
+      const label = SETUPS.find((s) => s.name === setup)!.label;
+      return [
+        target(
+          `LibreOffice CPU per one-page PDF (letter) −20% against the untuned profile: ${label}`,
+          `${fixed(base, 1)} → ${fixed(run.cpuMs, 1)} ms (${ratio(run.cpuMs, base)})`,
+          run.cpuMs <= 0.8 * base,
+        ),
+      ];
+    }),
   ].join('\n');
   publish(options, 'conversion', 'Conversion: warm pool vs per-call driver', body);
   return { drivers: results, profiles };

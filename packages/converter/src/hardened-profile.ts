@@ -56,8 +56,8 @@ const PASSED_THROUGH = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'FONTCONFIG_
  * and a home of its own, never the worker's own (DATABASE_URL, REDIS_URL, keys, cloud
  * credentials): a document that made LibreOffice run something would find nothing to steal.
  */
-export function sofficeEnvironment(home: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { HOME: home, TMPDIR: tmpdir(), PATH: '/usr/local/bin:/usr/bin:/bin' };
+export function sofficeEnvironment(home: string, temporaryDir = tmpdir()): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { HOME: home, TMPDIR: temporaryDir, PATH: '/usr/local/bin:/usr/bin:/bin' };
   for (const name of PASSED_THROUGH) {
     const value = process.env[name];
     if (value) env[name] = value;

@@ -2,8 +2,9 @@ import type { ProfileSetting } from './hardened-profile';
 
 /**
  * Which profile a warm pool's instances get: 'tuned' (the default) is the hardened profile plus
- * PERFORMANCE_SETTINGS; 'untuned' is the hardened profile alone, kept so the benchmark can
- * measure one against the other in the same run. The PDF export options are the same for both:
+ * PERFORMANCE_SETTINGS, and each document is loaded into the frame of the one before
+ * (convert_server.py's Converter); 'untuned' is the hardened profile alone with a new frame per
+ * document, kept so the benchmark can measure one against the other in the same run. The PDF export options are the same for both:
  * none of those tried saved CPU without changing the PDF (docs/BENCHMARKS.md).
  */
 export type ProfileTuning = 'tuned' | 'untuned';
@@ -25,4 +26,7 @@ export const PERFORMANCE_SETTINGS: ProfileSetting[] = [
   // little here); a PDF shows no squiggles.
   { path: '/org.openoffice.Office.Linguistic/SpellChecking', name: 'IsSpellAuto', value: 'false' },
   { path: '/org.openoffice.Office.Linguistic/GrammarChecking', name: 'IsAutoCheck', value: 'false' },
+  // A lock file (.~lock.<name>#) is created and deleted beside every output; each output is a
+  // new name in the pool's own directory, which nothing else opens.
+  { path: '/org.openoffice.Office.Common/Misc', name: 'UseLocking', value: 'false' },
 ];

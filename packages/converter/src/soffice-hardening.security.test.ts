@@ -56,6 +56,9 @@ describe('LibreOffice runs with a hardened profile and a minimal environment', (
     }
     const home = office!.env.find((entry) => entry.startsWith('HOME='))!.slice(5);
     expect(office!.args).toContain(`UserInstallation=file://${home}`);
+    // Its temporary files go to its pool's own directory (where its profile is), not a shared /tmp.
+    const temporaryDir = office!.env.find((entry) => entry.startsWith('TMPDIR='))!.slice(7);
+    expect(temporaryDir).toBe(home.slice(0, home.lastIndexOf('/')));
   });
 
   it('keeps the security settings in the profile LibreOffice is using', () => {

@@ -14,6 +14,10 @@ export interface InstanceOptions {
   sofficePath: string;
   pythonPath: string;
   profileDir: string;
+  /** LibreOffice's TMPDIR: it writes and deletes several files there per document. */
+  temporaryDir: string;
+  /** Load each document into the previous one's frame (convert_server.py's Converter). */
+  reuseFrame: boolean;
   onExit: (instance: WarmInstance) => void;
 }
 
@@ -47,11 +51,15 @@ export class WarmInstance {
 
   async start(): Promise<void> {
     const pipeName = `docgen_${process.pid}_${randomUUID().slice(0, 8)}`;
-    const child = spawn(this.options.pythonPath, [BRIDGE, this.options.sofficePath, this.options.profileDir, pipeName], {
-      detached: true,
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: sofficeEnvironment(this.options.profileDir),
-    });
+    const child = spawn(
+      this.options.pythonPath,
+      [BRIDGE, this.options.sofficePath, this.options.profileDir, pipeName, ...(this.options.reuseFrame ? ['--reuse-frame'] : [])],
+      {
+        detached: true,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        env: sofficeEnvironment(this.options.profileDir, this.options.temporaryDir),
+      },
+    );
     this.child = child;
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2_000)));

@@ -1,6 +1,9 @@
 import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { buildDocx, paragraph } from '@docgen/testing';
-import { ConversionTimeoutError, ConverterUnavailableError } from './errors';
+import { ConversionFailedError, ConversionTimeoutError, ConverterUnavailableError } from './errors';
 import { WarmConverterPool, type PoolEvent } from './warm-pool';
 
 const pdfText = (pdf: Buffer) => execFileSync('pdftotext', ['-', '-'], { input: pdf }).toString();
@@ -87,10 +90,38 @@ describe('WarmConverterPool (real LibreOffice)', () => {
   }, 120_000);
 });
 
+// The tuned pool loads each document into the frame of the one before (convert_server.py);
+// the untuned one opens a new frame per document. Neither may ever export a document but the
+// one asked for, nor be left unusable by a document it cannot open.
+describe.each(['tuned', 'untuned'] as const)('one %s instance, document after document', (profile) => {
+  let pool: WarmConverterPool;
+  beforeAll(async () => {
+    pool = new WarmConverterPool({ size: 1, timeoutMs: 30_000, profile });
+    await pool.start();
+  }, 120_000);
+  afterAll(() => pool.close());
+
+  it('exports only the document asked for, also right after one it could not open', async () => {
+    const [pid] = pool.pids;
+    const pdfOf = async (word: string) => pdfText(await pool.convert(buildDocx({ body: paragraph(`Only ${word} here`) }), 'docx', 'pdf'));
+    expect(await pdfOf('Alpha')).toContain('Only Alpha here');
+    await expect(pool.convert(Buffer.from('PK\x03\x04 not a zip'), 'docx', 'pdf')).rejects.toBeInstanceOf(ConversionFailedError);
+    const beta = await pdfOf('Beta');
+    expect(beta).toContain('Only Beta here');
+    expect(beta).not.toContain('Alpha');
+    const html = await pool.convert(Buffer.from('<html><body><p>Only Gamma here</p></body></html>'), 'html', 'docx', { inputFilter: 'HTML (StarWriter)' });
+    const gamma = pdfText(await pool.convert(html, 'docx', 'pdf'));
+    expect(gamma).toContain('Only Gamma here');
+    expect(gamma).not.toContain('Beta');
+    expect(pool.pids).toEqual([pid]);
+  }, 60_000);
+});
+
 describe('WarmConverterPool timeouts and shutdown', () => {
   it('kills and replaces an instance that exceeds the timeout, and leaves no soffice behind on close', async () => {
     const started: PoolEvent[] = [];
-    const pool = new WarmConverterPool({ size: 1, timeoutMs: 1, onEvent: (e) => e.type === 'started' && started.push(e) });
+    const scratchDir = mkdtempSync(path.join(tmpdir(), 'docgen-scratch-test-'));
+    const pool = new WarmConverterPool({ size: 1, timeoutMs: 1, scratchDir, onEvent: (e) => e.type === 'started' && started.push(e) });
     await pool.start();
     const [firstPid] = pool.pids;
     await expect(pool.convert(buildDocx({ body: paragraph('slow') }), 'docx', 'pdf')).rejects.toBeInstanceOf(ConversionTimeoutError);
@@ -102,5 +133,9 @@ describe('WarmConverterPool timeouts and shutdown', () => {
     await pool.close();
     expect(pids.every((pid) => !isRunning(pid))).toBe(true);
     expect(sofficeProcessesUsing(marker)).toEqual([]);
+    // LibreOffice's own temporary files were in the pool's directory, and went with it.
+    expect(marker.startsWith(scratchDir)).toBe(true);
+    expect(readdirSync(scratchDir)).toEqual([]);
+    rmSync(scratchDir, { recursive: true });
   }, 120_000);
 });

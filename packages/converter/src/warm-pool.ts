@@ -27,6 +27,13 @@ export interface WarmPoolOptions {
    * hardened profile alone (the benchmark's baseline). See performance-profile.ts.
    */
   profile?: ProfileTuning;
+  /**
+   * Where the pool's files go: each document in and out, and LibreOffice's own temporary files
+   * (several created and deleted per document). Default: the system's temporary directory
+   * (TMPDIR). On a memory file system (tmpfs) the file system's share of LibreOffice's CPU is
+   * far smaller than on a disk's (docs/BENCHMARKS.md); the Kubernetes and Compose files mount one.
+   */
+  scratchDir?: string;
   onEvent?: (event: PoolEvent) => void;
 }
 
@@ -71,7 +78,7 @@ export class WarmConverterPool {
   }
 
   async start(): Promise<void> {
-    this.workDir = await mkdtemp(path.join(tmpdir(), 'docgen-pool-'));
+    this.workDir = await mkdtemp(path.join(this.options.scratchDir ?? tmpdir(), 'docgen-pool-'));
     await Promise.all(this.instances.map((_, slot) => this.launchAtStart(slot)));
   }
 
@@ -161,6 +168,8 @@ export class WarmConverterPool {
       sofficePath: this.options.sofficePath ?? 'soffice',
       pythonPath: this.options.pythonPath ?? '/usr/bin/python3',
       profileDir,
+      temporaryDir: this.workDir,
+      reuseFrame: this.tuning === 'tuned',
       onExit: (exited) => this.onInstanceExit(slot, exited),
     });
     // The slot is the instance's only once it has started: an instance that dies while

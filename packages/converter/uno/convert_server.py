@@ -1,8 +1,9 @@
 """One warm LibreOffice, driven over UNO.
 
-Started by the Node converter pool as its own process group. It starts soffice with a
-profile of its own, connects to it over a named pipe, then converts one file at a time:
-a JSON request per line on stdin, a JSON reply per line on stdout.
+Started by the Node converter pool as its own process group (argv: soffice, profile dir, pipe
+name, and optionally --reuse-frame). It starts soffice with a profile of its own, connects to it
+over a named pipe, then converts one file at a time: a JSON request per line on stdin, a JSON
+reply per line on stdout.
 
   request: {"id": "...", "input": "/abs/in.docx", "output": "/abs/out.pdf", "filter": "writer_pdf_Export",
             "filter_data": {"SelectPdfVersion": 2},   (optional: the export filter's options)
@@ -68,22 +69,59 @@ def connect(pipe_name, office, timeout_s):
             time.sleep(0.05)
 
 
-def convert(desktop, request):
-    load = (
-        prop("Hidden", True),
-        prop("ReadOnly", True),
-        prop("UpdateDocMode", NO_UPDATE),
-        prop("MacroExecutionMode", NEVER_EXECUTE),
-    )
-    if request.get("input_filter"):
-        load += (prop("FilterName", request["input_filter"]),)
-    document = desktop.loadComponentFromURL(uno.systemPathToFileUrl(request["input"]), "_blank", 0, load)
-    if document is None:
-        raise RuntimeError("LibreOffice could not open the document")
-    try:
-        document.storeToURL(uno.systemPathToFileUrl(request["output"]), store_args(request))
-    finally:
-        document.close(True)
+class Converter:
+    """Loads, exports and closes one document at a time.
+
+    With reuse_frame (the tuned pool), every document after the first is loaded into the
+    frame of the one before ("_self"), which replaces and closes that one: a new frame per
+    document costs about a sixth of a one-page conversion (docs/BENCHMARKS.md). The last
+    document stays loaded until the next one replaces it or LibreOffice stops; any failure
+    closes the frame, so the next document starts in a fresh one.
+    """
+
+    def __init__(self, desktop, reuse_frame):
+        self.desktop = desktop
+        self.reuse_frame = reuse_frame
+        self.frame = None
+
+    def convert(self, request):
+        url = uno.systemPathToFileUrl(request["input"])
+        load = (
+            prop("Hidden", True),
+            prop("ReadOnly", True),
+            prop("UpdateDocMode", NO_UPDATE),
+            prop("MacroExecutionMode", NEVER_EXECUTE),
+        )
+        if request.get("input_filter"):
+            load += (prop("FilterName", request["input_filter"]),)
+        try:
+            if self.frame is not None:
+                document = self.frame.loadComponentFromURL(url, "_self", 0, load)
+            else:
+                document = self.desktop.loadComponentFromURL(url, "_blank", 0, load)
+            if document is None:
+                raise RuntimeError("LibreOffice could not open the document")
+            if document.getURL() != url:  # never export what an earlier request left in the frame
+                document.close(True)
+                raise RuntimeError("LibreOffice could not open the document")
+            document.storeToURL(uno.systemPathToFileUrl(request["output"]), store_args(request))
+        except Exception:
+            self.drop_frame()
+            raise
+        if self.reuse_frame:
+            # Unmodified, so replacing it never asks whether to save it.
+            document.setModified(False)
+            self.frame = document.getCurrentController().getFrame()
+        else:
+            document.close(True)
+
+    def drop_frame(self):
+        frame, self.frame = self.frame, None
+        if frame is not None:
+            try:
+                frame.close(True)
+            except Exception:  # noqa: BLE001 - already disposed; nothing left to close
+                pass
 
 
 def store_args(request):
@@ -112,14 +150,15 @@ def watch_parent(parent_pid):
 
 def main():
     soffice, profile_dir, pipe_name = sys.argv[1], sys.argv[2], sys.argv[3]
+    reuse_frame = "--reuse-frame" in sys.argv[4:]
     threading.Thread(target=watch_parent, args=(os.getppid(),), daemon=True).start()
     try:
-        serve(soffice, profile_dir, pipe_name)
+        serve(soffice, profile_dir, pipe_name, reuse_frame)
     finally:
         kill_group()
 
 
-def serve(soffice, profile_dir, pipe_name):
+def serve(soffice, profile_dir, pipe_name, reuse_frame):
     office = start_office(soffice, profile_dir, pipe_name)
     try:
         desktop = connect(pipe_name, office, 60)
@@ -127,10 +166,11 @@ def serve(soffice, profile_dir, pipe_name):
         reply({"ready": False, "error": str(error)})
         sys.exit(1)
     reply({"ready": True, "pid": office.pid})
+    converter = Converter(desktop, reuse_frame)
     for line in sys.stdin:
         request = json.loads(line)
         try:
-            convert(desktop, request)
+            converter.convert(request)
             reply({"id": request["id"], "ok": True})
         except Exception as error:  # noqa: BLE001 - any failure belongs to this request
             reply({"id": request["id"], "ok": False, "error": str(error)[:500]})
