@@ -1,9 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { convertPerCall, WarmConverterPool, type ProfileTuning } from '@docgen/converter';
 import { renderedDocuments } from './documents';
 import { descendantCpuSeconds } from './process-cpu';
 import { runWhenMain, publish, type BenchOptions } from './report';
+import { MEMORY_SCRATCH_DIR } from './scratch';
 import { fixed, markdownTable, ratio, runClosedLoop, summarize, target, type Run } from './stats';
 
 const TIMEOUT_MS = 120_000;
@@ -11,14 +11,14 @@ const TIMEOUT_MS = 120_000;
 /**
  * The LibreOffice set-ups compared, one instance each: the untuned profile (the baseline), the
  * tuned one, and the tuned one with its scratch files on a memory file system, as the
- * Kubernetes and Compose files run it (render-worker's /tmp). Without a /dev/shm, the last is left out.
+ * Kubernetes and Compose files run it (render-worker's /tmp); without one, the last is left out.
  */
 type SetupName = 'untuned' | 'tuned' | 'tuned-tmpfs';
 const SETUPS: { name: SetupName; label: string; profile: ProfileTuning; scratchDir?: string }[] = [
   { name: 'untuned', label: 'untuned (baseline)', profile: 'untuned' },
   { name: 'tuned', label: 'tuned', profile: 'tuned' },
-  ...(existsSync('/dev/shm')
-    ? [{ name: 'tuned-tmpfs' as const, label: 'tuned, scratch in memory (tmpfs)', profile: 'tuned' as const, scratchDir: '/dev/shm' }]
+  ...(MEMORY_SCRATCH_DIR
+    ? [{ name: 'tuned-tmpfs' as const, label: 'tuned, scratch in memory (tmpfs)', profile: 'tuned' as const, scratchDir: MEMORY_SCRATCH_DIR }]
     : []),
 ];
 

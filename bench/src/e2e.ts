@@ -7,12 +7,13 @@ import { cpuMsPer, cpuSnapshot, type CpuGroups } from './process-cpu';
 import { roundTripCounter, roundTripsPer, type RoundTripCounter } from './round-trips';
 import { startReadyNotices } from './ready-notices';
 import { runWhenMain, publish, type BenchOptions } from './report';
+import { MEMORY_SCRATCH_DIR } from './scratch';
 import { fixed, markdownTable, ratio, runClosedLoop, target, type Run } from './stats';
 
-/** Bare warm LibreOffice, two instances, on the same DOCX the service will produce. */
+/** Bare warm LibreOffice, two instances, on the same DOCX the service will produce, with the same scratch directory. */
 async function bareWarmBaseline(smoke: boolean) {
   const { letter } = renderedDocuments();
-  const pool = new WarmConverterPool({ size: 2, timeoutMs: 60_000, recycleAfter: 100_000 });
+  const pool = new WarmConverterPool({ size: 2, timeoutMs: 60_000, recycleAfter: 100_000, scratchDir: MEMORY_SCRATCH_DIR });
   await pool.start();
   try {
     await Promise.all([pool.convert(letter, 'docx', 'pdf'), pool.convert(letter, 'docx', 'pdf')]);
@@ -82,7 +83,14 @@ export async function runEndToEndBench(options: BenchOptions) {
   try {
     stack = await startStack({
       keepLogs: false,
-      env: { CONVERTER_POOL_SIZE: '2', OUTBOUND_ALLOW_PRIVATE: 'true', NODE_EXTRA_CA_CERTS: certificates.caPath, RENDER_LOCK_MS: '30000' },
+      env: {
+        CONVERTER_POOL_SIZE: '2',
+        OUTBOUND_ALLOW_PRIVATE: 'true',
+        NODE_EXTRA_CA_CERTS: certificates.caPath,
+        RENDER_LOCK_MS: '30000',
+        // The render worker's scratch files in memory, as deployed (and as the baseline's).
+        ...(MEMORY_SCRATCH_DIR ? { TMPDIR: MEMORY_SCRATCH_DIR } : {}),
+      },
     });
     const dispatcher = await stack.start('webhook-dispatcher');
     const worker = stack.workers[0]!.process.pid!;
