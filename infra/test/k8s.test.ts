@@ -6,7 +6,8 @@ import { parseAllDocuments } from 'yaml';
  * CI check of infra/k8s: every overlay renders with `kubectl kustomize` (offline) and the
  * result holds together — kinds with the apiVersions the cluster serves, selectors that
  * select, references that name objects that exist (the ScaledObject's target after
- * namePrefix included), probes on declared ports, S3 storage instead of a shared volume,
+ * namePrefix included), probes on declared ports, S3 storage instead of a shared volume, an
+ * in-memory /tmp for the render worker,
  * and network policies that cover every pod. (No Kubernetes schema validator installs
  * offline here: kubeconform is neither in apt nor on npm.)
  */
@@ -85,6 +86,16 @@ describe.each(OVERLAYS)('infra/k8s overlay %s', (overlay) => {
     expect(config.STORAGE_DIR).toBeUndefined();
     expect(of('PersistentVolumeClaim')).toEqual([]);
     for (const workload of workloads) for (const volume of workload.spec.template.spec.volumes ?? []) expect(volume.persistentVolumeClaim).toBeUndefined();
+  });
+
+  it("gives the render worker a /tmp in memory, within its memory limit (LibreOffice's scratch files; docs/operations.md)", () => {
+    const worker = of('Deployment').find((deployment) => podLabels(deployment)?.['app.kubernetes.io/component'] === 'render-worker')!;
+    const container = worker.spec.template.spec.containers[0];
+    const mount = container.volumeMounts.find((m: { mountPath: string }) => m.mountPath === '/tmp');
+    const volume = worker.spec.template.spec.volumes.find((v: { name: string }) => v.name === mount.name);
+    expect(volume.emptyDir).toMatchObject({ medium: 'Memory', sizeLimit: expect.any(String) });
+    const mebibytes = (quantity: string) => Number(/^(\d+)(Mi|Gi)$/.exec(quantity)![1]) * (quantity.endsWith('Gi') ? 1024 : 1);
+    expect(mebibytes(volume.emptyDir.sizeLimit)).toBeLessThan(mebibytes(container.resources.limits.memory) / 2);
   });
 
   it('scalers, Services and disruption budgets name Deployments that exist and select their pods', () => {
