@@ -23,11 +23,12 @@ describe('benchmarks, smoke mode', () => {
     expect(most).toBe(3);
   });
 
-  it('conversion: warm pool and per-call driver both convert, and both profiles', async () => {
+  it('conversion: warm pool and per-call driver both convert, and every set-up', async () => {
     const { drivers, profiles } = await runConversionBench(quiet);
     expect(drivers['letter@1']!.warm.count).toBe(2);
     expect(drivers['report@2']!.perCall.perSecond).toBeGreaterThan(0);
-    expect(profiles.letter!.tuned.count).toBe(2);
+    expect(profiles.letter!.tuned!.count).toBe(2);
+    expect(profiles.letter!['tuned-tmpfs']!.count).toBe(2);
     expect(profiles.report!.untuned.cpuMs).toBeGreaterThan(0);
   }, 180_000);
 
