@@ -73,17 +73,20 @@ class Converter:
     """Loads, exports and closes one document at a time.
 
     With reuse_frame (the tuned pool), every document after the first is loaded into the
-    frame of the one before ("_self"), which replaces and closes that one: a new frame per
-    document costs about a sixth of a one-page conversion (docs/BENCHMARKS.md). The last
-    document stays loaded until the next one replaces it or LibreOffice stops; any failure
-    closes the frame, so the next document starts in a fresh one.
+    frame of the one before ("_self"), which saves LibreOffice a new frame and its windows per
+    document (a few percent of its CPU, docs/BENCHMARKS.md). Replacing a document detaches it
+    but does not close it, so the replaced one is closed by tidy(), after the reply: its
+    closing is not on the next document's way out. The last document stays loaded until the
+    next one replaces it or LibreOffice stops; any failure closes the frame, so the next
+    document starts in a fresh one.
     """
 
     def __init__(self, desktop, reuse_frame):
         self.desktop = desktop
         self.reuse_frame = reuse_frame
         self.frame = None
-        self.document = None
+        self.document = None  # the one shown in self.frame
+        self.replaced = None  # the one it replaced, closed by tidy()
 
     def convert(self, request):
         url = uno.systemPathToFileUrl(request["input"])
@@ -95,6 +98,7 @@ class Converter:
         )
         if request.get("input_filter"):
             load += (prop("FilterName", request["input_filter"]),)
+        document = None
         try:
             if self.frame is not None:
                 document = self.frame.loadComponentFromURL(url, "_self", 0, load)
@@ -103,38 +107,39 @@ class Converter:
             if document is None:
                 raise RuntimeError("LibreOffice could not open the document")
             if document.getURL() != url:  # never export what an earlier request left in the frame
-                document.close(True)
                 raise RuntimeError("LibreOffice could not open the document")
             document.storeToURL(uno.systemPathToFileUrl(request["output"]), store_args(request))
         except Exception:
+            close_quietly(document)
             self.drop_frame()
             raise
         if self.reuse_frame:
             # Unmodified, so replacing it never asks whether to save it.
             document.setModified(False)
             self.frame = document.getCurrentController().getFrame()
-            self.close_previous(document)
+            self.replaced, self.document = self.document, document
         else:
             document.close(True)
 
-    def close_previous(self, document):
-        # Replacing a document in its frame detaches it but does not close it: without this,
-        # each one stayed in memory until the instance was recycled (about 1 MiB a letter).
-        previous, self.document = self.document, document
-        if previous is not None:
-            try:
-                previous.close(True)
-            except Exception:  # noqa: BLE001 - already disposed with its frame
-                pass
+    def tidy(self):
+        replaced, self.replaced = self.replaced, None
+        close_quietly(replaced)
 
     def drop_frame(self):
-        self.close_previous(None)
+        self.tidy()
+        document, self.document = self.document, None
+        close_quietly(document)
         frame, self.frame = self.frame, None
-        if frame is not None:
-            try:
-                frame.close(True)
-            except Exception:  # noqa: BLE001 - already disposed; nothing left to close
-                pass
+        close_quietly(frame)
+
+
+def close_quietly(closeable):
+    if closeable is None:
+        return
+    try:
+        closeable.close(True)
+    except Exception:  # noqa: BLE001 - already closed or disposed with its frame
+        pass
 
 
 def store_args(request):
@@ -189,6 +194,7 @@ def serve(soffice, profile_dir, pipe_name, reuse_frame):
             reply({"id": request["id"], "ok": False, "error": str(error)[:500]})
             if office.poll() is not None:
                 sys.exit(1)
+        converter.tidy()
     try:
         desktop.terminate()
         office.wait(timeout=10)
