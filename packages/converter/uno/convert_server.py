@@ -77,8 +77,9 @@ class Converter:
     document (a few percent of its CPU, docs/BENCHMARKS.md). Replacing a document detaches it
     but does not close it, so the replaced one is closed by tidy(), after the reply: its
     closing is not on the next document's way out. The last document stays loaded until the
-    next one replaces it or LibreOffice stops; any failure closes the frame, so the next
-    document starts in a fresh one.
+    next one replaces it or LibreOffice stops. A document the reused frame cannot take is loaded
+    again in a new one, so a previous document can never make the next fail; any failure
+    closes the frame, so the next document starts in a fresh one.
     """
 
     def __init__(self, desktop, reuse_frame):
@@ -100,10 +101,7 @@ class Converter:
             load += (prop("FilterName", request["input_filter"]),)
         document = None
         try:
-            if self.frame is not None:
-                document = self.frame.loadComponentFromURL(url, "_self", 0, load)
-            else:
-                document = self.desktop.loadComponentFromURL(url, "_blank", 0, load)
+            document = self.load(url, load)
             if document is None:
                 raise RuntimeError("LibreOffice could not open the document")
             if document.getURL() != url:  # never export what an earlier request left in the frame
@@ -120,6 +118,19 @@ class Converter:
             self.replaced, self.document = self.document, document
         else:
             document.close(True)
+
+    def load(self, url, load):
+        if self.frame is not None:
+            try:
+                document = self.frame.loadComponentFromURL(url, "_self", 0, load)
+                if document is not None and document.getURL() == url:
+                    return document
+                close_quietly(document)
+            except Exception:  # noqa: BLE001 - retried below in a new frame
+                pass
+            # Whatever the previous document left in its frame, it must not fail this one.
+            self.drop_frame()
+        return self.desktop.loadComponentFromURL(url, "_blank", 0, load)
 
     def tidy(self):
         replaced, self.replaced = self.replaced, None
