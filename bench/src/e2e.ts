@@ -137,7 +137,7 @@ export async function runEndToEndBench(options: BenchOptions) {
         cpuNames = Object.keys(cpu);
         if (concurrency === 32) {
           cpuAt32[format] = cpu;
-          cpuRows.push([format, ...Object.values(cpu).map((ms) => fixed(ms)), fixed(Object.values(cpu).reduce((a, b) => a + b, 0))]);
+          cpuRows.push([format, ...Object.values(cpu).map((ms) => fixed(ms)), fixed(totalCpu(cpu))]);
           perCoreRows.push([format, ...Object.values(cpu).map((ms) => (ms >= 0.5 ? fixed(1000 / ms, 0) : '—'))]);
         }
         results[`${format}@${concurrency}`] = run;

@@ -30,8 +30,8 @@ export interface WarmPoolOptions {
   /**
    * Where the pool's files go: each document in and out, and LibreOffice's own temporary files
    * (several created and deleted per document). Default: the system's temporary directory
-   * (TMPDIR). On a memory file system (tmpfs) the file system's share of LibreOffice's CPU is
-   * far smaller than on a disk's (docs/BENCHMARKS.md); the Kubernetes and Compose files mount one.
+   * (TMPDIR). On a memory file system (tmpfs) a document cost LibreOffice 4–12% less CPU than
+   * on a disk's (docs/BENCHMARKS.md); the Kubernetes and Compose files mount one.
    */
   scratchDir?: string;
   onEvent?: (event: PoolEvent) => void;
