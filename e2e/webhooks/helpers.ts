@@ -34,6 +34,18 @@ export function deliveryQueue(stack: Stack) {
       const event = await stack.database.db.outboxEvent.findFirst({ where: { subjectId, type }, orderBy: { createdAt: 'desc' } });
       return event ? Job.fromId<DeliveryJob>(queue, deliveryJobId({ eventId: event.id, endpointId })) : undefined;
     },
+    /**
+     * Whether the endpoint was ever given a delivery job for the latest event `type` about
+     * `subjectId`: the job is still in Redis, or it ran, so its attempt is in the log (a job is
+     * removed once it completes, and only after its attempt is written). Read in that order, a
+     * job that completes between the two reads is still seen.
+     */
+    wasGivenJob: async (subjectId: string, type: string, endpointId: string): Promise<boolean> => {
+      const event = await stack.database.db.outboxEvent.findFirst({ where: { subjectId, type }, orderBy: { createdAt: 'desc' } });
+      if (!event) return false;
+      if (await Job.fromId<DeliveryJob>(queue, deliveryJobId({ eventId: event.id, endpointId }))) return true;
+      return (await stack.database.db.webhookDelivery.count({ where: { eventId: event.id, endpointId } })) > 0;
+    },
     close: async () => {
       await queue.close();
       connection.disconnect();

@@ -2,7 +2,8 @@ import type { Queue } from 'bullmq';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { RenderJob } from '@docgen/queue';
 
-const JOB_STATES = ['waiting', 'prioritized', 'delayed', 'active', 'failed', 'completed'] as const;
+/** Not 'completed': a finished render job is removed at once (RENDER_JOB_OPTIONS). */
+const JOB_STATES = ['waiting', 'prioritized', 'delayed', 'active', 'failed'] as const;
 
 /** Render outcomes and durations, LibreOffice pool size, and the queue depth KEDA scales on. */
 export function renderMetrics(registry: Registry, queue: Queue<RenderJob>, liveInstances: () => number) {

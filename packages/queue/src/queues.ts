@@ -23,17 +23,21 @@ export const deliveryJobId = (job: Pick<DeliveryJob, 'eventId' | 'endpointId'>) 
  */
 export const WEBHOOK_BACKOFF = 'webhook';
 
-/** 1 try + 3 retries. */
+/**
+ * 1 try + 3 retries. A delivery that succeeded is forgotten at once (webhook_deliveries holds
+ * its record): the same event queued again runs and finds it delivered.
+ */
 export const DELIVERY_JOB_OPTIONS: JobsOptions = {
   attempts: 4,
   backoff: { type: WEBHOOK_BACKOFF },
-  removeOnComplete: { age: 24 * 3600, count: 10_000 },
+  removeOnComplete: true,
   removeOnFail: { age: 7 * 24 * 3600 },
 };
 
 /**
  * Queues one delivery job per endpoint for an outbox event. The job id (event, endpoint)
- * makes publishing the same event again add nothing while the job is still kept.
+ * makes publishing the same event again add nothing while its job is waiting or running;
+ * after that, the delivery log makes the new job stand down.
  */
 export async function queueDeliveries(queue: Queue<DeliveryJob>, event: { id: string; type: string }, endpointIds: string[]): Promise<void> {
   if (endpointIds.length === 0) return;
@@ -58,14 +62,19 @@ export type BulkAssemblyJob = z.output<typeof BulkAssemblyJob>;
 /** BullMQ keys live under the deployment's prefix, beside the rate-limit keys. */
 export const bullPrefix = (redisKeyPrefix: string) => `${redisKeyPrefix}bull`;
 
+/**
+ * A finished render job is forgotten at once: the document row holds the outcome, and a job
+ * for the same generation queued again stands down when it finds the document finished.
+ * (Keeping completed jobs cost every completion Redis work to record and trim them.)
+ */
 export const RENDER_JOB_OPTIONS: JobsOptions = {
   attempts: 3,
   backoff: { type: 'exponential', delay: 1_000 },
-  removeOnComplete: { age: 24 * 3600, count: 10_000 },
+  removeOnComplete: true,
   removeOnFail: { age: 7 * 24 * 3600 },
 };
 
-/** The job id makes enqueueing idempotent: one job per document generation. */
+/** The job id makes enqueueing idempotent while a job waits or runs: one job per document generation. */
 export const renderJobId = (job: RenderJob) => `${job.documentId}.${job.generation}`;
 
 export function createRenderQueue(connection: ConnectionOptions | import('ioredis').Redis, redisKeyPrefix: string): Queue<RenderJob> {
