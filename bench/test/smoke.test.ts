@@ -1,6 +1,7 @@
 import { runBulkZipBench } from '../src/bulk-zip';
 import { runConversionBench } from '../src/conversion';
 import { runEndToEndBench } from '../src/e2e';
+import { runFillBench } from '../src/fill';
 import { runGatewayBench } from '../src/gateway';
 import { runMemoryBench } from '../src/memory';
 import { percentile, runClosedLoop } from '../src/stats';
@@ -37,6 +38,15 @@ describe('benchmarks, smoke mode', () => {
     expect(results['pdf@32']!.count).toBe(64);
     expect(results['docx@1']!.p50).toBeGreaterThan(0);
   }, 240_000);
+
+  it('fill: both forms of each template fill, for both outputs', async () => {
+    const results = await runFillBench(quiet);
+    expect(Object.keys(results)).toHaveLength(4);
+    for (const { uploaded, stored } of Object.values(results)) {
+      expect(uploaded).toBeGreaterThan(0);
+      expect(stored).toBeGreaterThan(0);
+    }
+  }, 60_000);
 
   it('gateway: both servers accept the POST', async () => {
     const { baseline, gateway } = await runGatewayBench(quiet);

@@ -95,4 +95,10 @@ describe('render: a stored template never makes the worker fetch or read on its 
     expect(next.status).toBe('ready');
     expect(canary.connections()).toBe(0);
   }, 120_000);
+
+  it('fails a document whose stored template is not a DOCX at all, saying why, at its first attempt', async () => {
+    const { id, document } = await render(await smuggledTemplate(Buffer.from('this is not a zip archive')));
+    expect(document).toMatchObject({ status: 'failed', error_message: 'The template cannot be used: The file is not a valid DOCX (it is not a zip archive)' });
+    expect((await stack.database.db.document.findUniqueOrThrow({ where: { id } })).renderAttempts).toBe(1);
+  }, 120_000);
 });

@@ -1,6 +1,6 @@
 import PizZip from 'pizzip';
 import { buildDocx, paragraph } from '@docgen/testing';
-import { openDocxPackage, readPart, type PackageLimits } from './docx-package';
+import { openDocxPackage, readPart, storedDocxPackage, type PackageLimits } from './docx-package';
 import { prepareDocxTemplate } from './prepare-docx-template';
 import { TemplateError } from './template-error';
 
@@ -96,5 +96,25 @@ describe('zip bombs whose headers understate the uncompressed size', () => {
     const upload = buildDocx({ body: paragraph('{name}') });
     const zip = openDocxPackage(upload, LIMITS);
     expect(readPart(zip, 'word/document.xml', LIMITS)).toContain('{name}');
+  });
+});
+
+describe('storedDocxPackage', () => {
+  it('holds the same parts, every one stored uncompressed', () => {
+    const docx = buildDocx({ body: paragraph('Dear {name}') });
+    const stored = new PizZip(storedDocxPackage(docx));
+    const original = new PizZip(docx);
+    expect(Object.keys(stored.files).sort()).toEqual(Object.keys(original.files).sort());
+    for (const [name, entry] of Object.entries(stored.files)) {
+      expect((entry as unknown as { _data: { compressionMethod: string } })._data.compressionMethod).toBe('\x00\x00');
+      expect(entry.asText()).toBe(original.file(name)!.asText());
+    }
+  });
+
+  it('opens the file with the upload limits: a zip bomb is refused, not inflated', () => {
+    const zip = new PizZip(buildDocx({ body: paragraph('{name}') }));
+    zip.file('word/media/padding.bin', Buffer.alloc(8 * MiB));
+    const bomb = forgeUncompressedSize(zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' }), 'word/media/padding.bin', 1024);
+    expect(refusal(() => storedDocxPackage(bomb, LIMITS))).toMatchObject({ kind: 'too_large' });
   });
 });

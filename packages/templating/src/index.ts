@@ -2,7 +2,7 @@ export { prepareDocxTemplate, DOCXTEMPLATER_OPTIONS, type PreparedTemplate } fro
 export { TemplateError, type TemplateIssue, type TemplateErrorKind } from './template-error';
 export { type TemplateVariable, type VariableType, type NumberFormat, type VariableFormat, switchableTypes } from './variables';
 export { type CorrectedToken, correctedName } from './correct-token-names';
-export { DEFAULT_PACKAGE_LIMITS, zipExpandsWithin, type PackageLimits } from './docx-package';
+export { DEFAULT_PACKAGE_LIMITS, storedDocxPackage, zipExpandsWithin, type PackageLimits } from './docx-package';
 export { ImageModule, IMAGE_MODULE_NAME, type ImageData } from './image-module';
 export { renderDocx } from './render/render-docx';
 export { RenderInputError } from './render/render-error';

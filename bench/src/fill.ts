@@ -1,0 +1,81 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { prepareDocxTemplate, renderDocx, storedDocxPackage, type TemplateVariable } from '@docgen/templating';
+import { repoRoot } from '@docgen/testing';
+import { LETTER_TEMPLATE, letterInput } from './documents';
+import { runWhenMain, publish, type BenchOptions } from './report';
+import { fixed, markdownTable, ratio } from './stats';
+
+/** A real Word template from the peer library's fixtures: headers, footers, styles, a 3-column table loop. */
+const WORD_TEMPLATE = path.join(repoRoot, '..', 'shared', 'fixtures', 'docxtemplater', 'tag-intelligent-loop-table.docx');
+
+interface Case {
+  name: string;
+  template: Buffer;
+  input: () => Record<string, unknown>;
+}
+
+function cases(): Case[] {
+  const clients = Array.from({ length: 20 }, (_, i) => ({ first_name: `First ${i}`, last_name: `Last ${i}`, phone: `+44 20 7946 ${1000 + i}` }));
+  return [
+    { name: 'letter (bench:e2e, minimal package)', template: LETTER_TEMPLATE, input: () => letterInput(1) },
+    { name: 'Word template (20 parts, 20-row loop)', template: readFileSync(WORD_TEMPLATE), input: () => ({ clients }) },
+  ];
+}
+
+/** CPU ms per fill of `fill`, over `count` fills. */
+function cpuMsPerFill(count: number, fill: () => void): number {
+  const before = process.cpuUsage();
+  for (let i = 0; i < count; i++) fill();
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000 / count;
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+/**
+ * The fill of one document (renderDocx, as the render worker calls it) from the template as
+ * uploaded against from the same template with its parts stored uncompressed (the worker's
+ * template cache keeps that form). Rotating blocks, A B A B …, so a drift of the machine's
+ * speed falls on both; the median block is reported.
+ */
+export async function runFillBench(options: BenchOptions) {
+  const blocks = options.smoke ? 2 : 9;
+  const perBlock = options.smoke ? 3 : 150;
+  const rows: (string | number)[][] = [];
+  const results: Record<string, { uploaded: number; stored: number }> = {};
+  for (const { name, template, input } of cases()) {
+    const prepared = prepareDocxTemplate(template);
+    const variables = prepared.variables as TemplateVariable[];
+    const stored = storedDocxPackage(prepared.file);
+    for (const output of ['pdf', 'docx'] as const) {
+      // A DOCX kept for download is compressed; one only converted to PDF is not (process-render-job.ts).
+      const fill = (file: Buffer) => () => void renderDocx(file, variables, input(), new Map(), { compress: output === 'docx' });
+      cpuMsPerFill(perBlock, fill(prepared.file)); // warm-up
+      cpuMsPerFill(perBlock, fill(stored));
+      const uploaded: number[] = [];
+      const fromStored: number[] = [];
+      for (let block = 0; block < blocks; block++) {
+        uploaded.push(cpuMsPerFill(perBlock, fill(prepared.file)));
+        fromStored.push(cpuMsPerFill(perBlock, fill(stored)));
+      }
+      const result = { uploaded: median(uploaded), stored: median(fromStored) };
+      results[`${name}/${output}`] = result;
+      rows.push([name, output, fixed(result.uploaded, 2), fixed(result.stored, 2), ratio(result.stored, result.uploaded)]);
+      options.log(`${name} → ${output}: ${fixed(result.uploaded, 2)} → ${fixed(result.stored, 2)} ms`);
+    }
+  }
+  const body = [
+    'CPU milliseconds per fill (renderDocx: validate, fill, the filled package checks, write the',
+    'package), from the template as uploaded (deflated parts) and from the same template with',
+    "its parts stored uncompressed, the form the render worker's template cache keeps. Output",
+    '`pdf` writes the filled package stored (only LibreOffice reads it), `docx` deflated (it is',
+    `downloaded). ${blocks} rotating blocks of ${perBlock} fills each; the median block.`,
+    '',
+    markdownTable(['template', 'output', 'as uploaded ms', 'stored ms', 'ratio'], rows),
+  ].join('\n');
+  publish(options, 'fill', 'Fill: one document from a cached template', body);
+  return results;
+}
+
+runWhenMain(module, runFillBench);
