@@ -1,5 +1,5 @@
 import type { Job } from 'bullmq';
-import type { Database } from '@docgen/db';
+import { ASYNCHRONOUS_COMMIT, type Database } from '@docgen/db';
 import type { Logger } from '@docgen/observability';
 import { DeliveryJob } from '@docgen/queue';
 import { OutboundBlockedError, guardedFetch, signWebhook, webhookMessageId, type GuardedFetchOptions } from '@docgen/security';
@@ -39,19 +39,21 @@ const START_ATTEMPT = {
            ON CONFLICT (event_id, endpoint_id, attempt)
            DO UPDATE SET status = 'pending', response_status = NULL, error = NULL, duration_ms = NULL
          )
-         SELECT payload, url, secret FROM target`,
+         SELECT payload, url, secret FROM target CROSS JOIN ${ASYNCHRONOUS_COMMIT}`,
 };
 
 const FINISH_ATTEMPT = {
   name: 'finish-webhook-attempt',
   text: `UPDATE webhook_deliveries SET status = $4, response_status = $5, error = $6, duration_ms = $7
-         WHERE event_id = $1 AND endpoint_id = $2 AND attempt = $3`,
+         FROM ${ASYNCHRONOUS_COMMIT} WHERE event_id = $1 AND endpoint_id = $2 AND attempt = $3`,
 };
 
 /**
  * One attempt to deliver one event to one endpoint, signed the Standard Webhooks way. The
  * attempt is logged before the request (pending) and updated after it, so the log shows
- * every attempt even if the dispatcher dies mid-request. A 2xx within the time limit is
+ * every attempt even if the dispatcher dies mid-request. Neither write waits for the disk: a
+ * log row a PostgreSQL crash takes back costs at most a second delivery with the same
+ * webhook-id (the lost-delivery sweep finds the delivery unfinished), never a lost one. A 2xx within the time limit is
  * success; anything else throws so BullMQ retries with backoff. Redirects are not followed.
  */
 export async function deliver(job: Job<DeliveryJob>, deps: DeliverDeps): Promise<string> {

@@ -13,10 +13,7 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
   if (config.OUTBOUND_ALLOW_PRIVATE) {
     logger.warn('OUTBOUND_ALLOW_PRIVATE=true: webhooks may reach loopback and private addresses. Never use this in production.');
   }
-  // Everything the dispatcher writes is its delivery log. A log row a PostgreSQL crash takes
-  // back costs at most a second delivery of the same webhook-id (the lost-delivery sweep
-  // finds the delivery unfinished), so its commits do not wait for the disk: two per attempt.
-  const { db, redis, checks } = connectDataStores(context, { redisRole: 'worker', synchronousCommit: false });
+  const { db, redis, checks } = connectDataStores(context, { redisRole: 'worker' });
   const agent = createGuardedAgent({ allowPrivate: config.OUTBOUND_ALLOW_PRIVATE });
   shutdown.register('http agent', () => agent.close());
 

@@ -25,14 +25,6 @@ export type Database = PrismaClient & { readonly sql: Sql };
 
 export interface DatabaseOptions {
   poolSize?: number;
-  /**
-   * false: a commit returns before PostgreSQL has flushed it to disk (synchronous_commit=off
-   * on every connection of the pool). Only for a service whose every write may be lost in a
-   * PostgreSQL crash without losing a document or a webhook (the webhook dispatcher's
-   * delivery log). A crash loses at most the last few hundred milliseconds of such commits,
-   * never the database's consistency.
-   */
-  synchronousCommit?: boolean;
   /** Told when an idle connection breaks (it is dropped; the next query opens a new one). */
   onIdleConnectionError?: (error: Error) => void;
 }
@@ -43,7 +35,6 @@ export function createPrismaClient(databaseUrl: string, options: DatabaseOptions
     max: options.poolSize ?? 10,
     // Fail fast when PostgreSQL is down instead of queueing requests behind a dead socket.
     connectionTimeoutMillis: 3_000,
-    ...(options.synchronousCommit === false ? { options: '-c synchronous_commit=off' } : {}),
   });
   // An idle connection that breaks (PostgreSQL restarted) is dropped from the pool and the
   // next query opens a new one; without a listener the 'error' event would end the process

@@ -1,4 +1,5 @@
 export { createPrismaClient, type Database } from './client';
+export { ASYNCHRONOUS_COMMIT } from './asynchronous-commit';
 export { Prisma } from './generated/prisma/client';
 export type {
   Organization,

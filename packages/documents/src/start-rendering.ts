@@ -1,4 +1,4 @@
-import type { Database, Document } from '@docgen/db';
+import { ASYNCHRONOUS_COMMIT, type Database, type Document } from '@docgen/db';
 import { DOCUMENT_COLUMNS } from './document-columns';
 
 /** A document taken for rendering, with what the render needs of its template. */
@@ -12,11 +12,14 @@ const START_RENDERING = {
            RETURNING ${DOCUMENT_COLUMNS}
          )
          SELECT started.*, json_build_object('variables', t.variables, 'fileKey', t.file_key, 'locale', t.locale) AS template
-         FROM started JOIN templates t ON t.id = started."templateId"`,
+         FROM started JOIN templates t ON t.id = started."templateId" CROSS JOIN ${ASYNCHRONOUS_COMMIT}`,
 };
 
 /**
- * queued → rendering, and the document's template, in one round trip. Only for the
+ * queued → rendering, and the document's template, in one round trip. Its commit does not
+ * wait for the disk: a PostgreSQL crash that takes it back leaves the document queued, this
+ * render's finish then matches nothing, and the stuck-document sweep queues it again.
+ * (The finish itself, which promises the outcome and its event, stays durable.) Only for the
  * generation the job was queued for; a job for an older generation, or for a document
  * already finished, finds nothing and stands down. A document already "rendering" is
  * taken over: its previous worker died.

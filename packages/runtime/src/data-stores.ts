@@ -14,11 +14,10 @@ interface DataStoreEnv {
  */
 export function connectDataStores(
   { config, logger, shutdown }: ServiceContext<DataStoreEnv>,
-  options: { redisRole: RedisRole; poolSize?: number; synchronousCommit?: boolean },
+  options: { redisRole: RedisRole; poolSize?: number },
 ): { db: Database; redis: ReturnType<typeof createRedisConnection>; checks: ReadinessCheck[] } {
   const db = createPrismaClient(config.DATABASE_URL, {
     poolSize: options.poolSize,
-    synchronousCommit: options.synchronousCommit,
     onIdleConnectionError: (error) => logger.warn({ err: error }, 'idle PostgreSQL connection dropped'),
   });
   const redis = createRedisConnection(config.REDIS_URL, options.redisRole, logger);
