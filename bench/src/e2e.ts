@@ -34,7 +34,9 @@ async function bareWarmBaseline(smoke: boolean) {
  * bench:gateway).
  */
 function documentPoster(gatewayUrl: string, apiKey: string) {
-  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  // A free socket is closed after 4 s idle, before the gateway's own 5 s (Node's default
+  // keepAliveTimeout) can close it under a request reusing it (ECONNRESET between two cells).
+  const agent = new Agent({ keepAlive: true, maxSockets: 64, timeout: 4_000 });
   return (body: unknown) =>
     new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
       const payload = JSON.stringify(body);
