@@ -124,6 +124,9 @@ describe.each(['tuned', 'untuned'] as const)('one %s instance, document after do
     expect(gamma).toContain('Only Gamma here');
     expect(gamma).not.toContain('Beta');
     expect(pool.pids).toEqual([pid]);
+    // Every document in and out was deleted, the one that failed too.
+    const workDir = (pool as unknown as { workDir: string }).workDir;
+    expect(readdirSync(workDir).filter((name) => /\.(docx|html|pdf)$/.test(name))).toEqual([]);
   }, 60_000);
 
   // A document replaced in its frame is detached but not closed; unclosed, each stayed in

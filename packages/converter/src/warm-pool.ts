@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConversionTimeoutError, ConverterUnavailableError } from './errors';
@@ -121,13 +122,17 @@ export class WarmConverterPool {
     const id = randomUUID();
     const source = path.join(this.workDir, `${id}.${from}`);
     const target = path.join(this.workDir, `${id}.out.${to}`);
+    // Synchronous on purpose: a document's files are small and live in the scratch directory
+    // (memory, as deployed), where handing each call to libuv's thread pool cost more than the
+    // call itself (about 0.35 of the 0.85 CPU ms this process spent per conversion, measured
+    // with two warm instances on /dev/shm).
     try {
-      await writeFile(source, input);
+      writeFileSync(source, input);
       await this.convertFile(source, target, EXPORT_FILTERS[to], options, to === 'pdf' ? pdfFilterData(options.pdfStandard) : undefined);
-      return await readFile(target);
+      return readFileSync(target);
     } finally {
       // unlink, not rm: no lstat first; a target LibreOffice never wrote is fine to miss.
-      await Promise.all([unlink(source).catch(() => undefined), unlink(target).catch(() => undefined)]);
+      for (const file of [source, target]) unlinkQuietly(file);
     }
   }
 
@@ -228,5 +233,13 @@ export class WarmConverterPool {
       return;
     }
     this.replacing.delete(slot);
+  }
+}
+
+function unlinkQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // never written, or already gone
   }
 }
