@@ -29,8 +29,13 @@ export const profilingArgs = (): string[] => (process.env.DOCGEN_SERVICE_NODE_AR
  * Runs a service from its build output as a real process (as `npm run start:<name>` does)
  * and resolves once it logs that it is listening, with the port it bound.
  */
-export async function startService(name: ServiceName, env: Record<string, string>, options: { keepLogs?: boolean } = {}): Promise<RunningService> {
+export async function startService(
+  name: ServiceName,
+  env: Record<string, string>,
+  options: { keepLogs?: boolean; startTimeoutMs?: number } = {},
+): Promise<RunningService> {
   const keepLogs = options.keepLogs ?? true;
+  const startTimeoutMs = options.startTimeoutMs ?? START_TIMEOUT_MS;
   const portVariable = name === 'gateway' ? 'PORT' : 'METRICS_PORT';
   const child = spawn(process.execPath, [...profilingArgs(), path.join(repoRoot, 'apps', name, 'dist', 'main.js')], {
     env: { PATH: process.env.PATH, LOG_LEVEL: 'info', [portVariable]: '0', HOST: '127.0.0.1', ...env },
@@ -42,10 +47,15 @@ export async function startService(name: ServiceName, env: Record<string, string
   child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
 
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start within ${START_TIMEOUT_MS} ms: ${stderr}`)), START_TIMEOUT_MS);
+    // A service that never says it listens is killed, and the start fails once it is gone.
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    }, startTimeoutMs);
     child.once('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`${name} exited with ${code} before listening: ${stderr}`));
+      reject(new Error(timedOut ? `${name} did not start within ${startTimeoutMs} ms: ${stderr}` : `${name} exited with ${code} before listening: ${stderr}`));
     });
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
@@ -57,7 +67,7 @@ export async function startService(name: ServiceName, env: Record<string, string
       }
       logs.push(entry);
       logLines.emit('line', entry);
-      if (entry.msg === 'listening' && typeof entry.port === 'number') {
+      if (entry.msg === 'listening' && typeof entry.port === 'number' && !timedOut) {
         clearTimeout(timer);
         resolve(entry.port);
         if (!keepLogs) {
