@@ -23,6 +23,8 @@ export const renderWorkerEnv = z.object({
   MAX_IMAGE_BYTES: envVar.integer(10 * 1024 * 1024, 1),
   /** Width x height of one image, read from its header before LibreOffice decodes it. */
   MAX_IMAGE_PIXELS: envVar.integer(40_000_000, 1),
+  /** The gateway's upload limit, also applied when the worker opens a stored template (one written by other means may be a zip bomb). */
+  MAX_TEMPLATE_EXPANDED_BYTES: envVar.integer(100 * 1024 * 1024, 1),
   /** Largest filled DOCX (uncompressed XML plus images), estimated before filling. */
   MAX_OUTPUT_BYTES: envVar.integer(50 * 1024 * 1024, 1),
   IMAGE_FETCH_TIMEOUT_MS: envVar.integer(10_000, 100),

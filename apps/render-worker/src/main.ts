@@ -85,7 +85,7 @@ runService('render-worker', renderWorkerEnv, async (context) => {
   const deps = {
     db,
     storage,
-    templateFile: cachedTemplateFiles(storage),
+    templateFile: cachedTemplateFiles(storage, config.MAX_TEMPLATE_EXPANDED_BYTES),
     converter,
     announce,
     logger,
