@@ -5,6 +5,7 @@ import { connectDataStores, runService } from '@docgen/runtime';
 import { createStorage, describeStorage } from '@docgen/storage';
 import { createApp } from './app';
 import { gatewayEnv } from './config';
+import { keepConnectionsAlive } from './keep-alive';
 import { createTemplateJobs } from './templates/template-jobs';
 
 runService('gateway', gatewayEnv, async (context) => {
@@ -25,6 +26,7 @@ runService('gateway', gatewayEnv, async (context) => {
   logger.info({ storage: describeStorage(config) }, 'file storage');
   if (config.DOWNLOAD_REDIRECT && !storage.downloadUrl) logger.warn('DOWNLOAD_REDIRECT=true needs STORAGE_DRIVER=s3; downloads stream through the gateway');
   const server = createApp({ config, db, redis, storage, renderQueue, relay, templateJobs, logger, registry }).listen(config.PORT, config.HOST);
+  keepConnectionsAlive(server, config.HTTP_KEEP_ALIVE_TIMEOUT_MS);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

@@ -1,0 +1,13 @@
+import type { Server } from 'node:http';
+
+/**
+ * How long an idle kept-alive connection stays open. It must outlast the idle timeout of
+ * whatever proxies the gateway (AWS ALB and nginx: 60 s): otherwise the proxy may reuse a
+ * connection in the very moment the gateway closes it, and the request it sent, a POST
+ * included, comes back as a 502. Node's own default is 5 s.
+ */
+export function keepConnectionsAlive(server: Server, idleMs: number): void {
+  server.keepAliveTimeout = idleMs;
+  // Node counts the wait for a reused connection's next request headers against this one too.
+  server.headersTimeout = idleMs + 1_000;
+}
