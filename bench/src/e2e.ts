@@ -34,8 +34,9 @@ async function bareWarmBaseline(smoke: boolean) {
  * bench:gateway).
  */
 function documentPoster(gatewayUrl: string, apiKey: string) {
-  // A free socket is closed after 4 s idle, before the gateway's own 5 s (Node's default
-  // keepAliveTimeout) can close it under a request reusing it (ECONNRESET between two cells).
+  // A free socket is closed by the client after 4 s idle, as a proxy in front should: the
+  // side that closes an idle connection must be the side that reuses it, or a request sent
+  // as the other side closes it fails (ECONNRESET; the gateway waits 65 s, keep-alive.ts).
   const agent = new Agent({ keepAlive: true, maxSockets: 64, timeout: 4_000 });
   return (body: unknown) =>
     new Promise<{ status: number; body: Record<string, unknown> }>((resolve, reject) => {
