@@ -1,7 +1,9 @@
-import { mkdir, mkdtemp, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { text } from 'node:stream/consumers';
+import { promisify } from 'node:util';
 import { FileNotFoundError } from './file-storage';
 import { LocalFileStorage } from './local-file-storage';
 
@@ -52,6 +54,50 @@ describe('LocalFileStorage', () => {
     expect(await readdir(path.join(root, 'documents/org/doc'))).toEqual(['g1.pdf']);
     for (let tries = 0; (await readdir(partial)).includes('stale.tmp') && tries < 100; tries++) await new Promise((r) => setImmediate(r));
     expect(await readdir(partial)).toEqual(['fresh.tmp']);
+  });
+
+  it('flushes the folder after each rename, and the parent of each folder it creates, so a stored file survives a power loss', async () => {
+    // What a crash would show cannot be staged here; the order of the flushes can: the
+    // built driver writes in a process of its own under strace, which names each fsync's file.
+    const trace = path.join(await mkdtemp(path.join(tmpdir(), 'storage-trace-')), 'trace');
+    const writer = `
+      const { LocalFileStorage } = require(${JSON.stringify(path.join(__dirname, '..', 'dist', 'local-file-storage.js'))});
+      const { Readable } = require('node:stream');
+      const storage = new LocalFileStorage(${JSON.stringify(root)});
+      (async () => {
+        await storage.put('documents/org/doc/g1.pdf', Buffer.from('one'));
+        await storage.put('documents/org/doc/g2.pdf', Buffer.from('two'));
+        await storage.putStream('bulk/job/rows.zip', Readable.from([Buffer.from('zip')]));
+      })();`;
+    try {
+      await promisify(execFile)('strace', ['-f', '-qq', '-y', '-e', 'trace=fsync,rename,renameat,renameat2', '-o', trace, process.execPath, '-e', writer]);
+      const inRoot = (file: string) => path.relative(root, file).replace(/^\.partial\/[^/]+\.tmp$/, 'temporary') || '.';
+      const events = (await readFile(trace, 'utf8'))
+        .split('\n')
+        .map((line) => /\b(fsync)\(\d+<([^>]+)>|\b(rename\w*)\(.*"([^"]+)"\)/.exec(line))
+        .filter((match) => match !== null && (match[2] ?? match[4])!.startsWith(root))
+        .map((match) => (match![1] ? `fsync ${inRoot(match![2]!)}` : `rename to ${inRoot(match![4]!)}`));
+      expect(events).toEqual([
+        // documents/org/doc is new: the entries of documents, org and doc are flushed
+        'fsync .',
+        'fsync documents',
+        'fsync documents/org',
+        'fsync temporary',
+        'rename to documents/org/doc/g1.pdf',
+        'fsync documents/org/doc',
+        // the folder exists now: only the file and its entry
+        'fsync temporary',
+        'rename to documents/org/doc/g2.pdf',
+        'fsync documents/org/doc',
+        'fsync .',
+        'fsync bulk',
+        'fsync temporary',
+        'rename to bulk/job/rows.zip',
+        'fsync bulk/job',
+      ]);
+    } finally {
+      await rm(path.dirname(trace), { recursive: true, force: true });
+    }
   });
 
   it('refuses keys that could escape the storage folder', async () => {

@@ -42,10 +42,14 @@ export class LocalFileStorage implements FileStorage {
     return path.join(this.root, key);
   }
 
-  /** Write to a temporary name, flush, then rename: a crash never leaves a partial file under the key. */
+  /**
+   * Write to a temporary name, flush, rename, then flush the folder: a crash never leaves a
+   * partial file under the key, and once put resolves the file survives a power loss too
+   * (the caller may then record it as stored, e.g. mark its document ready).
+   */
   async put(key: string, data: Buffer): Promise<void> {
     const target = this.resolve(key);
-    await mkdir(path.dirname(target), { recursive: true });
+    await makeDurableFolder(path.dirname(target));
     const temporary = await this.temporaryPath();
     const handle = await open(temporary, 'w', 0o640);
     try {
@@ -60,11 +64,12 @@ export class LocalFileStorage implements FileStorage {
       await rm(temporary, { force: true });
       throw error;
     }
+    await syncFolder(path.dirname(target));
   }
 
   async putStream(key: string, data: Readable): Promise<number> {
     const target = this.resolve(key);
-    await mkdir(path.dirname(target), { recursive: true });
+    await makeDurableFolder(path.dirname(target));
     const temporary = await this.temporaryPath();
     const out = createWriteStream(temporary, { mode: 0o640 });
     try {
@@ -72,6 +77,7 @@ export class LocalFileStorage implements FileStorage {
       const handle = await open(temporary, 'r');
       await handle.sync().finally(() => handle.close());
       await rename(temporary, target);
+      await syncFolder(path.dirname(target));
       return out.bytesWritten;
     } catch (error) {
       await rm(temporary, { force: true });
@@ -126,4 +132,25 @@ async function removeOlderThan(dir: string, ageMs: number): Promise<void> {
 
 function notFoundOr(error: unknown, key: string): unknown {
   return (error as { code?: string }).code === 'ENOENT' ? new FileNotFoundError(key) : error;
+}
+
+/**
+ * A file's name lives in its folder, and a folder's in its parent: flushing a file's data
+ * does not make a rename into a folder, or a new folder, survive a power loss; flushing
+ * the folder does (fsync on a directory, as databases do after a rename).
+ */
+async function syncFolder(folder: string): Promise<void> {
+  const handle = await open(folder, 'r');
+  await handle.sync().finally(() => handle.close());
+}
+
+/** Creates `folder` and its missing parents, and flushes the parent of each one created. */
+async function makeDurableFolder(folder: string): Promise<void> {
+  const firstCreated = await mkdir(folder, { recursive: true });
+  if (firstCreated === undefined) return;
+  let parent = path.dirname(firstCreated);
+  for (const name of path.relative(parent, folder).split(path.sep)) {
+    await syncFolder(parent);
+    parent = path.join(parent, name);
+  }
 }
