@@ -8,6 +8,8 @@ import type { Server } from 'node:http';
  */
 export function keepConnectionsAlive(server: Server, idleMs: number): void {
   server.keepAliveTimeout = idleMs;
-  // Node counts the wait for a reused connection's next request headers against this one too.
-  server.headersTimeout = idleMs + 1_000;
+  // Above the idle time, so a reused connection's next headers are never judged late
+  // (nodejs/node#27363), and at most Node's whole-request limit: Node does not check the
+  // two once the server exists, and would swap them (config.ts bounds idleMs for this).
+  server.headersTimeout = Math.min(idleMs + 1_000, server.requestTimeout);
 }

@@ -1,6 +1,10 @@
 import { once } from 'node:events';
+import { createServer } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { loadConfig } from '@docgen/config';
 import { startService, type RunningService } from '@docgen/testing';
+import { gatewayEnv } from '../src/config';
+import { keepConnectionsAlive } from '../src/keep-alive';
 import { startGatewayHarness, type GatewayHarness } from './harness';
 
 /** Sends one keep-alive GET /healthz on `socket` and resolves with the response head. */
@@ -69,5 +73,19 @@ describe('kept-alive connections', () => {
     // Closed by the gateway's setting, well before Node's default of 5 s would have.
     expect(Date.now() - reusedAt).toBeGreaterThanOrEqual(1_400);
     expect(Date.now() - idleSince).toBeLessThan(5_000);
+  });
+});
+
+describe('the keep-alive setting', () => {
+  it('keeps the headers timeout above the idle time and within Node’s limit for a whole request', () => {
+    const server = createServer();
+    keepConnectionsAlive(server, 65_000);
+    expect([server.keepAliveTimeout, server.headersTimeout]).toEqual([65_000, 66_000]);
+    keepConnectionsAlive(server, 299_000);
+    expect(server.headersTimeout).toBe(server.requestTimeout);
+  });
+
+  it('refuses an idle time Node’s 300 s request limit would cut short', () => {
+    expect(() => loadConfig(gatewayEnv, { HTTP_KEEP_ALIVE_TIMEOUT_MS: '300000' })).toThrow('HTTP_KEEP_ALIVE_TIMEOUT_MS: must be at most 299000');
   });
 });
