@@ -8,8 +8,8 @@ export const gatewayEnv = z.object({
   ...commonEnv,
   PORT: envVar.integer(8080, 0, 65_535),
   HOST: envVar.text('0.0.0.0'),
-  /** Idle kept-alive connections stay open this long: above a load balancer's idle timeout, below Node's 300 s request limit (keep-alive.ts). */
-  HTTP_KEEP_ALIVE_TIMEOUT_MS: envVar.integer(65_000, 100, 299_000),
+  /** Idle kept-alive connections stay open this long: above a load balancer's idle timeout (keep-alive.ts). */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: envVar.integer(65_000, 100, 7_200_000),
   MAX_JSON_BODY_BYTES: envVar.integer(1 * MiB, 1),
   MAX_UPLOAD_BYTES: envVar.integer(20 * MiB, 1),
   RATE_LIMIT_WINDOW_MS: envVar.integer(60_000, 100),

@@ -5,7 +5,7 @@ import { connectDataStores, runService } from '@docgen/runtime';
 import { createStorage, describeStorage } from '@docgen/storage';
 import { createApp } from './app';
 import { gatewayEnv } from './config';
-import { keepConnectionsAlive } from './keep-alive';
+import { drainConnections, keepConnectionsAlive } from './keep-alive';
 import { createTemplateJobs } from './templates/template-jobs';
 
 runService('gateway', gatewayEnv, async (context) => {
@@ -31,10 +31,6 @@ runService('gateway', gatewayEnv, async (context) => {
     server.once('listening', resolve);
     server.once('error', reject);
   });
-  shutdown.register('http server', () => {
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeIdleConnections();
-    return closed;
-  });
+  shutdown.register('http server', () => drainConnections(server));
   logger.info({ port: (server.address() as AddressInfo).port }, 'listening');
 });
