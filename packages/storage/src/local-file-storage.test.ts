@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, readdir, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, realpath, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { text } from 'node:stream/consumers';
@@ -56,7 +56,7 @@ describe('LocalFileStorage', () => {
     expect(await readdir(partial)).toEqual(['fresh.tmp']);
   });
 
-  it('flushes the folder after each rename, and the parent of each folder it creates, so a stored file survives a power loss', async () => {
+  it('flushes the folder after each rename, and the parent of every folder up to the root once per process, so a stored file survives a power loss', async () => {
     // What a crash would show cannot be staged here; the order of the flushes can: the
     // built driver writes in a process of its own under strace, which names each fsync's file.
     const trace = path.join(await mkdtemp(path.join(tmpdir(), 'storage-trace-')), 'trace');
@@ -68,14 +68,18 @@ describe('LocalFileStorage', () => {
         await storage.put('documents/org/doc/g1.pdf', Buffer.from('one'));
         await storage.put('documents/org/doc/g2.pdf', Buffer.from('two'));
         await storage.putStream('bulk/job/rows.zip', Readable.from([Buffer.from('zip')]));
+        // another process: folders that exist already, made by someone else, are flushed once by it too
+        await new LocalFileStorage(${JSON.stringify(root)}).put('documents/org/doc/g3.pdf', Buffer.from('three'));
       })();`;
     try {
       await promisify(execFile)('strace', ['-f', '-qq', '-y', '-e', 'trace=fsync,rename,renameat,renameat2', '-o', trace, process.execPath, '-e', writer]);
-      const inRoot = (file: string) => path.relative(root, file).replace(/^\.partial\/[^/]+\.tmp$/, 'temporary') || '.';
+      // strace names the real path (-y); a rename's target is its last quoted argument
+      const realRoot = await realpath(root);
+      const inRoot = (file: string) => path.relative(realRoot, file).replace(/^\.partial\/[^/]+\.tmp$/, 'temporary') || '.';
       const events = (await readFile(trace, 'utf8'))
         .split('\n')
-        .map((line) => /\b(fsync)\(\d+<([^>]+)>|\b(rename\w*)\(.*"([^"]+)"\)/.exec(line))
-        .filter((match) => match !== null && (match[2] ?? match[4])!.startsWith(root))
+        .map((line) => /\b(fsync)\(\d+<([^>]+)>|\b(rename\w*)\(.*"([^"]+)"/.exec(line))
+        .filter((match) => match !== null && (match[2] ?? match[4])!.startsWith(realRoot))
         .map((match) => (match![1] ? `fsync ${inRoot(match![2]!)}` : `rename to ${inRoot(match![4]!)}`));
       expect(events).toEqual([
         // documents/org/doc is new: the entries of documents, org and doc are flushed
@@ -94,6 +98,12 @@ describe('LocalFileStorage', () => {
         'fsync temporary',
         'rename to bulk/job/rows.zip',
         'fsync bulk/job',
+        'fsync .',
+        'fsync documents',
+        'fsync documents/org',
+        'fsync temporary',
+        'rename to documents/org/doc/g3.pdf',
+        'fsync documents/org/doc',
       ]);
     } finally {
       await rm(path.dirname(trace), { recursive: true, force: true });

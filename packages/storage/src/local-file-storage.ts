@@ -15,9 +15,13 @@ import { assertSafeKey } from './keys';
 const PARTIAL_DIR = '.partial';
 const STALE_PARTIAL_MS = 60 * 60 * 1000;
 
+/** Folders this process made durable, remembered so each costs one flush; cleared when this many. */
+const REMEMBERED_FOLDERS = 10_000;
+
 export class LocalFileStorage implements FileStorage {
   private readonly root: string;
   private partialDir: Promise<string> | undefined;
+  private readonly durableFolders = new Map<string, Promise<void>>();
 
   constructor(root: string) {
     this.root = path.resolve(root);
@@ -43,22 +47,45 @@ export class LocalFileStorage implements FileStorage {
   }
 
   /**
+   * Creates `folder` under the root if need be and makes its name durable: its parent is
+   * flushed, after the parent's own name, up to the root (the operator's). Done once per
+   * folder per process, whoever created it: a folder another process made, or one left by
+   * a writer that died before its flush, is flushed here too.
+   */
+  private makeDurable(folder: string): Promise<void> {
+    if (folder === this.root) return Promise.resolve();
+    let durable = this.durableFolders.get(folder);
+    if (!durable) {
+      if (this.durableFolders.size >= REMEMBERED_FOLDERS) this.durableFolders.clear();
+      durable = (async () => {
+        await mkdir(folder, { recursive: true });
+        const parent = path.dirname(folder);
+        await this.makeDurable(parent);
+        await syncFolder(parent);
+      })();
+      durable.catch(() => this.durableFolders.delete(folder)); // the next write tries again
+      this.durableFolders.set(folder, durable);
+    }
+    return durable;
+  }
+
+  /**
    * Write to a temporary name, flush, rename, then flush the folder: a crash never leaves a
    * partial file under the key, and once put resolves the file survives a power loss too
    * (the caller may then record it as stored, e.g. mark its document ready).
    */
   async put(key: string, data: Buffer): Promise<void> {
     const target = this.resolve(key);
-    await makeDurableFolder(path.dirname(target));
+    await this.makeDurable(path.dirname(target));
     const temporary = await this.temporaryPath();
-    const handle = await open(temporary, 'w', 0o640);
     try {
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    try {
+      const handle = await open(temporary, 'w', 0o640);
+      try {
+        await handle.writeFile(data);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
       await rename(temporary, target);
     } catch (error) {
       await rm(temporary, { force: true });
@@ -69,7 +96,7 @@ export class LocalFileStorage implements FileStorage {
 
   async putStream(key: string, data: Readable): Promise<number> {
     const target = this.resolve(key);
-    await makeDurableFolder(path.dirname(target));
+    await this.makeDurable(path.dirname(target));
     const temporary = await this.temporaryPath();
     const out = createWriteStream(temporary, { mode: 0o640 });
     try {
@@ -137,20 +164,19 @@ function notFoundOr(error: unknown, key: string): unknown {
 /**
  * A file's name lives in its folder, and a folder's in its parent: flushing a file's data
  * does not make a rename into a folder, or a new folder, survive a power loss; flushing
- * the folder does (fsync on a directory, as databases do after a rename).
+ * the folder does (fsync on a directory, as databases do after a rename). A filesystem
+ * that cannot flush a directory says so with EINVAL or the like; as PostgreSQL does, that
+ * is not an error: there is nothing more to be done there.
  */
 async function syncFolder(folder: string): Promise<void> {
   const handle = await open(folder, 'r');
-  await handle.sync().finally(() => handle.close());
-}
-
-/** Creates `folder` and its missing parents, and flushes the parent of each one created. */
-async function makeDurableFolder(folder: string): Promise<void> {
-  const firstCreated = await mkdir(folder, { recursive: true });
-  if (firstCreated === undefined) return;
-  let parent = path.dirname(firstCreated);
-  for (const name of path.relative(parent, folder).split(path.sep)) {
-    await syncFolder(parent);
-    parent = path.join(parent, name);
+  try {
+    await handle.sync();
+  } catch (error) {
+    if (!CANNOT_SYNC_FOLDERS.has((error as { code?: string }).code ?? '')) throw error;
+  } finally {
+    await handle.close();
   }
 }
+
+const CANNOT_SYNC_FOLDERS = new Set(['EINVAL', 'EBADF', 'ENOTSUP', 'EOPNOTSUPP']);
