@@ -56,7 +56,7 @@ describe('LocalFileStorage', () => {
     expect(await readdir(partial)).toEqual(['fresh.tmp']);
   });
 
-  it('flushes the folder after each rename, and the parent of every folder up to the root once per process, so a stored file survives a power loss', async () => {
+  it('flushes the folder after each rename and deletion, and the parent of every folder up to the root once per process, so a power loss changes nothing stored', async () => {
     // What a crash would show cannot be staged here; the order of the flushes can: the
     // built driver writes in a process of its own under strace, which names each fsync's file.
     const trace = path.join(await mkdtemp(path.join(tmpdir(), 'storage-trace-')), 'trace');
@@ -70,6 +70,8 @@ describe('LocalFileStorage', () => {
         await storage.putStream('bulk/job/rows.zip', Readable.from([Buffer.from('zip')]));
         // another process: folders that exist already, made by someone else, are flushed once by it too
         await new LocalFileStorage(${JSON.stringify(root)}).put('documents/org/doc/g3.pdf', Buffer.from('three'));
+        await storage.delete('documents/org/doc/g1.pdf');
+        await storage.delete('documents/elsewhere/g1.pdf'); // no such folder: nothing to flush, no error
       })();`;
     try {
       await promisify(execFile)('strace', ['-f', '-qq', '-y', '-e', 'trace=fsync,rename,renameat,renameat2', '-o', trace, process.execPath, '-e', writer]);
@@ -103,6 +105,8 @@ describe('LocalFileStorage', () => {
         'fsync documents/org',
         'fsync temporary',
         'rename to documents/org/doc/g3.pdf',
+        'fsync documents/org/doc',
+        // a deletion is flushed too
         'fsync documents/org/doc',
       ]);
     } finally {

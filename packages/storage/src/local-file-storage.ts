@@ -130,8 +130,13 @@ export class LocalFileStorage implements FileStorage {
     }
   }
 
+  /** Once it resolves the file stays deleted after a power loss too (retention counts on it). */
   async delete(key: string): Promise<void> {
-    await rm(this.resolve(key), { force: true });
+    const file = this.resolve(key);
+    await rm(file, { force: true });
+    await syncFolder(path.dirname(file)).catch((error: unknown) => {
+      if ((error as { code?: string }).code !== 'ENOENT') throw error; // no folder, nothing was there
+    });
   }
 
   async list(prefix: string): Promise<string[]> {
