@@ -1,4 +1,6 @@
-import type { Logger } from './logger';
+import { endLogs, type Logger } from './logger';
+
+const LOG_FLUSH_MS = 1_000;
 
 interface Step {
   name: string;
@@ -28,7 +30,7 @@ export class ShutdownManager {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       process.once(signal, () => {
         this.logger.info({ signal }, 'shutting down');
-        void this.shutdown().then(() => process.exit(0));
+        void this.shutdown().then(() => this.exit(0));
       });
     }
     // Started by a supervisor over an IPC channel (`npm start`'s run-services): the channel
@@ -37,9 +39,14 @@ export class ShutdownManager {
       process.channel.unref();
       process.once('disconnect', () => {
         this.logger.info('parent process gone; shutting down');
-        void this.shutdown().then(() => process.exit(0));
+        void this.shutdown().then(() => this.exit(0));
       });
     }
+  }
+
+  /** Exits once the log lines still buffered are written or cannot be (endLogs). */
+  exit(code: number): void {
+    void endLogs(this.logger, LOG_FLUSH_MS).then(() => process.exit(code));
   }
 
   shutdown(): Promise<void> {
@@ -50,7 +57,7 @@ export class ShutdownManager {
   private async runSteps(): Promise<void> {
     const deadline = setTimeout(() => {
       this.logger.error({ timeoutMs: this.timeoutMs }, 'shutdown deadline passed; exiting');
-      process.exit(1);
+      this.exit(1);
     }, this.timeoutMs);
     deadline.unref();
     for (const step of [...this.steps].reverse()) {

@@ -38,6 +38,6 @@ export function runService<S extends z.ZodType<BaseEnv, unknown>>(
   start({ config, logger, registry, shutdown }).catch((error: unknown) => {
     logger.fatal({ err: error }, 'failed to start');
     process.stderr.write(`${name}: failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
-    void shutdown.shutdown().finally(() => process.exit(1));
+    void shutdown.shutdown().finally(() => shutdown.exit(1));
   });
 }
