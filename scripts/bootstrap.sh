@@ -13,10 +13,11 @@ is_root() { [ "$(id -u)" -eq 0 ]; }
 # System packages: LibreOffice renders PDFs; the fonts give every script real glyphs;
 # poppler-utils: pdftoppm renders template previews in the render worker; pdftotext lets the tests read PDFs;
 # chromium runs the web UI browser tests; curl and jq run examples/curl-walkthrough.sh;
-# strace lets the storage test see the local driver's fsyncs in order.
+# strace lets the storage test see the local driver's fsyncs in order; zbar-tools (zbarimg)
+# decodes the QR codes and barcodes the expression tests draw; qpdf encrypts finished PDFs.
 SYSTEM_PACKAGES=(libreoffice-writer-nogui python3-uno fonts-liberation fonts-crosextra-carlito
   fonts-crosextra-caladea fonts-dejavu-core fonts-noto-core fonts-noto-cjk poppler-utils
-  chromium curl jq strace)
+  chromium curl jq strace zbar-tools qpdf)
 
 APT_UPDATED=0
 apt_install() {

@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { convertPerCall, WarmConverterPool, type ProfileTuning } from '@docgen/converter';
 import { renderedDocuments } from './documents';
+import { compareHtmlPrinting } from './html-printing';
+import { finishingCostTable } from './finishing-cost';
 import { descendantCpuSeconds } from './process-cpu';
 import { runWhenMain, publish, type BenchOptions } from './report';
 import { MEMORY_SCRATCH_DIR } from './scratch';
@@ -120,6 +122,7 @@ export async function runConversionBench(options: BenchOptions) {
   const rows: (string | number)[][] = [];
   const results: Record<string, { warm: Run; perCall: Run }> = {};
   const pagesOf: Record<string, number> = {};
+  const pdfs: Record<string, Buffer> = {};
   try {
     for (const [name, docx] of Object.entries(documents) as ['letter' | 'report', Buffer][]) {
       // Warm-up, untimed: each instance converts once; the per-call driver runs once.
@@ -128,6 +131,7 @@ export async function runConversionBench(options: BenchOptions) {
       await convertPerCall(docx, 'pdf', TIMEOUT_MS);
       const pages = pageCount(pdf);
       pagesOf[name] = pages;
+      pdfs[name] = pdf;
       for (const concurrency of [1, 2]) {
         const warmCount = options.smoke ? 2 : name === 'letter' ? 200 : 30;
         const perCallCount = options.smoke ? 1 : name === 'letter' ? 12 : 6;
@@ -162,6 +166,8 @@ export async function runConversionBench(options: BenchOptions) {
     await pool.close();
   }
   const profiles = await compareProfiles(documents, options);
+  const html = await compareHtmlPrinting(options);
+  const finishing = await finishingCostTable(pdfs, options.smoke ? 2 : 30, options.log);
   const letter1 = results['letter@1']!;
   const letter2 = results['letter@2']!;
   const body = [
@@ -202,9 +208,26 @@ export async function runConversionBench(options: BenchOptions) {
         ),
       ];
     }),
+    '',
+    '### HTML templates: Chromium pool vs the LibreOffice HTML path',
+    '',
+    "An HTML template's PDF, 2 documents in flight, in this run: the sample invoice",
+    '(`examples/sample-invoice.html`, 12 rows) filled and printed by the Chromium pool (one',
+    'browser, 2 pages), against the path HTML templates took before: the DOCX LibreOffice made',
+    'of the HTML at upload, filled and converted by a warm pool of 2. Engine CPU is that of the',
+    "Chromium processes or of soffice.bin; fill + driver is this process's own.",
+    '',
+    html.table,
+    '',
+    '### Finishing cost per option',
+    '',
+    'The finishing step (docs/finishing.md) on the PDFs converted above, one document at a time:',
+    "CPU of this process (pdf-lib) plus qpdf's, per document, on top of the conversion.",
+    '',
+    finishing,
   ].join('\n');
   publish(options, 'conversion', 'Conversion: warm pool vs per-call driver', body);
-  return { drivers: results, profiles };
+  return { drivers: results, profiles, html: { chromium: html.chromium, libreoffice: html.libreoffice } };
 }
 
 runWhenMain(module, runConversionBench);

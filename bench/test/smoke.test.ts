@@ -1,6 +1,7 @@
 import { runBulkZipBench } from '../src/bulk-zip';
 import { runConversionBench } from '../src/conversion';
 import { runEndToEndBench } from '../src/e2e';
+import { runExpressionsBench } from '../src/expressions';
 import { runFillBench } from '../src/fill';
 import { runGatewayBench } from '../src/gateway';
 import { runMemoryBench } from '../src/memory';
@@ -25,7 +26,10 @@ describe('benchmarks, smoke mode', () => {
   });
 
   it('conversion: warm pool and per-call driver both convert, and every set-up', async () => {
-    const { drivers, profiles } = await runConversionBench(quiet);
+    const { drivers, profiles, html } = await runConversionBench(quiet);
+    expect(html.chromium.count).toBe(2);
+    expect(html.chromium.engineCpuMs).toBeGreaterThan(0);
+    expect(html.libreoffice.engineCpuMs).toBeGreaterThan(0);
     expect(drivers['letter@1']!.warm.count).toBe(2);
     expect(drivers['report@2']!.perCall.perSecond).toBeGreaterThan(0);
     expect(profiles.letter!.tuned!.count).toBe(2);
@@ -65,4 +69,10 @@ describe('benchmarks, smoke mode', () => {
     expect(baseline.rows).toBe(10);
     expect(big.zipMiB).toBeGreaterThan(50 * 0.039);
   }, 60_000);
+
+  it('expressions: the computed invoice and the 10,000-row sum run', async () => {
+    const results = await runExpressionsBench(quiet);
+    expect(results['invoice@20']!.measured).toBeGreaterThan(0);
+    expect(results['sum@10000']!.baseline).toBeGreaterThan(0);
+  }, 120_000);
 });

@@ -256,7 +256,7 @@ describe('bulk generation (gateway, render worker and dispatcher processes, Libr
     });
     expect(res.status).toBe(202);
     for (const path of [`/api/v1/bulk-jobs/${res.body.id}`, `/api/v1/bulk-jobs/${res.body.id}/download`]) {
-      expect(await stranger.call('GET', path)).toMatchObject({ status: 404, body: { detail: 'Bulk job not found' } });
+      expect(await stranger.call('GET', path)).toMatchObject({ status: 404, body: { detail: 'Bulk job not found', code: 'bulk_job_not_found' } });
       expect(await api.call('GET', `${path}?is_uat=true`)).toMatchObject({ status: 404, body: { detail: 'Bulk job not found' } });
     }
     expect(

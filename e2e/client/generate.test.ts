@@ -49,21 +49,21 @@ describe('generate and generateAndWait against the real service (gateway and ren
     expect((error as DocumentFailedError).document.status).toBe('failed');
   });
 
-  it('an error status is DocgenApiError with status, detail and errors[]', async () => {
+  it('an error status is DocgenApiError with status, detail, code and errors[]', async () => {
     const missing = await client
       .generate({ template_id: '00000000-0000-4000-8000-000000000000', input_json: {}, output_format: 'pdf' })
       .catch((e: unknown) => e);
     expect(missing).toBeInstanceOf(DocgenApiError);
-    expect(missing).toMatchObject({ status: 404, detail: 'Template not found', errors: [] });
+    expect(missing).toMatchObject({ status: 404, detail: 'Template not found', code: 'template_not_found', errors: [] });
 
     const invalid = await client.generate({ template_id: 'not-a-uuid', input_json: {}, output_format: 'gif' as 'pdf' }).catch((e: unknown) => e);
-    expect(invalid).toMatchObject({ status: 422 });
+    expect(invalid).toMatchObject({ status: 422, code: 'validation_failed' });
     expect((invalid as DocgenApiError).errors.map((e) => e.path)).toEqual(expect.arrayContaining(['template_id', 'output_format']));
 
     const badKey = await createClient({ baseUrl: stack.gateways[0]!.url, apiKey: 'svc_nope' })
       .listTemplates()
       .catch((e: unknown) => e);
-    expect(badKey).toMatchObject({ status: 401, detail: 'Invalid or missing API key' });
+    expect(badKey).toMatchObject({ status: 401, detail: 'Invalid or missing API key', code: 'invalid_api_key' });
   });
 
   it('the same idempotency key returns the same document', async () => {

@@ -57,6 +57,25 @@ describe('failures explain themselves; nothing is left rendering', () => {
     expect(await failWith(template.id, { ...valid, items: [{ name: 'a' }] })).toBe('Missing value for "price" in item 1 of "items"');
     const attempts = await stack.database.db.document.findMany({ where: { templateId: template.id }, select: { renderAttempts: true } });
     expect(attempts.every((d) => d.renderAttempts === 1)).toBe(true);
+
+    // Several problems: every one, summarised in error_message and listed with its path (API.md §9).
+    const res = await api.call('POST', '/api/v1/documents', {
+      template_id: template.id,
+      input_json: { due: 'next Tuesday', items: [{ name: 'a', price: 1 }, { price: 2 }] },
+      output_format: 'pdf',
+    });
+    const doc = await api.waitForDocument(res.body.id);
+    expect(doc.error_message).toBe(
+      '3 problems: Missing required token "client_name"; Token "due" must be a date like 2026-11-22; Missing value for "name" in item 2 of "items"',
+    );
+    expect(doc.errors).toEqual([
+      { path: 'input_json.client_name', message: 'Missing required token "client_name"' },
+      { path: 'input_json.due', message: 'Token "due" must be a date like 2026-11-22' },
+      { path: 'input_json.items[1].name', message: 'Missing value for "name" in item 2 of "items"' },
+    ]);
+    // A document that did not fail for its input has no errors.
+    const ok = await api.call('POST', '/api/v1/documents', { template_id: template.id, input_json: valid, output_format: 'docx' });
+    expect(await api.waitForDocument(ok.body.id)).not.toHaveProperty('errors');
   });
 
   it('explains image problems: not fetchable, too large, not an image', async () => {

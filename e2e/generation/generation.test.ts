@@ -121,7 +121,7 @@ describe('generation end to end (gateway + render worker processes, LibreOffice)
 
     for (const path of [`/api/v1/documents/${first}`, `/api/v1/documents/${first}/download`]) {
       // Another organisation, and the other environment of the same one: not found.
-      expect(await stranger.call('GET', path)).toMatchObject({ status: 404, body: { detail: 'Document not found' } });
+      expect(await stranger.call('GET', path)).toMatchObject({ status: 404, body: { detail: 'Document not found', code: 'document_not_found' } });
       expect(await api.call('GET', `${path}?is_uat=true`)).toMatchObject({ status: 404, body: { detail: 'Document not found' } });
     }
     expect(await stranger.call('GET', `/api/v1/templates/${template.id}/documents`)).toMatchObject({ status: 404, body: { detail: 'Template not found' } });
@@ -129,6 +129,7 @@ describe('generation end to end (gateway + render worker processes, LibreOffice)
     expect((await stranger.call('GET', '/api/v1/documents')).body.items).toEqual([]);
     expect((await stranger.call('POST', '/api/v1/documents', { template_id: template.id, input_json: { x: '1' }, output_format: 'pdf' })).body).toEqual({
       detail: 'Template not found',
+      code: 'template_not_found',
     });
   });
 

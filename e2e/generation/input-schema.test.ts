@@ -12,7 +12,11 @@ const CASES: [string, Record<string, unknown>, string | undefined][] = [
   ['a number as text, a numeric string as number, optional note absent or null', { ...valid, name: 42, total: '12.50', note: null }, undefined],
   ['unknown keys', { ...valid, extra: { anything: true } }, undefined],
   ['an empty list', { ...valid, items: [] }, undefined],
-  ['nothing', {}, 'Missing required token "name"'],
+  [
+    'nothing',
+    {},
+    '6 problems: Missing required token "name"; Missing required token "due"; Missing required token "total"; Missing required token "paid"; Missing required token "logo"; Missing required token "items"',
+  ],
   ['text as an object', { ...valid, name: { first: 'Ada' } }, 'Token "name" must be text or a number'],
   ['a required value null', { ...valid, name: null }, 'Missing required token "name"'],
   ['an impossible date', { ...valid, due: '2026-02-30' }, 'Token "due" must be a date like 2026-11-22'],
@@ -78,6 +82,6 @@ describe('GET /templates/{id}/schema is the render-time check (real worker)', ()
     const stranger = apiClient(stack.gateways[0]!.url, (await stack.organization()).apiKey);
     const res = await stranger.call('GET', `/api/v1/templates/${templateId}/schema`);
     expect(res.status).toBe(404);
-    expect(res.body).toEqual({ detail: 'Template not found' });
+    expect(res.body).toEqual({ detail: 'Template not found', code: 'template_not_found' });
   });
 });

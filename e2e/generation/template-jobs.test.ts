@@ -94,7 +94,7 @@ describe('template jobs without a render worker (gateway process alone)', () => 
 
     const foreign = await stranger.call('GET', `/api/v1/templates/${fresh.id}/preview`);
     expect(foreign.status).toBe(404);
-    expect(foreign.body).toEqual({ detail: 'Template not found' });
+    expect(foreign.body).toEqual({ detail: 'Template not found', code: 'template_not_found' });
 
     await stack.start('render-worker');
     for (const id of [fresh.id, old.id]) {
@@ -111,6 +111,7 @@ describe('template jobs without a render worker (gateway process alone)', () => 
     expect(failed.status).toBe(409);
     expect(failed.body).toEqual({
       detail: 'This template has no preview: its first page could not be rendered (the render worker could not render it; upload the template again)',
+      code: 'no_preview',
     });
     // Rendered once: the template's own updated_at did not move.
     const template = await api.call('GET', `/api/v1/templates/${fresh.id}`);
@@ -171,7 +172,9 @@ describe('HTML import on the render worker (gateway + worker processes, LibreOff
     const statuses = answers.map((res) => res.status);
     expect(statuses.every((status) => status === 201 || status === 429)).toBe(true);
     expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(4);
-    const refused = answers.find((res) => res.status === 429)!;
+    // Refused by the import slots (or, for one that got past its import while another was
+    // being checked, by the upload checks' share per organisation).
+    const refused = answers.find((res) => res.status === 429 && /HTML template upload being converted/.test(res.body.detail))!;
     expect(refused.body.detail).toMatch(/already has 1 HTML template upload being converted; try again when one has finished/);
     expect(refused.headers.get('retry-after')).toBe('2');
     // With the bound at 1 the other organisation waits behind at most one import of the flooder.

@@ -346,6 +346,31 @@ describe('web UI in a real browser against the real services', () => {
     expect(await page.getByLabel('logo', { exact: true }).inputValue()).toBe('');
   });
 
+  it('a purged document shows as purged in the history, with no download links and no input to reuse', async () => {
+    const created = await client.call('POST', '/api/v1/documents', {
+      template_id: templateId,
+      input_json: { client_name: 'Grace', due: '2026-01-01', items: [] },
+      output_format: 'pdf',
+    });
+    const id = created.body.id as string;
+    await waitUntil(
+      async () => ['ready', 'failed'].includes((await client.call('GET', `/api/v1/documents/${id}`)).body.status),
+      'the document to finish',
+      60_000,
+    );
+    // What the retention sweep leaves: the record, no files, no input.
+    await stack.database.db.document.update({ where: { id }, data: { files: [], inputJson: {}, purgedAt: new Date() } });
+    expect((await client.call('GET', `/api/v1/documents/${id}/download`)).status).toBe(410);
+
+    await page.goto(`${base}/templates/${templateId}`);
+    const purged = page.getByRole('table', { name: 'History' }).getByRole('row').filter({ hasText: 'Files removed' });
+    await purged.waitFor();
+    expect(await purged.getByText('purged', { exact: true }).count()).toBe(1);
+    expect(await purged.getByRole('link').count()).toBe(0);
+    expect(await purged.getByRole('button', { name: 'Use this input', exact: true }).isDisabled()).toBe(true);
+    await expectAccessible(page);
+  });
+
   it('developer settings: a new API key works once shown, Revoke asks first; a webhook test arrives and is logged', async () => {
     await page.getByRole('link', { name: 'Developer', exact: true }).click();
     await page.getByRole('heading', { name: 'Developer settings' }).waitFor();

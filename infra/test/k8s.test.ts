@@ -104,8 +104,9 @@ describe.each(OVERLAYS)('infra/k8s overlay %s', (overlay) => {
       expect(target).toBeDefined(); // namePrefix renames it too (base/kustomizeconfig.yaml)
       expect(target!.spec.replicas).toBeUndefined(); // owned by KEDA, not reset by each apply
       expect(scaler.spec.minReplicaCount).toBeGreaterThanOrEqual(1); // someone must export the gauge
-      // What BullMQ waits on: the wait list and the prioritized and delayed sorted sets.
-      expect(scaler.spec.triggers[0].metadata.query).toMatch(/docgen_render_queue_jobs\{state=~"[^"]*waiting[^"]*prioritized[^"]*delayed/);
+      // What BullMQ waits on: the wait list and the prioritized and delayed sorted sets; and the
+      // organisations' fair-share backlogs, which hold most waiting documents under load.
+      expect(scaler.spec.triggers[0].metadata.query).toMatch(/docgen_render_queue_jobs\{state=~"[^"]*backlog[^"]*waiting[^"]*prioritized[^"]*delayed/);
     }
     for (const hpa of of('HorizontalPodAutoscaler')) expect(named('Deployment', hpa.spec.scaleTargetRef.name)).toBeDefined();
     for (const service of of('Service')) {

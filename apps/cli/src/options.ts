@@ -1,3 +1,4 @@
+import { parseExpiry } from '@docgen/access';
 import { CliError, usageError } from './errors';
 
 export type Options = Record<string, string | undefined>;
@@ -16,13 +17,10 @@ export function positiveInteger(value: string, name: string): number {
   return number;
 }
 
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
-
-/** An ISO 8601 date (midnight UTC) or date-time with an explicit offset. */
+/** An ISO 8601 date (midnight UTC) or date-time with an explicit offset, read as the API reads an API key's expiry. */
 export function isoDate(value: string, name: string): Date {
-  const date = ISO_DATE.test(value) ? new Date(`${value}T00:00:00Z`) : ISO_DATE_TIME.test(value) ? new Date(value) : undefined;
-  if (!date || Number.isNaN(date.getTime())) {
+  const date = parseExpiry(value);
+  if (!date) {
     throw new CliError(`--${name} must be an ISO 8601 date (2027-01-31) or date-time with offset (2027-01-31T12:00:00Z), got "${value}"`);
   }
   return date;

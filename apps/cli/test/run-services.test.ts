@@ -8,6 +8,15 @@ import { createTestDatabase, repoRoot, seedOrganization, startService, uniqueId,
 
 const BANNER = 'Ctrl-C stops everything.';
 
+/** A process's command line, or "" for one that ended since it was listed (Chromium's helpers come and go). */
+function commandLine(pid: number): string {
+  try {
+    return execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' });
+  } catch {
+    return '';
+  }
+}
+
 /** Every process below `pid`, children first (read before the tree is torn down). */
 function descendants(pid: number): number[] {
   const rows = execFileSync('ps', ['-eo', 'pid=,ppid='], { encoding: 'utf8' })
@@ -113,7 +122,7 @@ describe("npm start's service runner", () => {
       expect(runner.stderr()).toContain('METRICS_PORT is ignored by npm start');
       expect(runner.stderr()).not.toMatch(/exited|EADDRINUSE/);
       const tree = descendants(runner.process.pid!);
-      const services = tree.filter((pid) => execFileSync('ps', ['-o', 'args=', '-p', String(pid)], { encoding: 'utf8' }).includes('/dist/main.js'));
+      const services = tree.filter((pid) => commandLine(pid).includes('/dist/main.js'));
       expect(services).toHaveLength(3);
 
       runner.process.kill('SIGTERM'); // npm only: it does not pass the signal on
@@ -134,7 +143,8 @@ describe("npm start's service runner", () => {
       clearInterval(watch);
       const tree = [...seen];
       expect(tree.length).toBeGreaterThanOrEqual(2);
-      expect(runner.stderr()).toContain('webhook-dispatcher exited (1); stopping the others');
+      // 'exit' can come before the last of stderr has been read.
+      await waitFor(() => runner.stderr().includes('webhook-dispatcher exited (1); stopping the others'), 10_000, "the runner's message");
       expect(runner.stderr()).not.toContain(BANNER);
       await waitFor(() => allGone(tree), 30_000, 'every service ending');
     } finally {

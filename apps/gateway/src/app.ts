@@ -7,6 +7,7 @@ import type { OutboxRelay } from '@docgen/documents';
 import type { Logger, Registry } from '@docgen/observability';
 import type { RenderJob } from '@docgen/queue';
 import type { FileStorage } from '@docgen/storage';
+import type { UntrustedWork } from '@docgen/untrusted-work';
 import type { GatewayConfig } from './config';
 import { AuthFailureThrottle } from './auth-failure-throttle';
 import { storedFileSender } from './routes/send-stored-file';
@@ -42,11 +43,13 @@ export interface GatewayDeps {
   /** Publishes outbox events (the webhook test event); its owner flushes it on shutdown. */
   relay: OutboxRelay;
   templateJobs: TemplateJobs;
+  /** Worker threads that check uploads (templates, spreadsheets) off the event loop. */
+  untrusted: UntrustedWork;
   logger: Logger;
   registry: Registry;
 }
 
-export function createApp({ config, db, redis, storage, renderQueue, relay, templateJobs, logger, registry }: GatewayDeps): express.Express {
+export function createApp({ config, db, redis, storage, renderQueue, relay, templateJobs, untrusted, logger, registry }: GatewayDeps): express.Express {
   const app = express();
   app.disable('x-powered-by');
   // Whether X-Forwarded-Proto/-For are believed (TRUST_PROXY): what makes the session
@@ -79,12 +82,26 @@ export function createApp({ config, db, redis, storage, renderQueue, relay, temp
       db,
       storage,
       maxUploadBytes: config.MAX_UPLOAD_BYTES,
-      limits: { maxExpandedBytes: config.MAX_TEMPLATE_EXPANDED_BYTES, maxEntries: 5_000 },
+      limits: {
+        maxExpandedBytes: config.MAX_TEMPLATE_EXPANDED_BYTES,
+        maxEntries: 5_000,
+        maxPartBytes: config.MAX_TEMPLATE_PART_BYTES,
+        images: { maxPixels: config.MAX_IMAGE_PIXELS, maxFrames: config.MAX_IMAGE_FRAMES },
+      },
       importer: templateJobs.importer,
+      untrusted,
       previews: templateJobs.previews,
     }),
-    ...documentHandlers({ db, sendFile, renderQueue }),
-    ...bulkJobHandlers({ db, sendFile, renderQueue, maxUploadBytes: config.MAX_UPLOAD_BYTES, maxRows: config.BULK_MAX_ROWS }),
+    ...documentHandlers({ db, sendFile, renderQueue, maxActivePerOrg: config.MAX_ACTIVE_PER_ORG }),
+    ...bulkJobHandlers({
+      db,
+      sendFile,
+      renderQueue,
+      maxUploadBytes: config.MAX_UPLOAD_BYTES,
+      maxRows: config.BULK_MAX_ROWS,
+      untrusted,
+      maxActivePerOrg: config.MAX_ACTIVE_PER_ORG,
+    }),
     ...webhookHandlers({ db, relay, allowPrivate: config.OUTBOUND_ALLOW_PRIVATE }),
   });
 

@@ -18,7 +18,11 @@ export const gatewayEnv = z.object({
   DOWNLOAD_URL_TTL_S: envVar.integer(300, 1, 7 * 24 * 3600),
   RENDER_TIMEOUT_MS: envVar.integer(60_000, 1_000),
   MAX_TEMPLATE_EXPANDED_BYTES: envVar.integer(100 * MiB, 1),
+  /** Largest XML part of an uploaded template (document.xml, a header...): parsing one costs time and memory in proportion. */
+  MAX_TEMPLATE_PART_BYTES: envVar.integer(5 * MiB, 1),
   BULK_MAX_ROWS: envVar.integer(10_000, 1, 1_000_000),
+  /** Documents of one organisation queued or rendering at once, bulk rows included (429 beyond; API.md §9). */
+  MAX_ACTIVE_PER_ORG: envVar.integer(10_000, 1),
   OUTBOUND_ALLOW_PRIVATE: envVar.boolean(false),
   WEB_DIST_DIR: envVar.text(''),
   SESSION_RATE_LIMIT: envVar.integer(600, 1),
@@ -38,6 +42,12 @@ export const gatewayEnv = z.object({
       return /^\d+$/.test(value) ? Number(value) : value;
     }),
   ),
+  /** Uploads (templates, spreadsheets) checked at once, each in a worker thread off the event loop. */
+  UPLOAD_CHECK_THREADS: envVar.integer(2, 1, 64),
+  /** The JavaScript heap one upload check may use; past it that check fails (413), not the gateway. */
+  UPLOAD_CHECK_MEMORY_MB: envVar.integer(512, 32),
+  /** Longest one upload check may take; its thread is stopped then and the upload refused (422). */
+  UPLOAD_CHECK_TIMEOUT_MS: envVar.integer(30_000, 100),
   /** HTML template uploads being converted at once per organisation, across replicas (429 beyond). */
   TEMPLATE_IMPORTS_PER_ORG: envVar.integer(2, 1, 100),
   /** Per-organisation label on the open /metrics; off: a public endpoint names no tenant. */

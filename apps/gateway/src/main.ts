@@ -3,6 +3,7 @@ import { createDeliveryQueue, createRenderQueue, waitForRedis } from '@docgen/qu
 import { OutboxRelay } from '@docgen/documents';
 import { connectDataStores, runService } from '@docgen/runtime';
 import { createStorage, describeStorage } from '@docgen/storage';
+import { UntrustedWork } from '@docgen/untrusted-work';
 import { createApp } from './app';
 import { gatewayEnv } from './config';
 import { drainConnections, keepConnectionsAlive } from './keep-alive';
@@ -25,7 +26,13 @@ runService('gateway', gatewayEnv, async (context) => {
   const storage = createStorage(config);
   logger.info({ storage: describeStorage(config) }, 'file storage');
   if (config.DOWNLOAD_REDIRECT && !storage.downloadUrl) logger.warn('DOWNLOAD_REDIRECT=true needs STORAGE_DRIVER=s3; downloads stream through the gateway');
-  const server = createApp({ config, db, redis, storage, renderQueue, relay, templateJobs, logger, registry }).listen(config.PORT, config.HOST);
+  const untrusted = new UntrustedWork({
+    threads: config.UPLOAD_CHECK_THREADS,
+    memoryMb: config.UPLOAD_CHECK_MEMORY_MB,
+    timeoutMs: config.UPLOAD_CHECK_TIMEOUT_MS,
+  });
+  shutdown.register('upload checks', () => untrusted.close());
+  const server = createApp({ config, db, redis, storage, renderQueue, relay, templateJobs, untrusted, logger, registry }).listen(config.PORT, config.HOST);
   keepConnectionsAlive(server, config.HTTP_KEEP_ALIVE_TIMEOUT_MS);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);

@@ -1,12 +1,10 @@
+import type { Cursor } from '@docgen/db';
 import { HttpError } from './errors';
 
-export interface Cursor {
-  createdAt: Date;
-  id: string;
-}
+export { afterCursor, newestFirst, type Cursor } from '@docgen/db';
 
 const invalidCursor = () =>
-  new HttpError(422, 'Invalid cursor; pass the next_cursor of the previous page', {
+  new HttpError('validation_failed', 'Invalid cursor; pass the next_cursor of the previous page', {
     errors: [{ path: 'cursor', message: 'is not a cursor returned by this endpoint' }],
   });
 
@@ -24,14 +22,6 @@ export function decodeCursor(cursor: string | undefined): Cursor | undefined {
     throw invalidCursor();
   }
 }
-
-/** Rows strictly after the cursor in (created_at DESC, id DESC) order. */
-export function afterCursor(cursor: Cursor | undefined) {
-  if (!cursor) return {};
-  return { OR: [{ createdAt: { lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { lt: cursor.id } }] };
-}
-
-export const newestFirst = [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
 
 /** Call with limit + 1 rows: the extra one only says whether there is a next page. */
 export function toPage<Row extends Cursor, Item>(rows: Row[], limit: number, present: (row: Row) => Item) {

@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { operations as contractOperations } from '@docgen/contracts';
+import { ErrorBody, RateLimitedBody, operations as contractOperations } from '@docgen/contracts';
 import { generateApiKey } from '@docgen/security';
 import { buildDocx, paragraph, seedOrganization, startService, uniqueId, type RunningService, type SeededOrganization } from '@docgen/testing';
 import { startGatewayHarness, type GatewayHarness } from './harness';
@@ -55,15 +55,15 @@ const REFERS_TO_TEMPLATE_IN_BODY = new Set(['createDocument', 'createBulkJob']);
 type Caller = 'anonymous' | 'member' | 'admin' | 'api key' | 'other org admin' | 'other org api key';
 const CALLERS: Caller[] = ['anonymous', 'member', 'admin', 'api key', 'other org admin', 'other org api key'];
 
-const NEEDS_ADMIN = { detail: 'This needs the admin role' };
-const NEEDS_SESSION_FOR_PEOPLE = { detail: 'Sign in to the web UI to manage API keys and members' };
+const NEEDS_ADMIN = { detail: 'This needs the admin role', code: 'admin_required' };
+const NEEDS_SESSION_FOR_PEOPLE = { detail: 'Sign in to the web UI to manage API keys and members', code: 'session_required' };
 
 /** What a caller must get for an operation of this rule (on the owning organisation's resources). */
 function expectation(rule: Rule, caller: Caller): { status?: number; body?: unknown; allowed?: true; foreign?: true } {
   const byKey = caller.endsWith('api key');
   const foreign = caller.startsWith('other org') ? ({ foreign: true } as const) : {};
   if (rule === 'open') return { allowed: true };
-  if (caller === 'anonymous') return { status: 401, body: { detail: 'Invalid or missing API key' } };
+  if (caller === 'anonymous') return { status: 401, body: { detail: 'Invalid or missing API key', code: 'invalid_api_key' } };
   if (byKey && rule === 'admin-session') return { status: 403, body: NEEDS_SESSION_FOR_PEOPLE };
   if (byKey && rule === 'session') return { status: 403 };
   if (caller === 'member' && (rule === 'admin' || rule === 'admin-session')) return { status: 403, body: NEEDS_ADMIN };
@@ -77,6 +77,7 @@ interface OpenApiOperation {
 }
 
 describe('role × operation matrix, from the served OpenAPI document', () => {
+  let documentedCodes: string[] = [];
   let harness: GatewayHarness;
   let gateway: RunningService;
   let orgA: SeededOrganization;
@@ -206,7 +207,11 @@ describe('role × operation matrix, from the served OpenAPI document', () => {
       bulkJob: await created(withKey(orgA.apiKey, 'POST', '/api/v1/bulk-jobs', { form: bulkForm(template) })),
       webhook: await created(withKey(orgA.apiKey, 'POST', '/api/v1/webhooks', { json: { url: 'https://127.0.0.1/hook' } })),
     };
-    const document = (await (await fetch(`${gateway.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, Record<string, OpenApiOperation>> };
+    const document = (await (await fetch(`${gateway.url}/api/v1/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, OpenApiOperation>>;
+      components: { schemas: { ErrorCode: { enum: string[] } } };
+    };
+    documentedCodes = document.components.schemas.ErrorCode.enum;
     operations = Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ method, path, op })));
   }, 60_000);
   afterAll(async () => {
@@ -258,9 +263,14 @@ describe('role × operation matrix, from the served OpenAPI document', () => {
         const label = `${op.operationId} (${method.toUpperCase()} ${path}) as ${caller}: ${res.status} ${String(JSON.stringify(res.body)).slice(0, 160)}`;
         if (process.env.SHOW_MATRIX) console.log(label.slice(0, 140));
         if (!(String(res.status) in op.responses)) failures.push(`${label} — status not documented`);
-        // The body matches the schema the document was generated from.
-        const schema = contractOperations.find((candidate) => candidate.operationId === op.operationId)?.responses[res.status]?.schema;
+        // The body matches the schema the document was generated from (the 403 that `access` adds: the error schema).
+        const declared = contractOperations.find((candidate) => candidate.operationId === op.operationId)?.responses[res.status]?.schema;
+        const schema = declared ?? (res.status === 429 ? RateLimitedBody : res.status >= 400 ? ErrorBody : undefined);
         if (schema && typeof res.body === 'object' && !schema.safeParse(res.body).success) failures.push(`${label} — body does not match its schema`);
+        // Every error but a 429 carries a code the served document lists.
+        if (res.status >= 400 && res.status !== 429 && !documentedCodes.includes((res.body as { code?: string }).code ?? '')) {
+          failures.push(`${label} — error without a documented code`);
+        }
         if (want.status !== undefined) {
           if (res.status !== want.status || (want.body !== undefined && JSON.stringify(res.body) !== JSON.stringify(want.body))) {
             failures.push(`${label} — expected ${want.status} ${JSON.stringify(want.body ?? '')}`);

@@ -66,8 +66,8 @@ describe('failed API-key authentications are throttled per address', () => {
     const other = gateways[LIMIT % 2]!;
     expect((await getMe(other.url, badKey(100), source)).status).toBe(401);
     expect((await getMe(other.url, badKey(101), source)).status).toBe(429);
-    // While blocked, even a valid key from that address waits (the check runs before the key is looked up).
-    expect((await getMe(other.url, org.apiKey, source)).status).toBe(429);
+    // While blocked, a valid key from that address still works: others behind the same NAT address are not locked out.
+    expect((await getMe(other.url, org.apiKey, source)).status).toBe(200);
 
     // Another address, on either replica, is served normally.
     for (const gateway of gateways) expect((await getMe(gateway.url, org.apiKey, '127.0.0.4')).status).toBe(200);
@@ -82,12 +82,14 @@ describe('failed API-key authentications are throttled per address', () => {
     expect(status).toBe(200);
   });
 
-  it('refuses a throttled address before any database query', async () => {
+  it('refuses a throttled address at one indexed lookup per key at most, and none for a malformed one', async () => {
     const queries = jest.spyOn(harness.database.db.sql, 'query');
     for (let i = 0; i < LIMIT; i++) await request(harness.app).get('/api/v1/me').set('X-API-Key', badKey(i)).expect(401);
     expect(queries).toHaveBeenCalledTimes(LIMIT);
     for (let i = 0; i < 20; i++) await request(harness.app).get('/api/v1/me').set('X-API-Key', badKey(i)).expect(429, THROTTLED);
-    expect(queries).toHaveBeenCalledTimes(LIMIT);
+    expect(queries).toHaveBeenCalledTimes(LIMIT + 20);
+    for (let i = 0; i < 20; i++) await request(harness.app).get('/api/v1/me').set('X-API-Key', 'not-a-key').expect(429, THROTTLED);
+    expect(queries).toHaveBeenCalledTimes(LIMIT + 20);
     queries.mockRestore();
   });
   it('counts failed sign-ins per address too, so one address cannot spray a password over many emails', async () => {
@@ -100,5 +102,22 @@ describe('failed API-key authentications are throttled per address', () => {
     const refused = await signIn(gateways[0]!.url, person.email, person.password, source);
     expect(refused).toEqual({ status: 429, body: { detail: 'Too many failed sign-ins from this address. Please try again later.' } });
     expect((await signIn(gateways[0]!.url, person.email, person.password, '127.0.0.6')).status).toBe(200);
+  });
+
+  it('counts failures per address and credential kind: failed sign-ins behind one NAT address never lock out its valid API keys, nor the reverse', async () => {
+    const org = await seedOrganization(harness.database.db);
+    const person = await seedPerson(harness.database.db, org.organizationId, 'member');
+    const nat = '127.0.0.7';
+    for (let i = 0; i < LIMIT; i++) expect((await signIn(gateways[0]!.url, `nobody-${i}@example.test`, 'guess-guess-guess', nat)).status).toBe(401);
+    expect((await signIn(gateways[0]!.url, person.email, person.password, nat)).status).toBe(429);
+    // The programs behind the same address keep working.
+    expect(await getMe(gateways[0]!.url, org.apiKey, nat)).toMatchObject({ status: 200 });
+
+    const otherNat = '127.0.0.8';
+    for (let i = 0; i < LIMIT; i++) expect((await getMe(gateways[0]!.url, badKey(i), otherNat)).status).toBe(401);
+    expect(await getMe(gateways[0]!.url, badKey(7), otherNat)).toMatchObject({ status: 429, body: THROTTLED });
+    expect(await getMe(gateways[0]!.url, org.apiKey, otherNat)).toMatchObject({ status: 200 });
+    // ... and its people can still sign in.
+    expect((await signIn(gateways[0]!.url, person.email, person.password, otherNat)).status).toBe(200);
   });
 });

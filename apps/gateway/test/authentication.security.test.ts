@@ -2,7 +2,7 @@ import request from 'supertest';
 import { seedOrganization, startService, type RunningService } from '@docgen/testing';
 import { startGatewayHarness, type GatewayHarness } from './harness';
 
-const INVALID = { detail: 'Invalid or missing API key' };
+const INVALID = { detail: 'Invalid or missing API key', code: 'invalid_api_key' };
 
 describe('X-API-Key authentication', () => {
   let harness: GatewayHarness;

@@ -44,7 +44,7 @@ describe('when a dependency is down', () => {
       await redis.stop();
       const down = await call();
       expect(down.status).toBe(503);
-      expect(await down.json()).toEqual({ detail: 'Service unavailable: redis is unreachable. Please try again shortly.' });
+      expect(await down.json()).toEqual({ detail: 'Service unavailable: redis is unreachable. Please try again shortly.', code: 'dependency_unavailable' });
       const report = await readyz(gateway);
       expect(report.status).toBe(503);
       expect(report.body.checks).toEqual({ postgresql: 'ok', redis: 'down' });
@@ -69,7 +69,7 @@ describe('when a dependency is down', () => {
     it('answers 503 naming PostgreSQL and says so on /readyz', async () => {
       const res = await fetch(`${gateway.url}/api/v1/me`, { headers: { 'X-API-Key': 'svc_0123456789abcdefghijABCDEFGHIJklmnopqr' } });
       expect(res.status).toBe(503);
-      expect(await res.json()).toEqual({ detail: 'Service unavailable: postgresql is unreachable. Please try again shortly.' });
+      expect(await res.json()).toEqual({ detail: 'Service unavailable: postgresql is unreachable. Please try again shortly.', code: 'dependency_unavailable' });
       const report = await readyz(gateway);
       expect(report.status).toBe(503);
       expect(report.body.checks).toEqual({ postgresql: 'down', redis: 'ok' });

@@ -12,23 +12,23 @@ describe('error responses', () => {
   });
   afterAll(() => harness.close());
 
-  const expectDetailOnly = (body: unknown) => {
-    expect(Object.keys(body as object)).toEqual(['detail']);
+  const expectDetailAndCode = (body: unknown) => {
+    expect(Object.keys(body as object)).toEqual(['detail', 'code']);
     expect(JSON.stringify(body)).not.toMatch(/at \w+ \(|node_modules|\.ts:\d+/);
   };
 
   it('answers an unknown route with 404 JSON, inside and outside /api/v1', async () => {
     // A GET outside /api is the web UI's (a deep link); anything else there is a JSON 404.
     const outside = await request(harness.app).post('/no/such/page').expect(404).expect('Content-Type', /json/);
-    expect(outside.body).toEqual({ detail: 'Not found' });
+    expect(outside.body).toEqual({ detail: 'Not found', code: 'not_found' });
     const inside = await request(harness.app).get('/api/v1/no-such-thing').set('X-API-Key', org.apiKey).expect(404);
-    expect(inside.body).toEqual({ detail: 'Not found' });
+    expect(inside.body).toEqual({ detail: 'Not found', code: 'not_found' });
     expect(inside.headers['ratelimit-limit']).toBe('1000');
   });
 
   it('asks for the key before saying whether an API route exists', async () => {
     const res = await request(harness.app).get('/api/v1/no-such-thing').expect(401);
-    expect(res.body).toEqual({ detail: 'Invalid or missing API key' });
+    expect(res.body).toEqual({ detail: 'Invalid or missing API key', code: 'invalid_api_key' });
   });
 
   it('answers malformed JSON with 400', async () => {
@@ -38,8 +38,8 @@ describe('error responses', () => {
       .set('Content-Type', 'application/json')
       .send('{"template_id": ')
       .expect(400);
-    expect(res.body).toEqual({ detail: 'Request body is not valid JSON' });
-    expectDetailOnly(res.body);
+    expect(res.body).toEqual({ detail: 'Request body is not valid JSON', code: 'bad_request' });
+    expectDetailAndCode(res.body);
   });
 
   it('answers an oversized body with 413', async () => {
@@ -49,12 +49,12 @@ describe('error responses', () => {
       .set('Content-Type', 'application/json')
       .send(JSON.stringify({ padding: 'x'.repeat(2048) }))
       .expect(413);
-    expect(res.body).toEqual({ detail: 'Request body too large' });
+    expect(res.body).toEqual({ detail: 'Request body too large', code: 'body_too_large' });
   });
 
   it('answers a malformed percent-encoding in a path with 400, not 500', async () => {
     const res = await request(harness.app).get('/api/v1/templates/%E0').set('X-API-Key', org.apiKey).expect(400);
-    expect(res.body).toEqual({ detail: 'The URL holds a malformed percent-encoding' });
+    expect(res.body).toEqual({ detail: 'The URL holds a malformed percent-encoding', code: 'bad_request' });
   });
 
   it('matches paths with or without a trailing slash', async () => {

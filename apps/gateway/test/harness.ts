@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createStorage } from '@docgen/storage';
 import { createTestDatabase, uniqueId, type TestDatabase } from '@docgen/testing';
+import { UntrustedWork } from '@docgen/untrusted-work';
 import { createApp } from '../src/app';
 import { gatewayEnv, type GatewayConfig } from '../src/config';
 import { createTemplateJobs } from '../src/templates/template-jobs';
@@ -45,7 +46,13 @@ export async function startGatewayHarness(overrides: Record<string, string> = {}
   const deliveryQueue = createDeliveryQueue(redis, config.REDIS_KEY_PREFIX);
   const relay = new OutboxRelay(database.db, deliveryQueue, createLogger('gateway-test', 'silent'));
   const templateJobs = createTemplateJobs(config, redis);
+  const untrusted = new UntrustedWork({
+    threads: config.UPLOAD_CHECK_THREADS,
+    memoryMb: config.UPLOAD_CHECK_MEMORY_MB,
+    timeoutMs: config.UPLOAD_CHECK_TIMEOUT_MS,
+  });
   const app = createApp({
+    untrusted,
     renderQueue,
     relay,
     templateJobs,
@@ -65,7 +72,7 @@ export async function startGatewayHarness(overrides: Record<string, string> = {}
     env,
     close: async () => {
       await relay.stop();
-      await Promise.all([renderQueue.close(), deliveryQueue.close(), templateJobs.close()]);
+      await Promise.all([renderQueue.close(), deliveryQueue.close(), templateJobs.close(), untrusted.close()]);
       const keys = await redis.keys(`${config.REDIS_KEY_PREFIX}*`);
       if (keys.length) await redis.del(...keys);
       redis.disconnect();

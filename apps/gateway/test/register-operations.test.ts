@@ -76,7 +76,7 @@ describe('the gateway registers its routes from the operations table', () => {
       const api = () => request(harness.app);
       // POST /documents: content type, then body, then query.
       const notJson = await api().post('/api/v1/documents?is_uat=maybe').set('X-API-Key', org.apiKey).set('Content-Type', 'text/plain').send('x').expect(415);
-      expect(notJson.body).toEqual({ detail: 'Send the request as application/json' });
+      expect(notJson.body).toEqual({ detail: 'Send the request as application/json', code: 'unsupported_media_type' });
       const badBody = await api().post('/api/v1/documents?is_uat=maybe').set('X-API-Key', org.apiKey).send({}).expect(422);
       expect(badBody.body.detail).toMatch(/^Invalid template_id/);
       // PATCH /templates/{id} and /templates/{id}/variables: query first, then content type.
@@ -151,7 +151,7 @@ describe('registered operations parse their input with the table', () => {
       expect({ op: op.operationId, status: res.status, body: res.body }).toEqual({
         op: op.operationId,
         status: 415,
-        body: { detail: JSON_415[op.operationId] },
+        body: { detail: JSON_415[op.operationId], code: 'unsupported_media_type' },
       });
     }
   });
@@ -163,6 +163,7 @@ describe('registered operations parse their input with the table', () => {
     const bad = await request(app).get('/api/v1/documents?limit=abc').expect(422);
     expect(bad.body).toEqual({
       detail: 'Invalid limit: must be a whole number from 1 to 100',
+      code: 'validation_failed',
       errors: [{ path: 'limit', message: 'must be a whole number from 1 to 100' }],
     });
   });
@@ -172,7 +173,7 @@ describe('registered operations parse their input with the table', () => {
     expect(ok.body).toMatchObject({ operationId: 'createWebhook', body: { url: 'https://hooks.example.com/docgen', is_uat: true }, query: { is_uat: false } });
 
     const bad = await request(app).post('/api/v1/webhooks').send({ url: 'not a url' }).expect(422);
-    expect(bad.body).toEqual({ detail: 'Invalid url: must be a URL', errors: [{ path: 'url', message: 'must be a URL' }] });
+    expect(bad.body).toEqual({ detail: 'Invalid url: must be a URL', code: 'validation_failed', errors: [{ path: 'url', message: 'must be a URL' }] });
   });
 
   it('parses the form fields of a multipart operation without its file', async () => {
@@ -201,7 +202,7 @@ describe('registered operations parse their input with the table', () => {
     await request(app).delete(`/api/v1/templates/${ID}`).expect(204);
     // A body that breaks its own schema is the server's fault, never the caller's 422.
     const broken = await request(app).get('/api/v1/session').expect(500);
-    expect(broken.body).toEqual({ detail: 'Internal server error' });
+    expect(broken.body).toEqual({ detail: 'Internal server error', code: 'internal_error' });
   });
 
   it('refuses at start-up a handler record that misses an operation or names one outside its registration', () => {

@@ -4,9 +4,9 @@ import { startGatewayHarness, type GatewayHarness } from './harness';
 import { browser, cookieFrom, seedPerson, signIn, withKey, type Person } from './people-support';
 
 const LOCKOUT_WINDOW_MS = 4_000;
-const INVALID_CREDENTIALS = { detail: 'Invalid email or password' };
-const INVALID_KEY = { detail: 'Invalid or missing API key' };
-const CSRF = { detail: 'Missing or invalid CSRF token' };
+const INVALID_CREDENTIALS = { detail: 'Invalid email or password', code: 'invalid_credentials' };
+const INVALID_KEY = { detail: 'Invalid or missing API key', code: 'invalid_api_key' };
+const CSRF = { detail: 'Missing or invalid CSRF token', code: 'csrf_failed' };
 
 /** Sessions across two gateway processes (a, b) sharing one PostgreSQL and Redis, as replicas. */
 describe('sessions', () => {
@@ -114,7 +114,7 @@ describe('sessions', () => {
         body: typeof body === 'object' ? JSON.stringify(body) : body,
       });
       expect(res.status).toBe(status);
-      expect(await res.json()).toEqual({ detail: expect.any(String), ...(status === 422 ? { errors: expect.any(Array) } : {}) });
+      expect(await res.json()).toEqual({ detail: expect.any(String), code: expect.any(String), ...(status === 422 ? { errors: expect.any(Array) } : {}) });
     });
 
     it('locks an email after 10 failed sign-ins over both replicas, even for the right password, until the window passes', async () => {
@@ -293,7 +293,7 @@ describe('sessions', () => {
 
       expect(await memberSession.call(b.url, 'DELETE', `/api/v1/members/${onlyAdmin.id}`)).toMatchObject({
         status: 403,
-        body: { detail: 'This needs the admin role' },
+        body: { detail: 'This needs the admin role', code: 'admin_required' },
       });
       expect((await adminSession.call(a.url, 'DELETE', `/api/v1/members/${onlyAdmin.id}`)).status).toBe(409);
       expect((await adminSession.call(a.url, 'DELETE', `/api/v1/members/${member.id}`)).status).toBe(204);
@@ -314,7 +314,7 @@ describe('sessions', () => {
       for (const path of ['/api/v1/API-Keys', '/api/v1/members/', '/api/v1/Members?x=1']) {
         expect(await withKey(b.url, org.apiKey, 'GET', path)).toMatchObject({
           status: 403,
-          body: { detail: 'Sign in to the web UI to manage API keys and members' },
+          body: { detail: 'Sign in to the web UI to manage API keys and members', code: 'session_required' },
         });
       }
     });
@@ -323,8 +323,14 @@ describe('sessions', () => {
       const other = await seedOrganization(harness.database.db);
       const stranger = await seedPerson(harness.database.db, other.organizationId, 'member');
       const session = await browser(a.url, admin);
-      expect(await session.call(a.url, 'DELETE', `/api/v1/members/${stranger.id}`)).toMatchObject({ status: 404, body: { detail: 'Member not found' } });
-      expect(await session.call(a.url, 'DELETE', `/api/v1/api-keys/${other.apiKeyId}`)).toMatchObject({ status: 404, body: { detail: 'API key not found' } });
+      expect(await session.call(a.url, 'DELETE', `/api/v1/members/${stranger.id}`)).toMatchObject({
+        status: 404,
+        body: { detail: 'Member not found', code: 'member_not_found' },
+      });
+      expect(await session.call(a.url, 'DELETE', `/api/v1/api-keys/${other.apiKeyId}`)).toMatchObject({
+        status: 404,
+        body: { detail: 'API key not found', code: 'api_key_not_found' },
+      });
       expect((await withKey(a.url, other.apiKey, 'GET', '/api/v1/me')).status).toBe(200);
       const members = await session.call(a.url, 'GET', '/api/v1/members');
       expect(JSON.stringify(members.body)).not.toContain(stranger.email);

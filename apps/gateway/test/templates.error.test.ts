@@ -64,7 +64,11 @@ describe('templates: bad input gets a clear error and stores nothing', () => {
   it('refuses an empty file and a missing file field with 422', async () => {
     expect((await upload(Buffer.alloc(0), 'empty.docx').expect(422)).body.detail).toBe('The uploaded file is empty');
     const missing = await request(harness.app).post('/api/v1/templates').set('X-API-Key', org.apiKey).field('name', 'x').expect(422);
-    expect(missing.body).toEqual({ detail: 'No template file; send it in the multipart field "file"', errors: [{ path: 'file', message: 'Required' }] });
+    expect(missing.body).toEqual({
+      detail: 'No template file; send it in the multipart field "file"',
+      code: 'validation_failed',
+      errors: [{ path: 'file', message: 'Required' }],
+    });
   });
 
   it('refuses a JSON body with 415', async () => {
@@ -74,7 +78,7 @@ describe('templates: bad input gets a clear error and stores nothing', () => {
 
   it('refuses a file over the upload limit with 413', async () => {
     const res = await upload(Buffer.alloc(MAX_UPLOAD + 1, 1), 'huge.docx').expect(413);
-    expect(res.body).toEqual({ detail: 'Request body too large' });
+    expect(res.body).toEqual({ detail: 'Request body too large', code: 'body_too_large' });
   });
 
   it('refuses a zip bomb by its expanded size with 413', async () => {
@@ -131,7 +135,7 @@ describe('templates: bad variable changes and queries', () => {
     [{ variables: [{ name: 'logo.x', type: 'number' }] }, 'variables.0.name', '"logo.x" is not a field of a list of this template'],
   ])('refuses %j', async (body, path, message) => {
     const res = await patch(body).expect(422);
-    expect(res.body).toEqual({ detail: message, errors: [{ path, message }] });
+    expect(res.body).toEqual({ detail: message, code: 'validation_failed', errors: [{ path, message }] });
   });
 
   it('refuses a format that is not a date format, and an empty list', async () => {

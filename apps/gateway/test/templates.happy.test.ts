@@ -175,7 +175,7 @@ describe('templates: upload, read, list, correct, change variables, delete', () 
     const res = await upload(buildDocx({ body: paragraph('{x}') }), 'doomed.docx').expect(201);
     await api().delete(`/api/v1/templates/${res.body.id}`).set('X-API-Key', org.apiKey).expect(204);
     const gone = await api().get(`/api/v1/templates/${res.body.id}`).set('X-API-Key', org.apiKey).expect(404);
-    expect(gone.body).toEqual({ detail: 'Template not found' });
+    expect(gone.body).toEqual({ detail: 'Template not found', code: 'template_not_found' });
     await api().delete(`/api/v1/templates/${res.body.id}`).set('X-API-Key', org.apiKey).expect(404);
     const list = await api().get('/api/v1/templates?limit=100').set('X-API-Key', org.apiKey).expect(200);
     expect(list.body.items.map((t: { id: string }) => t.id)).not.toContain(res.body.id);

@@ -2,7 +2,7 @@ import request from 'supertest';
 import { buildDocx, paragraph, seedOrganization, type SeededOrganization } from '@docgen/testing';
 import { startGatewayHarness, type GatewayHarness } from './harness';
 
-const NOT_FOUND = { detail: 'Template not found' };
+const NOT_FOUND = { detail: 'Template not found', code: 'template_not_found' };
 
 describe('templates: organisation and environment isolation', () => {
   let harness: GatewayHarness;

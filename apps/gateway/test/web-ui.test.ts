@@ -50,7 +50,7 @@ describe('web UI: the gateway serves the built SPA at / beside the API', () => {
   it('keeps unknown API paths JSON 404s', async () => {
     const res = await request(harness.app).get('/api/v1/no-such-thing').set('X-API-Key', org.apiKey).expect(404);
     expect(res.headers['content-type']).toContain('application/json');
-    expect(res.body).toEqual({ detail: expect.any(String) });
+    expect(res.body).toEqual({ detail: expect.any(String), code: expect.any(String) });
     for (const path of ['/api/nothing', '/api', '/API/v2/x']) {
       const outside = await request(harness.app).get(path).expect(404);
       expect(outside.headers['content-type']).toContain('application/json');

@@ -50,7 +50,7 @@ describe('webhook registration refuses what it must not reach (default config)',
     ] as const) {
       const res = await request(harness.app)[method](`/api/v1/webhooks/${endpoint.id}${path}`).set('X-API-Key', stranger.apiKey);
       expect(res.status).toBe(404);
-      expect(res.body).toEqual({ detail: 'Webhook endpoint not found' });
+      expect(res.body).toEqual({ detail: 'Webhook endpoint not found', code: 'webhook_not_found' });
     }
     await request(harness.app).get(`/api/v1/webhooks/${endpoint.id}/deliveries?is_uat=true`).set('X-API-Key', org.apiKey).expect(404);
     const list = await request(harness.app).get('/api/v1/webhooks').set('X-API-Key', org.apiKey).expect(200);

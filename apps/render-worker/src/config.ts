@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { commonEnv, envVar } from '@docgen/config';
+import { commonEnv, envVar, expressionEnv } from '@docgen/config';
 import { storageEnv } from '@docgen/storage';
 
 export const renderWorkerEnv = z.object({
@@ -19,10 +19,15 @@ export const renderWorkerEnv = z.object({
   RENDER_CONCURRENCY: envVar.integer(0, 0, 256),
   CONVERTER_RECYCLE_AFTER: envVar.integer(500, 1),
   RENDER_LOCK_MS: envVar.integer(30_000, 500),
+  /** Chromium pages printing HTML templates at once (one browser per worker; each page adds RSS). */
+  HTML_PRINTER_PAGES: envVar.integer(2, 1, 32),
+  /** Restart Chromium after this many printed documents. */
+  HTML_PRINTER_RECYCLE_AFTER: envVar.integer(500, 1),
+  CHROMIUM_PATH: envVar.text('/usr/bin/chromium'),
   OUTBOUND_ALLOW_PRIVATE: envVar.boolean(false),
   MAX_IMAGE_BYTES: envVar.integer(10 * 1024 * 1024, 1),
-  /** Width x height of one image, read from its header before LibreOffice decodes it. */
-  MAX_IMAGE_PIXELS: envVar.integer(40_000_000, 1),
+  /** Remote image fetches one organisation's documents may make per minute, across workers. */
+  IMAGE_FETCHES_PER_ORG: envVar.integer(600, 1),
   /** The gateway's upload limit, also applied when the worker opens a stored template (one written by other means may be a zip bomb). */
   MAX_TEMPLATE_EXPANDED_BYTES: envVar.integer(100 * 1024 * 1024, 1),
   /** Largest filled DOCX (uncompressed XML plus images), estimated before filling. */
@@ -30,6 +35,13 @@ export const renderWorkerEnv = z.object({
   IMAGE_FETCH_TIMEOUT_MS: envVar.integer(10_000, 100),
   MAX_IMAGES_PER_DOCUMENT: envVar.integer(200, 1),
   MAX_IMAGE_BYTES_PER_DOCUMENT: envVar.integer(50 * 1024 * 1024, 1),
+  ...expressionEnv,
+  /** Watermark of UAT documents that ask for none of their own; empty turns it off. */
+  UAT_WATERMARK: z
+    .string()
+    .max(100)
+    .regex(/^[\x20-\x7E\xA0-\xFF]*$/, { error: 'must use Latin letters, digits and punctuation' })
+    .default('UAT'),
 });
 
 export type RenderWorkerConfig = z.output<typeof renderWorkerEnv>;

@@ -1,7 +1,16 @@
 import { imageSize } from 'image-size';
 import { OutboundBlockedError, guardedFetch, type GuardedFetchOptions } from '@docgen/security';
-import { RenderInputError, imageSources, type ImageData, type TemplateVariable } from '@docgen/templating';
+import {
+  DEFAULT_IMAGE_BOUNDS,
+  RenderInputError,
+  imageBoundsProblem,
+  imageSources,
+  type ImageBounds,
+  type ImageData,
+  type TemplateVariable,
+} from '@docgen/templating';
 import type { Deadline } from './deadline';
+import type { TakeImageFetch } from './image-fetch-budget';
 
 const SIGNATURES: [ImageData['extension'], number[]][] = [
   ['png', [0x89, 0x50, 0x4e, 0x47]],
@@ -20,11 +29,9 @@ export interface ImageLimits {
   maxTotalBytes: number;
   /** Fetches in flight at once for one document. */
   concurrency: number;
-  /** MAX_IMAGE_PIXELS: width x height of one image; LibreOffice decodes it to a bitmap of 4 bytes a pixel. */
-  maxPixels?: number;
+  /** MAX_IMAGE_PIXELS and MAX_IMAGE_FRAMES: LibreOffice decodes an image to a bitmap of 4 bytes a pixel, every frame of a GIF. */
+  bounds?: ImageBounds;
 }
-
-export const DEFAULT_MAX_IMAGE_PIXELS = 40_000_000;
 
 export const DEFAULT_IMAGE_LIMITS: ImageLimits = { maxImages: 200, maxTotalBytes: 50 * 1024 * 1024, concurrency: 6 };
 
@@ -43,6 +50,8 @@ export async function fetchImages(
   fetchOptions: FetchOptions,
   deadline?: Deadline,
   limits: ImageLimits = DEFAULT_IMAGE_LIMITS,
+  /** The organisation's budget of remote fetches (IMAGE_FETCHES_PER_ORG); data: URIs cost nothing. */
+  takeFetch?: TakeImageFetch,
 ): Promise<Map<string, ImageData>> {
   const sources = imageSources(variables, input);
   if (sources.length > limits.maxImages) {
@@ -58,7 +67,8 @@ export async function fetchImages(
       // A few ms past the deadline, so that the deadline, not the fetch's own timer, ends it.
       const timeoutMs = deadline ? Math.min(fetchOptions.timeoutMs, Math.ceil(deadline.remainingMs()) + 20) : fetchOptions.timeoutMs;
       try {
-        const image = await loadImage(next.label, next.source, { ...fetchOptions, timeoutMs }, limits.maxPixels ?? DEFAULT_MAX_IMAGE_PIXELS);
+        if (takeFetch && !next.source.startsWith('data:')) await takeFetch();
+        const image = await loadImage(next.label, next.source, { ...fetchOptions, timeoutMs }, limits.bounds ?? DEFAULT_IMAGE_BOUNDS);
         totalBytes += image.data.length;
         if (totalBytes > limits.maxTotalBytes) {
           throw new RenderInputError(`The document's images add up to more than ${mebibytes(limits.maxTotalBytes)} (MAX_IMAGE_BYTES_PER_DOCUMENT)`);
@@ -78,7 +88,7 @@ export async function fetchImages(
   return images;
 }
 
-async function loadImage(label: string, source: string, options: FetchOptions, maxPixels: number): Promise<ImageData> {
+async function loadImage(label: string, source: string, options: FetchOptions, bounds: ImageBounds): Promise<ImageData> {
   const where = source.startsWith('data:') ? 'its data: URI' : source;
   let bytes: Buffer;
   if (source.startsWith('data:')) {
@@ -112,11 +122,8 @@ async function loadImage(label: string, source: string, options: FetchOptions, m
     throw new RenderInputError(`${label} at ${where} is damaged and cannot be read`);
   }
   if (!size.width || !size.height) throw new RenderInputError(`${label} at ${where} has no size`);
-  // Dimensions come from the header (image-size decodes nothing): a tiny file can claim a huge bitmap.
-  if (size.width * size.height > maxPixels) {
-    throw new RenderInputError(
-      `${label} at ${where} is ${size.width} x ${size.height} pixels, more than the limit of ${maxPixels.toLocaleString('en')} pixels (MAX_IMAGE_PIXELS)`,
-    );
-  }
+  // Dimensions and frames come from the headers (nothing is decoded): a tiny file can claim a huge bitmap.
+  const problem = imageBoundsProblem(bytes, bounds);
+  if (problem) throw new RenderInputError(`${label} at ${where} ${problem}`);
   return { data: bytes, extension, width: size.width, height: size.height };
 }

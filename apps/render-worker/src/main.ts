@@ -8,6 +8,7 @@ import {
   createBulkAssemblyQueue,
   createDeliveryQueue,
   createRenderQueue,
+  pumpFairQueue,
   type BulkAssemblyJob,
   type RenderJob,
   type TemplateImportJob,
@@ -19,15 +20,23 @@ import { createGuardedAgent } from '@docgen/security';
 import { createStorage, describeStorage } from '@docgen/storage';
 import { assembleBulkJob } from './bulk-assembly';
 import { renderWorkerEnv } from './config';
-import { cachedTemplateFiles } from './template-files';
+import { cachedTemplateFiles, cachedTemplateHtml } from './template-files';
+import { startHtmlPrinter } from './html-printer';
+import { fontCoverage } from './font-coverage';
 import { startConverter } from './converter';
 import { renderMetrics } from './metrics';
+import { imageFetchBudget } from './image-fetch-budget';
+import { renderSecretsStore } from './finish-document';
 import { processRenderJob } from './process-render-job';
 import { processTemplateImport } from './process-template-import';
 import { processTemplatePreview } from './process-template-preview';
 
 /** Retention is measured in days: every few minutes is prompt enough, and cheap (an indexed probe). */
 const RETENTION_SWEEP_MS = 5 * 60 * 1000;
+/** IMAGE_FETCHES_PER_ORG counts remote image fetches per organisation in windows of this length. */
+const IMAGE_FETCH_WINDOW_MS = 60_000;
+/** How often each worker hands over backlog nobody else handed over (jobs are handed at once otherwise). */
+const FAIR_SHARE_PUMP_MS = 1_000;
 /** Also how long a finished bulk job is left to its fast path before the sweep queues its ZIP. */
 const FINISHED_BULK_JOB_SWEEP_MS = 10_000;
 
@@ -50,6 +59,8 @@ runService('render-worker', renderWorkerEnv, async (context) => {
 
   const converter = await startConverter(config, logger);
   shutdown.register('converter', () => converter.close());
+  const printer = await startHtmlPrinter(config, logger);
+  shutdown.register('html printer', () => printer.close());
   const relay = new OutboxRelay(db, deliveryQueue, logger);
   shutdown.register('outbox relay', () => relay.stop());
   startSweep({ name: 'outbox sweep', intervalMs: 5_000, run: () => relay.sweep() }, context);
@@ -72,7 +83,7 @@ runService('render-worker', renderWorkerEnv, async (context) => {
     context,
   );
 
-  const onOutcome = renderMetrics(registry, renderQueue, converter.liveInstances);
+  const onOutcome = renderMetrics(registry, renderQueue, converter.liveInstances, printer.alive);
   const imageAgent = createGuardedAgent({ allowPrivate: config.OUTBOUND_ALLOW_PRIVATE });
   shutdown.register('image agent', () => imageAgent.close());
   const storage = createStorage(config);
@@ -85,8 +96,13 @@ runService('render-worker', renderWorkerEnv, async (context) => {
   const deps = {
     db,
     storage,
-    templateFile: cachedTemplateFiles(storage, config.MAX_TEMPLATE_EXPANDED_BYTES),
+    templateFile: cachedTemplateFiles(storage, config.MAX_TEMPLATE_EXPANDED_BYTES, undefined, {
+      maxPixels: config.MAX_IMAGE_PIXELS,
+      maxFrames: config.MAX_IMAGE_FRAMES,
+    }),
+    templateHtml: cachedTemplateHtml(storage),
     converter,
+    printer,
     announce,
     logger,
     renderTimeoutMs: config.RENDER_TIMEOUT_MS,
@@ -101,10 +117,14 @@ runService('render-worker', renderWorkerEnv, async (context) => {
       maxImages: config.MAX_IMAGES_PER_DOCUMENT,
       maxTotalBytes: config.MAX_IMAGE_BYTES_PER_DOCUMENT,
       concurrency: 6,
-      maxPixels: config.MAX_IMAGE_PIXELS,
+      bounds: { maxPixels: config.MAX_IMAGE_PIXELS, maxFrames: config.MAX_IMAGE_FRAMES },
     },
+    imageFetchBudget: imageFetchBudget(redis, config.REDIS_KEY_PREFIX, config.IMAGE_FETCHES_PER_ORG, IMAGE_FETCH_WINDOW_MS),
     maxOutputBytes: config.MAX_OUTPUT_BYTES,
+    expressionTimeoutMs: config.EXPRESSION_TIMEOUT_MS,
     onOutcome,
+    uatWatermark: config.UAT_WATERMARK,
+    renderSecrets: renderSecretsStore(renderQueue),
   };
 
   // Stop taking jobs first; a job still running past the deadline is handed back by its lock.
@@ -128,19 +148,34 @@ runService('render-worker', renderWorkerEnv, async (context) => {
   });
   superviseWorker(context, 'bulk assembly', bulkWorker);
   superviseWorker(context, 'render', worker);
+  // Fair share (@docgen/queue's fair-queue): each job taken from the render queue makes room
+  // for the next organisation's; the timer hands over what a crashed pump left behind.
+  const pump = () => pumpFairQueue(renderQueue).catch((error: unknown) => logger.warn({ err: error }, 'fair-share pump failed'));
+  worker.on('active', () => void pump());
+  startSweep({ name: 'fair-share pump', intervalMs: FAIR_SHARE_PUMP_MS, run: () => pumpFairQueue(renderQueue) }, context);
 
   // HTML uploads wait on these (a gateway holds the request open), so one per warm
   // instance; they share the instances with renders through the converter's slots.
   const importWorker = new Worker<TemplateImportJob>(
     TEMPLATE_IMPORT_QUEUE,
-    (job) => processTemplateImport(job, { converter, redis, redisKeyPrefix: config.REDIS_KEY_PREFIX, logger }),
+    (job) => processTemplateImport(job, { converter, redis, redisKeyPrefix: config.REDIS_KEY_PREFIX, logger, fontCoverage }),
     { connection: redis, prefix: bullPrefix(config.REDIS_KEY_PREFIX), concurrency: config.CONVERTER_POOL_SIZE, lockDuration: config.RENDER_LOCK_MS },
   );
   superviseWorker(context, 'template import', importWorker);
   // Previews are rendered once per template and nobody waits on them: one at a time.
   const previewWorker = new Worker<TemplatePreviewJob>(
     TEMPLATE_PREVIEW_QUEUE,
-    (job) => processTemplatePreview(job, { db, storage, converter, templateFile: deps.templateFile, logger, renderTimeoutMs: config.RENDER_TIMEOUT_MS }),
+    (job) =>
+      processTemplatePreview(job, {
+        db,
+        storage,
+        converter,
+        templateFile: deps.templateFile,
+        templateHtml: deps.templateHtml,
+        printer,
+        logger,
+        renderTimeoutMs: config.RENDER_TIMEOUT_MS,
+      }),
     { connection: redis, prefix: bullPrefix(config.REDIS_KEY_PREFIX), concurrency: 1, lockDuration: config.RENDER_LOCK_MS },
   );
   superviseWorker(context, 'template preview', previewWorker);
@@ -154,6 +189,7 @@ runService('render-worker', renderWorkerEnv, async (context) => {
     {
       renderTimeoutMs: config.RENDER_TIMEOUT_MS,
       converterPoolSize: config.CONVERTER_POOL_SIZE,
+      htmlPrinterPages: config.HTML_PRINTER_PAGES,
       concurrency,
       driver: config.CONVERTER_DRIVER,
       storage: describeStorage(config),

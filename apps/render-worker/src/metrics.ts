@@ -1,12 +1,12 @@
 import type { Queue } from 'bullmq';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { RenderJob } from '@docgen/queue';
+import { fairBacklogSize, type RenderJob } from '@docgen/queue';
 
 /** Not 'completed': a finished render job is removed at once (RENDER_JOB_OPTIONS). */
 const JOB_STATES = ['waiting', 'prioritized', 'delayed', 'active', 'failed'] as const;
 
-/** Render outcomes and durations, LibreOffice pool size, and the queue depth KEDA scales on. */
-export function renderMetrics(registry: Registry, queue: Queue<RenderJob>, liveInstances: () => number) {
+/** Render outcomes and durations, LibreOffice pool size, Chromium's state, and the queue depth KEDA scales on. */
+export function renderMetrics(registry: Registry, queue: Queue<RenderJob>, liveInstances: () => number, printerUp: () => boolean = () => false) {
   const renders = new Counter({ name: 'docgen_renders_total', help: 'Render jobs by outcome', labelNames: ['outcome'] as const, registers: [registry] });
   const duration = new Histogram({
     name: 'docgen_render_duration_seconds',
@@ -24,13 +24,23 @@ export function renderMetrics(registry: Registry, queue: Queue<RenderJob>, liveI
     },
   });
   new Gauge({
+    name: 'docgen_html_printer_up',
+    help: 'Whether the warm Chromium that prints HTML templates is running in this worker (1) or being restarted (0)',
+    registers: [registry],
+    collect() {
+      this.set(printerUp() ? 1 : 0);
+    },
+  });
+  new Gauge({
     name: 'docgen_render_queue_jobs',
-    help: "Render queue jobs by state, from BullMQ's own counts (queue-wide: every worker reports the same)",
+    help: "Render queue jobs by state, from BullMQ's own counts, and 'backlog' for those still in the organisations' fair-share backlogs (queue-wide: every worker reports the same)",
     labelNames: ['state'] as const,
     registers: [registry],
     async collect() {
-      const counts = await queue.getJobCounts(...JOB_STATES);
+      const [counts, backlog] = await Promise.all([queue.getJobCounts(...JOB_STATES), fairBacklogSize(queue)]);
       for (const state of JOB_STATES) this.set({ state }, counts[state] ?? 0);
+      // Documents still in their organisations' fair-share backlogs: waiting too, not yet handed to BullMQ.
+      this.set({ state: 'backlog' }, backlog);
     },
   });
   return (outcome: string, seconds: number) => {

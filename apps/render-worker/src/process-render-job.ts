@@ -1,4 +1,5 @@
 import { UnrecoverableError, type Job } from 'bullmq';
+import { PrintTimeoutError } from '@docgen/browser-printer';
 import { ConversionFailedError, ConversionTimeoutError, type PdfStandard } from '@docgen/converter';
 import type { Database } from '@docgen/db';
 import { deleteSupersededFiles, finishRendering, startRendering, timeoutMessage, waitForRetry, type Announce, type RenderingDocument } from '@docgen/documents';
@@ -6,33 +7,46 @@ import type { Logger } from '@docgen/observability';
 import { RENDER_JOB_OPTIONS, RenderJob } from '@docgen/queue';
 import type { GuardedFetchOptions } from '@docgen/security';
 import { documentFileKey, type FileStorage } from '@docgen/storage';
-import { RenderInputError, checkInput, renderDocx, type TemplateVariable } from '@docgen/templating';
+import { RenderInputError, checkInput, fillHtml, renderDocx, type TemplateVariable } from '@docgen/templating';
+import { FinishingInputError } from '@docgen/finishing';
 import type { DocxToPdf } from './converter';
 import { Deadline, RenderTimeoutError } from './deadline';
 import { fetchImages, type ImageLimits } from './fetch-images';
+import { finishDocumentPdf, type FinishingDeps } from './finish-document';
+import type { HtmlPrinter } from './html-printer';
+import type { TakeImageFetch } from './image-fetch-budget';
 
 const MAX_RENDER_ATTEMPTS = RENDER_JOB_OPTIONS.attempts ?? 3;
 
-export interface RenderDeps {
+export interface RenderDeps extends FinishingDeps {
   db: Database;
   storage: FileStorage;
   converter: DocxToPdf;
   /** The template file by its storage key (cached: template files never change). */
   templateFile: (fileKey: string) => Promise<Buffer>;
+  /** HTML templates' PDFs: the stored HTML (cached) and the warm Chromium that prints it. */
+  templateHtml?: (key: string) => Promise<string>;
+  printer?: HtmlPrinter;
   announce: Announce;
   logger: Logger;
   renderTimeoutMs: number;
   imageFetch: Omit<GuardedFetchOptions, 'method' | 'headers' | 'body'>;
   imageLimits?: ImageLimits;
+  /** IMAGE_FETCHES_PER_ORG, across workers; absent in tests that do not exercise it. */
+  imageFetchBudget?: (organizationId: string, deadline: Deadline) => TakeImageFetch;
   /** MAX_OUTPUT_BYTES; absent in tests that do not exercise it. */
   maxOutputBytes?: number;
+  /** EXPRESSION_TIMEOUT_MS: all of a document's expressions together. */
+  expressionTimeoutMs?: number;
   onOutcome?: (outcome: 'ready' | 'failed' | 'retry' | 'stale', seconds: number) => void;
 }
 
 /** What went wrong, for the person who can fix it; undefined when it is worth retrying. */
 function userFacingFailure(error: unknown, renderTimeoutMs: number): string | undefined {
   if (error instanceof RenderInputError) return error.message;
-  if (error instanceof RenderTimeoutError || error instanceof ConversionTimeoutError) return timeoutMessage(renderTimeoutMs);
+  if (error instanceof FinishingInputError) return error.message;
+  if (error instanceof RenderTimeoutError || error instanceof ConversionTimeoutError || error instanceof PrintTimeoutError)
+    return timeoutMessage(renderTimeoutMs);
   if (error instanceof ConversionFailedError) return `The document could not be converted to PDF: ${error.message}`;
   return undefined;
 }
@@ -62,6 +76,7 @@ export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): P
   const deadline = Deadline.after(doc.renderingStartedAt!, deps.renderTimeoutMs);
   try {
     const files = await deadline.race(render(doc, deps, deadline, log, phases));
+    await forgetSecrets(deps, documentId, log); // files stored: once the document reads ready, its passwords are gone
     const finished = await finishRendering(deps.db, doc, { status: 'ready', files });
     phases.end('finish');
     await deps.announce(finished);
@@ -82,7 +97,9 @@ export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): P
       throw error;
     }
     const errorMessage = failure ?? `Rendering failed after ${job.attemptsMade + 1} attempts (${(error as Error).message}); please try again`;
-    const finished = await finishRendering(deps.db, doc, { status: 'failed', errorMessage });
+    const errors = error instanceof RenderInputError && error.problems.length > 0 ? error.problems : undefined;
+    await forgetSecrets(deps, documentId, log);
+    const finished = await finishRendering(deps.db, doc, { status: 'failed', errorMessage, errors });
     await deps.announce(finished);
     if (finished) void cleanUpSuperseded(deps, doc, log);
     log.info({ errorMessage }, 'document failed');
@@ -91,6 +108,11 @@ export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): P
   } finally {
     deadline.dispose();
   }
+}
+
+/** The render is over: its passwords go (their TTL is the fallback should this fail). */
+async function forgetSecrets(deps: RenderDeps, documentId: string, log: Logger): Promise<void> {
+  await deps.renderSecrets?.delete(documentId).catch((error: unknown) => log.warn({ err: error }, 'PDF passwords not deleted; their TTL removes them'));
 }
 
 /** After the job's answer: the files of generations this one replaced. */
@@ -121,18 +143,44 @@ async function render(doc: RenderingDocument, deps: RenderDeps, deadline: Deadli
   const input = doc.inputJson as Record<string, unknown>;
   const locale = template.locale;
   checkInput(variables, input); // input problems first: no fetch for a document that cannot render
-  const images = await fetchImages(variables, input, deps.imageFetch, deadline, deps.imageLimits);
-  const file = await deps.templateFile(template.fileKey);
-  deadline.check();
-  // synchronous: checked before and after; a DOCX kept for download is compressed, one only converted is not
-  const docx = renderDocx(file, variables, input, images, { compress: doc.outputFormat !== 'pdf', locale, maxOutputBytes: deps.maxOutputBytes });
-  deadline.check();
-  phases.end('fill');
+  const images = await fetchImages(variables, input, deps.imageFetch, deadline, deps.imageLimits, deps.imageFetchBudget?.(doc.organizationId, deadline));
+  // An HTML template's PDF is printed by Chromium from its own HTML; DOCX output (and the PDF of
+  // an HTML template stored before that HTML was kept) comes from its DOCX, as for DOCX templates.
+  // PDF/A is LibreOffice's to write, so an archival PDF of an HTML template still goes that way.
+  const printsHtml = doc.outputFormat !== 'docx' && !doc.pdfStandard && Boolean(template.htmlFileKey && deps.printer && deps.templateHtml);
   const outputs: ['pdf' | 'docx', Buffer][] = [];
-  if (doc.outputFormat !== 'pdf') outputs.push(['docx', docx]);
-  if (doc.outputFormat !== 'docx')
-    outputs.push(['pdf', await deps.converter.toPdf(docx, { deadline, log, pdfStandard: (doc.pdfStandard ?? undefined) as PdfStandard | undefined })]);
-  phases.end('convert');
+  let docx: Buffer | undefined;
+  if (doc.outputFormat !== 'pdf' || !printsHtml) {
+    const file = await deps.templateFile(template.fileKey);
+    deadline.check();
+    // synchronous: checked before and after; a DOCX kept for download is compressed, one only converted is not
+    docx = renderDocx(file, variables, input, images, {
+      compress: doc.outputFormat !== 'pdf',
+      locale,
+      maxOutputBytes: deps.maxOutputBytes,
+      expressionTimeoutMs: deps.expressionTimeoutMs,
+    });
+    deadline.check();
+    if (doc.outputFormat !== 'pdf') outputs.push(['docx', docx]);
+  }
+  let printable;
+  if (printsHtml) {
+    const html = await deps.templateHtml!(template.htmlFileKey!);
+    deadline.check();
+    printable = fillHtml(html, variables, input, images, { locale, maxOutputBytes: deps.maxOutputBytes, expressionTimeoutMs: deps.expressionTimeoutMs });
+    deadline.check();
+  }
+  phases.end('fill');
+  if (doc.outputFormat !== 'docx') {
+    // One finishing step whatever printed the PDF (watermark, metadata, encryption: @docgen/finishing).
+    const pdf = printable
+      ? await deps.printer!.toPdf(printable, { deadline, log })
+      : await deps.converter.toPdf(docx!, { deadline, log, pdfStandard: (doc.pdfStandard ?? undefined) as PdfStandard | undefined });
+    phases.end('convert');
+    deadline.check();
+    outputs.push(['pdf', await finishDocumentPdf(pdf, doc, deps)]);
+  }
+  phases.end('finish-pdf');
   deadline.check(); // nothing is stored for an attempt that has already failed
   await Promise.all(outputs.map(([format, data]) => deps.storage.put(documentFileKey(doc, format), data)));
   phases.end('store');

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { ConversionFailedError, ConversionTimeoutError } from '@docgen/converter';
 import type { Logger } from '@docgen/observability';
 import { TemplateImportJob, templateImportDocxKey, type TemplateImportResult } from '@docgen/queue';
-import { TemplateError, htmlToDocx } from '@docgen/templating';
+import { TemplateError, htmlToDocx, missingGlyphWarnings, type CoversCodePoint } from '@docgen/templating';
 import type { DocxToPdf } from './converter';
 import { Deadline, RenderTimeoutError } from './deadline';
 
@@ -15,6 +15,8 @@ export interface TemplateImportDeps {
   redis: Redis;
   redisKeyPrefix: string;
   logger: Logger;
+  /** This worker's fonts: text none of them can print is a warning for the upload. */
+  fontCoverage?: () => Promise<CoversCodePoint>;
 }
 
 /**
@@ -41,8 +43,9 @@ export async function processTemplateImport(job: Job<TemplateImportJob>, deps: T
     });
     const docxKey = templateImportDocxKey(deps.redisKeyPrefix, job.id!);
     await deps.redis.set(docxKey, docx, 'PX', DOCX_TTL_MS);
-    log.info({ ms: Math.round(performance.now() - started), bytes: docx.length }, 'HTML template converted');
-    return { outcome: 'converted', docxKey };
+    const warnings = deps.fontCoverage ? missingGlyphWarnings(html.toString('utf8'), await deps.fontCoverage()) : [];
+    log.info({ ms: Math.round(performance.now() - started), bytes: docx.length, warnings: warnings.length }, 'HTML template converted');
+    return { outcome: 'converted', docxKey, ...(warnings.length > 0 ? { warnings } : {}) };
   } catch (error) {
     // Out of time before LibreOffice even started (every instance busy): the worker's
     // capacity, not the HTML, so the job fails and the upload answers 503.

@@ -1,18 +1,24 @@
 import type { Job } from 'bullmq';
+import { PrintTimeoutError } from '@docgen/browser-printer';
 import { ConversionFailedError, ConversionTimeoutError } from '@docgen/converter';
 import type { Database } from '@docgen/db';
 import type { Logger } from '@docgen/observability';
 import { TemplatePreviewJob } from '@docgen/queue';
 import { templatePreviewKey, type FileStorage } from '@docgen/storage';
+import { printableTemplate } from '@docgen/templating';
 import type { DocxToPdf } from './converter';
 import { Deadline, RenderTimeoutError } from './deadline';
 import { firstPagePng } from './first-page-png';
+import type { HtmlPrinter } from './html-printer';
 
 export interface TemplatePreviewDeps {
   db: Database;
   storage: FileStorage;
   converter: DocxToPdf;
   templateFile: (fileKey: string) => Promise<Buffer>;
+  /** An HTML template's preview is printed by Chromium from its HTML, as its documents are. */
+  templateHtml?: (key: string) => Promise<string>;
+  printer?: HtmlPrinter;
   logger: Logger;
   renderTimeoutMs: number;
 }
@@ -32,14 +38,21 @@ export async function processTemplatePreview(job: Job<TemplatePreviewJob>, deps:
   const deadline = new Deadline(Date.now() + deps.renderTimeoutMs, deps.renderTimeoutMs);
   const started = performance.now();
   try {
-    const pdf = await deps.converter.toPdf(await deps.templateFile(template.fileKey), { deadline, log });
+    const pdf =
+      template.htmlFileKey && deps.printer && deps.templateHtml
+        ? await deps.printer.toPdf(printableTemplate(await deps.templateHtml(template.htmlFileKey)), { deadline, log })
+        : await deps.converter.toPdf(await deps.templateFile(template.fileKey), { deadline, log });
     const png = await firstPagePng(pdf, { timeoutMs: Math.max(1_000, deadline.remainingMs()) });
     await deps.storage.put(templatePreviewKey(template.organizationId, template.id), png);
     await deps.db.$executeRaw`UPDATE templates SET preview_status = 'ready', preview_error = NULL WHERE id = ${template.id}::uuid`;
     log.info({ ms: Math.round(performance.now() - started), bytes: png.length }, 'template preview ready');
     return 'ready';
   } catch (error) {
-    const templateFault = error instanceof ConversionFailedError || error instanceof ConversionTimeoutError || error instanceof RenderTimeoutError;
+    const templateFault =
+      error instanceof ConversionFailedError ||
+      error instanceof ConversionTimeoutError ||
+      error instanceof RenderTimeoutError ||
+      error instanceof PrintTimeoutError;
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     if (!templateFault && !lastAttempt) {
       log.warn({ err: error }, 'template preview attempt failed; will retry');

@@ -3,8 +3,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createGuardedAgent } from '@docgen/security';
 import { RenderInputError, type TemplateVariable } from '@docgen/templating';
-import { pngDataUri, solidPng } from '@docgen/testing';
+import { animatedGif, pngDataUri, solidPng } from '@docgen/testing';
+import { randomUUID } from 'node:crypto';
+import { createRedisConnection } from '@docgen/queue';
+import { Deadline } from '../src/deadline';
 import { DEFAULT_IMAGE_LIMITS, fetchImages } from '../src/fetch-images';
+import { imageFetchBudget } from '../src/image-fetch-budget';
 
 const variables: TemplateVariable[] = [{ name: 'logo', type: 'image', required: true }];
 const strict = { agent: createGuardedAgent({ allowPrivate: false }), allowPrivate: false, timeoutMs: 2_000, maxBytes: 1024 * 1024, maxRedirects: 3 };
@@ -52,20 +56,32 @@ describe('image tokens and the private-address guard', () => {
       ['JPEG', forgedJpeg, '60000 x 60000'],
     ])('%s', async (_kind, forge, dimensions) => {
       const uri = `data:image/png;base64,${forge().toString('base64')}`;
-      await expect(fetchImages(variables, { logo: uri }, strict, undefined, { ...DEFAULT_IMAGE_LIMITS, maxPixels: 40_000_000 })).rejects.toThrow(
-        `Image "logo" at its data: URI is ${dimensions} pixels, more than the limit of 40,000,000 pixels (MAX_IMAGE_PIXELS)`,
+      await expect(
+        fetchImages(variables, { logo: uri }, strict, undefined, { ...DEFAULT_IMAGE_LIMITS, bounds: { maxPixels: 40_000_000, maxFrames: 100 } }),
+      ).rejects.toThrow(`Image "logo" at its data: URI is ${dimensions} pixels, more than the limit of 40,000,000 pixels (MAX_IMAGE_PIXELS)`);
+    });
+
+    it('an animated GIF of more frames than MAX_IMAGE_FRAMES, each within the pixel limit', async () => {
+      const gif = (frames: number) => `data:image/gif;base64,${animatedGif(frames).toString('base64')}`;
+      const limits = { ...DEFAULT_IMAGE_LIMITS, bounds: { maxPixels: 40_000_000, maxFrames: 100 } };
+      await expect(fetchImages(variables, { logo: gif(101) }, strict, undefined, limits)).rejects.toThrow(
+        'Image "logo" at its data: URI has more than 100 frames (MAX_IMAGE_FRAMES)',
       );
+      await expect(fetchImages(variables, { logo: gif(100) }, strict, undefined, limits)).resolves.toBeDefined();
     });
 
     it('an image within the limit passes', async () => {
       const png = solidPng(300, 200);
       const images = await fetchImages(variables, { logo: `data:image/png;base64,${png.toString('base64')}` }, strict, undefined, {
         ...DEFAULT_IMAGE_LIMITS,
-        maxPixels: 60_000,
+        bounds: { maxPixels: 60_000, maxFrames: 100 },
       });
       expect([...images.values()][0]).toMatchObject({ width: 300, height: 200 });
       await expect(
-        fetchImages(variables, { logo: `data:image/png;base64,${png.toString('base64')}` }, strict, undefined, { ...DEFAULT_IMAGE_LIMITS, maxPixels: 59_999 }),
+        fetchImages(variables, { logo: `data:image/png;base64,${png.toString('base64')}` }, strict, undefined, {
+          ...DEFAULT_IMAGE_LIMITS,
+          bounds: { maxPixels: 59_999, maxFrames: 100 },
+        }),
       ).rejects.toThrow('MAX_IMAGE_PIXELS');
     });
   });
@@ -103,6 +119,28 @@ describe('images in loops: per-document limits, bounded concurrency, one fetch p
     expect(images.size).toBe(10);
     expect(hits.filter((url) => url === '/p0.png')).toHaveLength(1);
     expect(mostInFlight).toBe(3);
+  });
+
+  it("counts remote fetches against the organisation's budget across documents (IMAGE_FETCHES_PER_ORG), not data: URIs, and not another organisation's", async () => {
+    const redis = createRedisConnection(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'worker');
+    const budget = imageFetchBudget(redis, `test:${randomUUID()}:`, 3, 60_000);
+    const limits = { maxImages: 200, maxTotalBytes: 1024 * 1024, concurrency: 1 };
+    const deadline = new Deadline(Date.now() + 2_000, 2_000);
+    try {
+      const remote = (n: number, from = 0) => ({ items: Array.from({ length: n }, (_, i) => ({ photo: `${base}/budget-${from + i}.png` })) });
+      const data = { items: [{ photo: pngDataUri(4, 4) }, { photo: pngDataUri(5, 5) }] };
+      await expect(fetchImages(rows, remote(2), loopback, deadline, limits, budget('org-a', deadline))).resolves.toHaveProperty('size', 2);
+      await expect(fetchImages(rows, data, loopback, deadline, limits, budget('org-a', deadline))).resolves.toHaveProperty('size', 2);
+      // The window (60 s) outlasts the render's deadline: the fourth remote fetch fails the document.
+      await expect(fetchImages(rows, remote(2, 2), loopback, deadline, limits, budget('org-a', deadline))).rejects.toThrow(
+        "This organisation's documents fetched more than 3 images in 60 s (IMAGE_FETCHES_PER_ORG); send fewer image URLs at once, or the same image as a data: URI",
+      );
+      expect(hits.filter((url) => url.startsWith('/budget-'))).toHaveLength(3);
+      await expect(fetchImages(rows, remote(3, 10), loopback, deadline, limits, budget('org-b', deadline))).resolves.toHaveProperty('size', 3);
+    } finally {
+      deadline.dispose();
+      redis.disconnect();
+    }
   });
 
   it('fails past MAX_IMAGES_PER_DOCUMENT and MAX_IMAGE_BYTES_PER_DOCUMENT, naming the limit', async () => {

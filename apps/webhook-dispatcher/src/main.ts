@@ -1,10 +1,11 @@
 import { Worker } from 'bullmq';
 import { Counter, Histogram } from 'prom-client';
-import { WEBHOOK_BACKOFF, WEBHOOK_DELIVERY_QUEUE, bullPrefix, createDeliveryQueue, type DeliveryJob } from '@docgen/queue';
+import { WEBHOOK_DELIVERY_QUEUE, bullPrefix, createDeliveryQueue, type DeliveryJob } from '@docgen/queue';
+import { deliveryBackoffStrategy } from '@docgen/webhooks';
 import { connectDataStores, runService, serveOps, startSweep, superviseWorker } from '@docgen/runtime';
 import { createGuardedAgent } from '@docgen/security';
 import { webhookDispatcherEnv } from './config';
-import { deliver, retryDelayMs } from './deliver';
+import { deliver } from './deliver';
 import { EndpointSlots, withEndpointSlot } from './endpoint-cap';
 import { recoverLostDeliveries } from './recover-deliveries';
 
@@ -69,10 +70,7 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
       concurrency: config.WEBHOOK_CONCURRENCY,
       ...lock,
       // Publishers queue deliveries with this backoff type; the waits are the dispatcher's to set.
-      settings: {
-        backoffStrategy: (attemptsMade: number, type?: string, _error?: Error, job?: { data: DeliveryJob }) =>
-          type === WEBHOOK_BACKOFF ? retryDelayMs(config.WEBHOOK_RETRY_BASE_MS, (job?.data.attemptsBefore ?? 0) + attemptsMade) : 0,
-      },
+      settings: { backoffStrategy: deliveryBackoffStrategy(config.WEBHOOK_RETRY_BASE_MS) },
     },
   );
   superviseWorker(context, 'delivery', deliveryWorker);

@@ -2,10 +2,8 @@ import type { Queue } from 'bullmq';
 import type { Database } from '@docgen/db';
 import { subscribes } from '@docgen/documents';
 import type { Logger } from '@docgen/observability';
-import { DELIVERY_JOB_OPTIONS, deliveryJobId, type DeliveryJob } from '@docgen/queue';
-import { retryDelayMs } from './deliver';
-
-const MAX_ATTEMPTS = DELIVERY_JOB_OPTIONS.attempts ?? 4;
+import { deliveryJobId, type DeliveryJob } from '@docgen/queue';
+import { DELIVERY_JOB_OPTIONS, WEBHOOK_MAX_ATTEMPTS as MAX_ATTEMPTS, retryDelayMs } from '@docgen/webhooks';
 
 interface Unfinished {
   event_id: string;

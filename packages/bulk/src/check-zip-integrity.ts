@@ -17,13 +17,7 @@ const DAMAGED = 'The .xlsx file could not be read (the zip archive is damaged); 
  * archive's directory. ExcelJS's streaming reader does not report a damaged entry: its rows
  * simply never come, and the upload would wait forever (found by the upload fuzz test).
  */
-export function checkZipIntegrity(file: Buffer, maxBytes: number): void {
-  let zip: PizZip;
-  try {
-    zip = new PizZip(file);
-  } catch {
-    throw new BulkInputError(422, DAMAGED);
-  }
+export function checkZipIntegrity(zip: PizZip, maxBytes: number): void {
   let remaining = maxBytes;
   for (const entry of Object.values(zip.files) as unknown as CompressedEntry[]) {
     const data = entry._data;
@@ -39,13 +33,14 @@ export function checkZipIntegrity(file: Buffer, maxBytes: number): void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
         throw new BulkInputError(
-          413,
+          'body_too_large',
           `The .xlsx expands to more than ${Math.floor(maxBytes / 1024 / 1024)} MiB when unzipped; the limit is ${Math.floor(maxBytes / 1024 / 1024)} MiB`,
         );
       }
-      throw new BulkInputError(422, DAMAGED);
+      throw new BulkInputError('spreadsheet_invalid', DAMAGED);
     }
-    if (bytes.length !== data.uncompressedSize || (data.crc32 !== undefined && crc32(bytes) !== data.crc32 >>> 0)) throw new BulkInputError(422, DAMAGED);
+    if (bytes.length !== data.uncompressedSize || (data.crc32 !== undefined && crc32(bytes) !== data.crc32 >>> 0))
+      throw new BulkInputError('spreadsheet_invalid', DAMAGED);
     remaining -= bytes.length;
   }
 }

@@ -1,5 +1,6 @@
 import ExcelJS from 'exceljs';
 import PizZip from 'pizzip';
+import { buildXlsx, withHiddenEntry } from '@docgen/testing';
 import { BulkInputError } from './bulk-input-error';
 import { readSpreadsheet } from './read-spreadsheet';
 
@@ -18,8 +19,8 @@ const refusal = async (promise: Promise<unknown>) => {
     (e: unknown) => e,
   );
   expect(error).toBeInstanceOf(BulkInputError);
-  const { status, message } = error as BulkInputError;
-  return { status, message };
+  const { code, message } = error as BulkInputError;
+  return { code, message };
 };
 
 describe('readSpreadsheet', () => {
@@ -44,23 +45,23 @@ describe('readSpreadsheet', () => {
   it('refuses more rows than the limit before anything else happens', async () => {
     const body = ['name', ...Array.from({ length: 11 }, (_, i) => `row ${i}`)].join('\n');
     expect(await refusal(readSpreadsheet(csv(body), 'csv', 10))).toEqual({
-      status: 422,
+      code: 'spreadsheet_invalid',
       message: 'The spreadsheet has 11 rows; at most 10 are accepted per bulk job',
     });
   });
 
   it('explains malformed files', async () => {
     expect(await refusal(readSpreadsheet(csv('name\n"unclosed\n'), 'csv', 10))).toMatchObject({
-      status: 422,
+      code: 'spreadsheet_invalid',
       message: expect.stringMatching(/^The \.csv file could not be read: /),
     });
     expect(await refusal(readSpreadsheet(Buffer.from('PK\x03\x04 not really'), 'xlsx', 10))).toMatchObject({
-      status: 422,
+      code: 'spreadsheet_invalid',
       message: expect.stringContaining('could not be read'),
     });
     const notAWorkbook = new PizZip();
     notAWorkbook.file('hello.txt', 'hi');
-    expect(await refusal(readSpreadsheet(notAWorkbook.generate({ type: 'nodebuffer' }), 'xlsx', 10))).toMatchObject({ status: 422 });
+    expect(await refusal(readSpreadsheet(notAWorkbook.generate({ type: 'nodebuffer' }), 'xlsx', 10))).toMatchObject({ code: 'spreadsheet_invalid' });
   });
 
   it('refuses a zip bomb by its declared size', async () => {
@@ -69,7 +70,7 @@ describe('readSpreadsheet', () => {
     const file = bomb.generate({ type: 'nodebuffer', compression: 'DEFLATE' });
     expect(file.length).toBeLessThan(1024 * 1024);
     expect(await refusal(readSpreadsheet(file, 'xlsx', 10))).toEqual({
-      status: 413,
+      code: 'body_too_large',
       message: 'The .xlsx expands to 101 MiB when unzipped; the limit is 100 MiB',
     });
   });
@@ -86,34 +87,62 @@ describe('readSpreadsheet', () => {
       if (signature === 0x02014b50) file.writeUInt32LE(1_000, at + 24);
     }
     expect(await refusal(readSpreadsheet(file, 'xlsx', 10))).toEqual({
-      status: 413,
+      code: 'body_too_large',
       message: 'The .xlsx expands to more than 100 MiB when unzipped; the limit is 100 MiB',
     });
+  });
+
+  it('reads only the entries the central directory lists, which are the ones checked (a hidden entry is never read)', async () => {
+    const sheet = (rows: string[][]) =>
+      `<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>${rows
+        .map(
+          (cells, r) =>
+            `<row r="${r + 1}">${cells.map((v, c) => `<c r="${String.fromCharCode(65 + c)}${r + 1}" t="inlineStr"><is><t>${v}</t></is></c>`).join('')}</row>`,
+        )
+        .join('')}</sheetData></worksheet>`;
+    const workbook = buildXlsx([['name'], ['Ada']]);
+    // A second sheet1.xml before the real parts: a streaming reader took its rows for the workbook's.
+    const hiddenSheet = withHiddenEntry(workbook, 'xl/worksheets/sheet1.xml', sheet([['name'], ['Mallory']]));
+    expect((await readSpreadsheet(hiddenSheet, 'xlsx', 10)).rows).toEqual([{ rowNumber: 2, cells: ['Ada'] }]);
+
+    // 60 MB of shared strings no check saw, in a 60 KB upload: never inflated.
+    const strings = `<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">${'<si><t>x</t></si>'.repeat(3_500_000)}</sst>`;
+    const hiddenBomb = withHiddenEntry(workbook, 'xl/sharedStrings.xml', strings);
+    expect(hiddenBomb.length).toBeLessThan(1024 * 1024);
+    const before = process.memoryUsage().rss;
+    expect((await readSpreadsheet(hiddenBomb, 'xlsx', 10)).rows).toEqual([{ rowNumber: 2, cells: ['Ada'] }]);
+    expect(process.memoryUsage().rss - before).toBeLessThan(40 * 1024 * 1024);
   });
 
   it('checks the header before reading any row', async () => {
     const body = ['nom', ...Array.from({ length: 50 }, (_, i) => `row ${i}`)].join('\n');
     const wrongHeader = () => {
-      throw new BulkInputError(422, 'Unknown column "nom"');
+      throw new BulkInputError('spreadsheet_invalid', 'Unknown column "nom"');
     };
-    expect(await refusal(readSpreadsheet(csv(body), 'csv', 10, wrongHeader))).toEqual({ status: 422, message: 'Unknown column "nom"' });
+    expect(await refusal(readSpreadsheet(csv(body), 'csv', 10, wrongHeader))).toEqual({ code: 'spreadsheet_invalid', message: 'Unknown column "nom"' });
     const workbook = await xlsx([['nom'], ...Array.from({ length: 50 }, (_, i) => [`row ${i}`])]);
     const seen: string[][] = [];
     await readSpreadsheet(workbook, 'xlsx', 100, (header) => void seen.push(header));
     expect(seen).toEqual([['nom']]);
-    expect(await refusal(readSpreadsheet(workbook, 'xlsx', 10, wrongHeader))).toEqual({ status: 422, message: 'Unknown column "nom"' });
+    expect(await refusal(readSpreadsheet(workbook, 'xlsx', 10, wrongHeader))).toEqual({ code: 'spreadsheet_invalid', message: 'Unknown column "nom"' });
   });
 
   it('explains a missing header, a blank header cell, values outside the header and no data', async () => {
-    expect(await refusal(readSpreadsheet(csv('\nAda\n'), 'csv', 10))).toEqual({ status: 422, message: 'The first row must hold the token names; it is empty' });
+    expect(await refusal(readSpreadsheet(csv('\nAda\n'), 'csv', 10))).toEqual({
+      code: 'spreadsheet_invalid',
+      message: 'The first row must hold the token names; it is empty',
+    });
     expect(await refusal(readSpreadsheet(csv('name,,total\nAda,,1\n'), 'csv', 10))).toEqual({
-      status: 422,
+      code: 'spreadsheet_invalid',
       message: 'Column 2 of the first row has no token name',
     });
     expect(await refusal(readSpreadsheet(csv('name\nAda,extra\n'), 'csv', 10))).toEqual({
-      status: 422,
+      code: 'spreadsheet_invalid',
       message: 'Row 2 has values in columns without a token name in the first row',
     });
-    expect(await refusal(readSpreadsheet(csv('name\n\n'), 'csv', 10))).toEqual({ status: 422, message: 'The spreadsheet has no rows below the header' });
+    expect(await refusal(readSpreadsheet(csv('name\n\n'), 'csv', 10))).toEqual({
+      code: 'spreadsheet_invalid',
+      message: 'The spreadsheet has no rows below the header',
+    });
   });
 });

@@ -41,22 +41,17 @@ const MAX_EXPANDED_XLSX_BYTES = 100 * 1024 * 1024;
 // Longest wait for the next row (a large shared-strings part is read before the first one).
 const XLSX_STALL_MS = 10_000;
 
-const damagedXlsx = () => new BulkInputError(422, 'The .xlsx file could not be read (the zip archive is damaged); save it again as Excel Workbook (.xlsx)');
+const damagedXlsx = () =>
+  new BulkInputError('spreadsheet_invalid', 'The .xlsx file could not be read (the zip archive is damaged); save it again as Excel Workbook (.xlsx)');
 const tooLarge = (what: string) =>
-  new BulkInputError(413, `The .xlsx expands to ${what} when unzipped; the limit is ${MAX_EXPANDED_XLSX_BYTES / 1024 / 1024} MiB`);
+  new BulkInputError('body_too_large', `The .xlsx expands to ${what} when unzipped; the limit is ${MAX_EXPANDED_XLSX_BYTES / 1024 / 1024} MiB`);
 
 /**
  * Refuses a zip bomb as DOCX uploads are refused (@docgen/templating's guard): by the
  * sizes the archive declares, before anything is inflated, then by inflating each entry
  * with zlib's output capped at what is left of the limit, since declared sizes can be forged.
  */
-function assertExpandedSize(file: Buffer): void {
-  let zip: PizZip;
-  try {
-    zip = new PizZip(file);
-  } catch {
-    throw damagedXlsx();
-  }
+function assertExpandedSize(zip: PizZip): void {
   const entries = Object.values(zip.files) as unknown as { _data?: { uncompressedSize?: number } }[];
   const declared = entries.reduce((total, entry) => total + (entry._data?.uncompressedSize ?? 0), 0);
   if (declared > MAX_EXPANDED_XLSX_BYTES) throw tooLarge(`${Math.ceil(declared / 1024 / 1024)} MiB`);
@@ -71,13 +66,30 @@ function assertExpandedSize(file: Buffer): void {
 }
 
 /**
+ * The workbook as exactly the entries its central directory lists, after checking their sizes
+ * and CRCs. ExcelJS's streaming reader reads local headers in file order instead, so bytes the
+ * directory does not list (an entry placed before the real parts, a second copy of a part)
+ * would reach it unchecked: a 51 KB upload inflating a hidden 50 MB sharedStrings.xml. The
+ * rebuilt zip reuses each checked entry's compressed bytes, so nothing is deflated again.
+ */
+export function checkedWorkbook(file: Buffer): Buffer {
+  let zip: PizZip;
+  try {
+    zip = new PizZip(file);
+  } catch {
+    throw damagedXlsx();
+  }
+  assertExpandedSize(zip);
+  checkZipIntegrity(zip, MAX_EXPANDED_XLSX_BYTES);
+  return zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' });
+}
+
+/**
  * The first sheet's rows as they stream out of the workbook: ExcelJS's streaming reader
  * keeps no rows in memory, so a large upload costs its shared strings, not its whole grid.
  */
 async function* xlsxRows(file: Buffer): AsyncGenerator<SourceRow> {
-  assertExpandedSize(file);
-  checkZipIntegrity(file, MAX_EXPANDED_XLSX_BYTES);
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from([file]), {
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from([checkedWorkbook(file)]), {
     sharedStrings: 'cache',
     styles: 'cache', // dates are numbers with a date format
     hyperlinks: 'ignore',
@@ -96,9 +108,9 @@ async function* xlsxRows(file: Buffer): AsyncGenerator<SourceRow> {
     }
   } catch (error) {
     if (error instanceof BulkInputError) throw error;
-    throw new BulkInputError(422, 'The .xlsx file could not be read; save it again from your spreadsheet program as Excel Workbook (.xlsx)');
+    throw new BulkInputError('spreadsheet_invalid', 'The .xlsx file could not be read; save it again from your spreadsheet program as Excel Workbook (.xlsx)');
   }
-  if (sheets === 0) throw new BulkInputError(422, 'The workbook has no sheet');
+  if (sheets === 0) throw new BulkInputError('spreadsheet_invalid', 'The workbook has no sheet');
 }
 
 function* csvRows(file: Buffer): Generator<SourceRow> {
@@ -106,7 +118,7 @@ function* csvRows(file: Buffer): Generator<SourceRow> {
   try {
     table = parse(file, { bom: true, relax_column_count: true, skip_empty_lines: false }) as string[][];
   } catch (error) {
-    throw new BulkInputError(422, `The .csv file could not be read: ${(error as Error).message}`);
+    throw new BulkInputError('spreadsheet_invalid', `The .csv file could not be read: ${(error as Error).message}`);
   }
   for (const [index, cells] of table.entries()) yield { rowNumber: index + 1, cells };
 }
@@ -119,9 +131,9 @@ interface SourceRow {
 function headerOf(row: SourceRow | undefined): string[] {
   const cells = row?.rowNumber === 1 ? [...row.cells] : [];
   while (cells.length && isEmpty(cells[cells.length - 1])) cells.pop();
-  if (cells.length === 0) throw new BulkInputError(422, 'The first row must hold the token names; it is empty');
+  if (cells.length === 0) throw new BulkInputError('spreadsheet_invalid', 'The first row must hold the token names; it is empty');
   return cells.map((cell, index) => {
-    if (isEmpty(cell)) throw new BulkInputError(422, `Column ${index + 1} of the first row has no token name`);
+    if (isEmpty(cell)) throw new BulkInputError('spreadsheet_invalid', `Column ${index + 1} of the first row has no token name`);
     return String(cell).trim();
   });
 }
@@ -149,13 +161,13 @@ export async function readSpreadsheet(
     }
     if (row.cells.every(isEmpty)) continue;
     if (row.cells.slice(header.length).some((cell) => !isEmpty(cell))) {
-      throw new BulkInputError(422, `Row ${row.rowNumber} has values in columns without a token name in the first row`);
+      throw new BulkInputError('spreadsheet_invalid', `Row ${row.rowNumber} has values in columns without a token name in the first row`);
     }
     count += 1;
     if (count <= maxRows) rows.push({ rowNumber: row.rowNumber, cells: row.cells.slice(0, header.length) });
   }
   if (!header) headerOf(undefined);
-  if (count > maxRows) throw new BulkInputError(422, `The spreadsheet has ${count} rows; at most ${maxRows} are accepted per bulk job`);
-  if (count === 0) throw new BulkInputError(422, 'The spreadsheet has no rows below the header');
+  if (count > maxRows) throw new BulkInputError('spreadsheet_invalid', `The spreadsheet has ${count} rows; at most ${maxRows} are accepted per bulk job`);
+  if (count === 0) throw new BulkInputError('spreadsheet_invalid', 'The spreadsheet has no rows below the header');
   return { header: header!, rows };
 }

@@ -19,6 +19,19 @@ const refusal = (run: () => unknown) => {
 };
 
 describe('rowsToInputs', () => {
+  it('refuses a cell PostgreSQL cannot store (a NUL, a lone surrogate), naming its row and column', () => {
+    const sheet = {
+      header: ['client_name', 'note'],
+      rows: [
+        { rowNumber: 2, cells: ['Ada', 'fine'] },
+        { rowNumber: 3, cells: ['Grace', 'a\u0000b'] },
+      ],
+    };
+    expect(refusal(() => rowsToInputs(sheet, variables))).toBe(
+      'Row 3, column "note" holds a NUL character or half of a surrogate pair, which cannot be stored; remove it and upload again',
+    );
+  });
+
   it('reads TRUE/FALSE cells of a boolean token as booleans, anything else as text (the row then fails naming it)', () => {
     const flags = [{ name: 'paid', type: 'boolean', required: true }] as unknown as TemplateVariable[];
     const inputs = rowsToInputs({ header: ['paid'], rows: [2, 3, 4].map((rowNumber, i) => ({ rowNumber, cells: [['TRUE', 'false', 'ja'][i]] })) }, flags);

@@ -1,3 +1,4 @@
+import { unstorableTextPath } from '@docgen/contracts';
 import { correctedName, type TemplateVariable } from '@docgen/templating';
 import { BulkInputError } from './bulk-input-error';
 import type { Sheet } from './read-spreadsheet';
@@ -23,6 +24,13 @@ export function rowsToInputs(sheet: Sheet, variables: TemplateVariable[]): RowIn
       if (cell === undefined || (typeof cell === 'string' && cell === '')) return;
       input[name] = typeof cell === 'string' ? fromText(cell, types.get(name)) : cell;
     });
+    const unstorable = unstorableTextPath(input);
+    if (unstorable) {
+      throw new BulkInputError(
+        'spreadsheet_invalid',
+        `Row ${rowNumber}, column "${unstorable[0]}" holds a NUL character or half of a surrogate pair, which cannot be stored; remove it and upload again`,
+      );
+    }
     return { rowNumber, input };
   });
 }
@@ -35,18 +43,18 @@ export function checkHeader(header: string[], variables: TemplateVariable[]): st
   const names = header.map(correctedName);
   const known = new Set(variables.map((v) => v.name));
   const duplicate = names.find((name, index) => names.indexOf(name) !== index);
-  if (duplicate) throw new BulkInputError(422, `The token "${duplicate}" has two columns`);
+  if (duplicate) throw new BulkInputError('spreadsheet_invalid', `The token "${duplicate}" has two columns`);
   const unknown = names.filter((name) => !known.has(name));
   if (unknown.length > 0) {
     throw new BulkInputError(
-      422,
+      'spreadsheet_invalid',
       `Unknown column${unknown.length > 1 ? 's' : ''} ${unknown.map((n) => `"${n}"`).join(', ')}; the template's tokens are ${[...known].join(', ')}`,
     );
   }
   const missing = variables.filter((v) => v.required && !names.includes(v.name)).map((v) => v.name);
   if (missing.length > 0)
     throw new BulkInputError(
-      422,
+      'spreadsheet_invalid',
       `Missing column${missing.length > 1 ? 's' : ''} for required token${missing.length > 1 ? 's' : ''} ${missing.map((n) => `"${n}"`).join(', ')}`,
     );
   return names;

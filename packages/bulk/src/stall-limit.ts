@@ -12,7 +12,10 @@ export async function* withStallLimit<T>(source: AsyncGenerator<T>, ms: number):
       timer = setTimeout(
         () =>
           reject(
-            new BulkInputError(422, 'The .xlsx file could not be read (reading it stalled: the archive is damaged); save it again as Excel Workbook (.xlsx)'),
+            new BulkInputError(
+              'spreadsheet_invalid',
+              'The .xlsx file could not be read (reading it stalled: the archive is damaged); save it again as Excel Workbook (.xlsx)',
+            ),
           ),
         ms,
       );

@@ -2,13 +2,15 @@ import type { components } from './generated/openapi.js';
 
 export type Document = components['schemas']['Document'];
 export type FieldError = NonNullable<components['schemas']['ValidationError']['errors']>[number];
+/** The stable code of an error body (docs/errors.md); branch on it, never on the sentence. */
+export type ErrorCode = components['schemas']['ErrorCode'];
 
 /** Every error this client throws on purpose. */
 export class DocgenError extends Error {
   override name = 'DocgenError';
 }
 
-/** The service answered with an error status: `detail` is its sentence, `errors` each validation problem. */
+/** The service answered with an error status: `detail` is its sentence, `code` its stable code (none on a 429), `errors` each validation problem. */
 export class DocgenApiError extends DocgenError {
   override name = 'DocgenApiError';
   constructor(
@@ -16,6 +18,7 @@ export class DocgenApiError extends DocgenError {
     readonly detail: string,
     readonly errors: FieldError[] = [],
     readonly requestId: string | null = null,
+    readonly code: ErrorCode | null = null,
   ) {
     super(`HTTP ${status}: ${detail}`);
   }
@@ -51,9 +54,10 @@ export class WebhookVerificationError extends DocgenError {
 
 /** The error of a response openapi-fetch has read: its JSON body (or text) into a DocgenApiError. */
 export function apiErrorFrom(response: Response, body: unknown): DocgenApiError {
-  const json = (typeof body === 'object' && body !== null ? body : {}) as { detail?: unknown; errors?: unknown };
+  const json = (typeof body === 'object' && body !== null ? body : {}) as { detail?: unknown; errors?: unknown; code?: unknown };
   const text = typeof body === 'string' ? body.slice(0, 200) : '';
   const detail = typeof json.detail === 'string' ? json.detail : `${response.statusText || 'Error'}${text ? `: ${text}` : ''}`;
   const errors = Array.isArray(json.errors) ? (json.errors as FieldError[]) : [];
-  return new DocgenApiError(response.status, detail, errors, response.headers.get('x-request-id'));
+  const code = typeof json.code === 'string' ? (json.code as ErrorCode) : null;
+  return new DocgenApiError(response.status, detail, errors, response.headers.get('x-request-id'), code);
 }

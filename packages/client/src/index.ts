@@ -23,6 +23,7 @@ export {
   WebhookVerificationError,
   type Document,
   type FieldError,
+  type ErrorCode,
 } from './errors.js';
 export type { RetryInfo, RetryOptions } from './retrying-fetch.js';
 export type { paths, components, operations } from './generated/openapi.js';

@@ -67,4 +67,13 @@ export const commonEnv = {
   REDIS_KEY_PREFIX: text('docgen:'),
   LOG_LEVEL: choice(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
   SHUTDOWN_TIMEOUT_MS: integer(25_000, 0),
+  /** Width x height of one image (a template's picture or an image token), read from its header before anything decodes it. */
+  MAX_IMAGE_PIXELS: integer(40_000_000, 1),
+  /** Frames of one animated GIF, counted from its blocks before anything decodes it. */
+  MAX_IMAGE_FRAMES: integer(100, 1),
+};
+
+/** The template expression language (API §11): all of one document's expressions share this budget. */
+export const expressionEnv = {
+  EXPRESSION_TIMEOUT_MS: integer(1000, 1, 600_000),
 };

@@ -1,11 +1,63 @@
 import { z } from 'zod';
 import { CursorParam, IsUatParam, LimitParam, Timestamp, page } from './common';
 import { apiSchemas } from './registry';
+import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from './storable-json';
 
 export const DocumentStatus = z.enum(['queued', 'rendering', 'ready', 'failed']);
 export const OutputFormat = z.enum(['pdf', 'docx', 'both']);
 export const FileFormat = z.enum(['pdf', 'docx']);
-export const PdfStandard = z.enum(['PDF/A-2b', 'PDF/A-3b'], { error: 'must be "PDF/A-2b" or "PDF/A-3b"' });
+export const PdfStandard = z.enum(['PDF/A-2b', 'PDF/A-3b', 'PDF/UA-1'], { error: 'must be "PDF/A-2b", "PDF/A-3b" or "PDF/UA-1"' });
+
+/** Printable Latin-1: what the watermark's standard PDF font can draw. */
+const WATERMARK_TEXT = /^[\x20-\x7E\xA0-\xFF]+$/;
+/** AES-256 (R6) takes passwords of up to 127 bytes of UTF-8. */
+const PdfPassword = z
+  .string({ error: 'must be a string' })
+  .min(1, { error: 'must not be empty' })
+  .refine((value) => new TextEncoder().encode(value).length <= 127, { error: 'must be at most 127 bytes of UTF-8' });
+const PlainText = (max: number) => z.string({ error: 'must be a string' }).max(max, { error: `must be at most ${max} characters` });
+
+/** What the stored request and the read response show in place of a password. */
+export const REDACTED = '***';
+
+export const PdfOptions = z
+  .object({
+    watermark: z
+      .object({
+        text: z
+          .string({ error: 'must be a string' })
+          .min(1, { error: 'must not be empty' })
+          .max(100, { error: 'must be at most 100 characters' })
+          .regex(WATERMARK_TEXT, { error: 'must use Latin letters, digits and punctuation (the watermark font has no other characters)' }),
+        opacity: z.number({ error: 'must be a number' }).min(0.05, { error: 'must be at least 0.05' }).max(1, { error: 'must be at most 1' }).default(0.15),
+      })
+      .strict()
+      .optional()
+      .describe('Drawn diagonally on every page, under the text. UAT documents get "UAT" (UAT_WATERMARK) unless this is set.'),
+    password: PdfPassword.optional().describe('Needed to open the PDF (AES-256). Used for this render only; shown as "***".'),
+    owner_password: PdfPassword.optional().describe('Needed to change the permissions. Used for this render only; shown as "***".'),
+    permissions: z
+      .object({ print: z.boolean().default(true), copy: z.boolean().default(true), modify: z.boolean().default(true) })
+      .strict()
+      .optional()
+      .describe('What a reader without the owner password may do; the PDF is encrypted when set.'),
+    metadata: z
+      .object({
+        title: PlainText(1000).optional(),
+        author: PlainText(1000).optional(),
+        subject: PlainText(1000).optional(),
+        keywords: z.array(PlainText(200)).max(50, { error: 'must have at most 50 keywords' }).optional(),
+      })
+      .strict()
+      .optional()
+      .describe('The document information dictionary and XMP.'),
+    sign: z
+      .object({ reason: PlainText(500).optional(), location: PlainText(500).optional() })
+      .strict()
+      .optional(),
+  })
+  .strict()
+  .register(apiSchemas, { id: 'PdfOptions' });
 
 export const Document = z
   .object({
@@ -20,8 +72,13 @@ export const Document = z
     updated_at: Timestamp,
     completed_at: Timestamp.nullable(),
     error_message: z.string().optional().describe('Only when failed: what to fix, naming the token or tag.'),
+    errors: z
+      .array(z.object({ path: z.string().describe('e.g. "input_json.items[2].price"'), message: z.string() }))
+      .optional()
+      .describe('Only when the document failed because of its input: every problem, where error_message summarises them.'),
     files: z.array(FileFormat).describe('The formats ready to download.'),
     pdf_standard: PdfStandard.optional().describe('Only when the document asked for an archival PDF.'),
+    pdf_options: z.record(z.string(), z.unknown()).optional().describe('Only when asked for: the finishing options, passwords as "***".'),
     purged_at: Timestamp.nullable().describe('When retention (RETENTION_DAYS) removed its files and input_json; null otherwise. Its download is then 410.'),
   })
   .register(apiSchemas, { id: 'Document' });
@@ -35,15 +92,46 @@ export const CreateDocumentBody = z
     output_format: OutputFormat,
     is_uat: z.boolean({ error: 'must be true or false' }).optional(),
     pdf_standard: PdfStandard.optional().describe(
-      'An archival PDF (PDF/A-2b or PDF/A-3b: fonts embedded, conformance declared in XMP). Needs output_format pdf or both.',
+      'An archival PDF (PDF/A-2b or PDF/A-3b: fonts embedded, conformance declared in XMP), or a tagged accessible one (PDF/UA-1). Needs output_format pdf or both.',
     ),
+    pdf_options: PdfOptions.optional(),
   })
   .check((ctx) => {
+    const unstorable = unstorableTextPath(ctx.value.input_json);
+    if (unstorable) ctx.issues.push({ code: 'custom', input: ctx.value, path: ['input_json', ...unstorable], message: UNSTORABLE_TEXT_MESSAGE });
+    const unstorableOption = ctx.value.pdf_options && unstorableTextPath(ctx.value.pdf_options);
+    if (unstorableOption) ctx.issues.push({ code: 'custom', input: ctx.value, path: ['pdf_options', ...unstorableOption], message: UNSTORABLE_TEXT_MESSAGE });
     if (ctx.value.pdf_standard && ctx.value.output_format === 'docx') {
       ctx.issues.push({ code: 'custom', input: ctx.value, path: ['pdf_standard'], message: 'applies to PDF output; use output_format "pdf" or "both"' });
     }
+    pdfOptionsIssues(ctx.value).forEach(({ path, message }) => ctx.issues.push({ code: 'custom', input: ctx.value, path, message }));
   })
   .register(apiSchemas, { id: 'CreateDocument' });
+
+/** The combinations of pdf_options that cannot be honoured, for every request that takes them. */
+export function pdfOptionsIssues(body: {
+  output_format: string;
+  pdf_standard?: string;
+  pdf_options?: z.output<typeof PdfOptions>;
+}): { path: string[]; message: string }[] {
+  const options = body.pdf_options;
+  if (!options) return [];
+  if (body.output_format === 'docx') return [{ path: ['pdf_options'], message: 'applies to PDF output; use output_format "pdf" or "both"' }];
+  const issues: { path: string[]; message: string }[] = [];
+  if (body.pdf_standard?.startsWith('PDF/A') && (options.password || options.owner_password || options.permissions)) {
+    issues.push({
+      path: ['pdf_options'],
+      message: `${body.pdf_standard} does not allow encryption; leave out password, owner_password and permissions, or pdf_standard`,
+    });
+  }
+  if (body.output_format === 'both' && (options.password || options.owner_password || options.permissions)) {
+    issues.push({ path: ['pdf_options'], message: 'only the PDF can be encrypted, and the DOCX would be handed out unprotected; use output_format "pdf"' });
+  }
+  if (options.sign) {
+    issues.push({ path: ['pdf_options', 'sign'], message: "needs the organisation's signing certificate for this environment, and none is uploaded" });
+  }
+  return issues;
+}
 
 export const IdempotencyKeyHeader = z.string().min(1).max(255);
 

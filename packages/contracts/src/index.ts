@@ -1,5 +1,16 @@
 export { apiSchemas } from './registry';
-export { ErrorBody, ValidationErrorBody, errorResponses, ERROR_DESCRIPTIONS, type ErrorStatus } from './errors';
+export { DomainError, type Problem } from './domain-error';
+export {
+  ErrorBody,
+  ErrorCode,
+  ERROR_CODES,
+  MessageBody,
+  RateLimitedBody,
+  ValidationErrorBody,
+  errorResponses,
+  ERROR_DESCRIPTIONS,
+  type ErrorStatus,
+} from './errors';
 export { MeResponse } from './me';
 export { operations, type Operation, type OperationById, type OperationId } from './operations';
 export { buildOpenApiDocument } from './openapi';
@@ -17,6 +28,7 @@ export {
   isSupportedLocale,
   canonicalLocale,
   TemplatePatch,
+  CreatedTemplate,
   InputJsonSchema,
   isDateFormat,
   DEFAULT_DATE_FORMAT,
@@ -35,6 +47,9 @@ export {
   OutputFormat,
   FileFormat,
   PdfStandard,
+  PdfOptions,
+  REDACTED,
+  pdfOptionsIssues,
   type DocumentBody,
 } from './documents';
 export {
@@ -79,3 +94,4 @@ export {
   CSRF_HEADER,
 } from './people';
 export { WebhookEventPayload, WebhookTestData, type WebhookEventType } from './webhook-events';
+export { unstorableTextPath, UNSTORABLE_TEXT_MESSAGE } from './storable-json';

@@ -1,4 +1,5 @@
 import { buildOpenApiDocument } from './openapi';
+import { ERROR_CODES } from './errors';
 
 describe('buildOpenApiDocument', () => {
   const doc = buildOpenApiDocument();
@@ -17,8 +18,22 @@ describe('buildOpenApiDocument', () => {
 
   it('emits every registered schema as a component without JSON Schema dialect noise', () => {
     expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['Error', 'ValidationError', 'Me']));
-    expect(doc.components.schemas.Error).toMatchObject({ type: 'object', required: ['detail'] });
+    expect(doc.components.schemas.Error).toMatchObject({ type: 'object', required: ['detail', 'code'] });
     expect(JSON.stringify(doc)).not.toContain('$schema');
+  });
+
+  it('lists every error code as an enum, and keeps a 429 body to its detail alone', () => {
+    const schemas = doc.components.schemas as Record<string, { enum?: string[]; properties?: Record<string, unknown>; additionalProperties?: unknown }>;
+    expect(schemas.ErrorCode!.enum).toEqual([...ERROR_CODES]);
+    expect(schemas.ErrorCode!.enum).toEqual(
+      expect.arrayContaining(['invalid_api_key', 'csrf_failed', 'admin_required', 'session_required', 'template_not_found', 'document_not_found']),
+    );
+    expect(schemas.Error!.properties!.code).toEqual({ $ref: '#/components/schemas/ErrorCode' });
+    expect(schemas.ValidationError!.properties!.code).toEqual({ $ref: '#/components/schemas/ErrorCode' });
+    expect(Object.keys(schemas.RateLimited!.properties!)).toEqual(['detail']);
+    expect(schemas.RateLimited!.additionalProperties).toBe(false);
+    const me = doc.paths['/api/v1/me']!.get as { responses: Record<string, { content: Record<string, { schema: unknown }> }> };
+    expect(me.responses['429']!.content['application/json']!.schema).toEqual({ $ref: '#/components/schemas/RateLimited' });
   });
 
   it('documents the idempotency key header and the replay header of POST /documents', () => {

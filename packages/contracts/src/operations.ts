@@ -1,11 +1,11 @@
 import type { z } from 'zod';
 import { BulkJob, BulkJobUpload } from './bulk-jobs';
-import { ErrorBody, errorResponses } from './errors';
+import { ErrorBody, MessageBody, RateLimitedBody, errorResponses } from './errors';
 import { EnvironmentQuery, ListQuery } from './common';
 import { CreateDocumentBody, Document, DocumentListQuery, DocumentPage, DownloadQuery, TemplateHistoryQuery } from './documents';
 import { MeResponse } from './me';
 import { ApiKeyList, ChangePasswordBody, CreateApiKeyBody, CreateMemberBody, CreatedApiKey, CreatedMember, MemberList, Session, SignInBody } from './people';
-import { InputJsonSchema, Template, TemplatePage, TemplatePatch, TemplateUpload, VariablesPatch } from './templates';
+import { CreatedTemplate, InputJsonSchema, Template, TemplatePage, TemplatePatch, TemplateUpload, VariablesPatch } from './templates';
 import { CreateWebhookBody, CreatedWebhookEndpoint, WebhookDeliveryPage, WebhookEndpointPage, WebhookListQuery, WebhookTestAccepted } from './webhooks';
 
 export interface ResponseSpec {
@@ -89,11 +89,11 @@ const operationTable = [
     query: EnvironmentQuery,
     body: { contentType: 'multipart/form-data', schema: TemplateUpload },
     responses: {
-      201: { description: 'The stored template', schema: Template },
+      201: { description: 'The stored template', schema: CreatedTemplate },
       ...errorResponses(401, 413, 415, 422, 429, 503),
       429: {
         description: 'Organisation over its rate limit, or (HTML) already converting as many HTML uploads as it may at once (see Retry-After)',
-        schema: ErrorBody,
+        schema: RateLimitedBody,
       },
       503: {
         description: 'A dependency (PostgreSQL or Redis) is unreachable, or (HTML) no render worker converted the file in time; nothing was stored',
@@ -178,7 +178,7 @@ const operationTable = [
       200: { description: 'The preview', contentType: 'image/png' },
       202: {
         description: 'The preview is being prepared (rendered once per template by a render worker); ask again after Retry-After seconds',
-        schema: ErrorBody,
+        schema: MessageBody,
         headers: { 'Retry-After': { description: 'Seconds to wait before asking again', schema: { type: 'integer' } } },
       },
       ...errorResponses(401, 404, 409, 422, 429, 503),
@@ -220,6 +220,10 @@ const operationTable = [
         headers: { 'Idempotent-Replayed': { description: 'Always "true" on a replay', schema: { type: 'string', const: 'true' } } },
       },
       ...errorResponses(400, 401, 404, 413, 415, 422, 429, 503),
+      429: {
+        description: `Organisation over its rate limit, or with MAX_ACTIVE_PER_ORG documents queued or rendering ("Too many documents in progress for this organisation; try again later."); see Retry-After`,
+        schema: RateLimitedBody,
+      },
     },
   }),
   defineOperation({
@@ -333,7 +337,14 @@ const operationTable = [
     authenticated: true,
     query: EnvironmentQuery,
     body: { contentType: 'multipart/form-data', schema: BulkJobUpload },
-    responses: { 202: { description: 'Every row queued', schema: BulkJob }, ...errorResponses(401, 404, 413, 415, 422, 429, 503) },
+    responses: {
+      202: { description: 'Every row queued', schema: BulkJob },
+      ...errorResponses(401, 404, 413, 415, 422, 429, 503),
+      429: {
+        description: `Organisation over its rate limit, or with MAX_ACTIVE_PER_ORG documents queued or rendering ("Too many documents in progress for this organisation; try again later."); see Retry-After`,
+        schema: RateLimitedBody,
+      },
+    },
   }),
   defineOperation({
     method: 'get',

@@ -17,8 +17,12 @@ export interface DocumentRecord {
   updatedAt: Date;
   completedAt: Date | null;
   errorMessage: string | null;
+  /** Each input problem of a failed document ([{path, message}]), when it failed for its input. */
+  errors?: unknown;
   files: string[];
   pdfStandard?: string | null;
+  /** As stored: passwords already replaced by "***". */
+  pdfOptions?: unknown;
   purgedAt?: Date | null;
 }
 
@@ -48,8 +52,10 @@ export function presentDocument(doc: DocumentRecord): DocumentBody {
     updated_at: doc.updatedAt.toISOString(),
     completed_at: doc.completedAt?.toISOString() ?? null,
     ...(doc.status === 'failed' && doc.errorMessage ? { error_message: doc.errorMessage } : {}),
+    ...(doc.status === 'failed' && Array.isArray(doc.errors) && doc.errors.length > 0 ? { errors: doc.errors } : {}),
     files: doc.files,
     ...(doc.pdfStandard ? { pdf_standard: doc.pdfStandard } : {}),
+    ...(doc.pdfOptions && typeof doc.pdfOptions === 'object' ? { pdf_options: doc.pdfOptions } : {}),
     purged_at: doc.purgedAt?.toISOString() ?? null,
   });
 }

@@ -96,6 +96,16 @@ export const Template = z
 
 export const TemplatePage = page(Template).register(apiSchemas, { id: 'TemplatePage' });
 
+/** The upload's answer: the template, and what the uploader should know about it. */
+export const CreatedTemplate = Template.extend({
+  warnings: z
+    .array(z.string())
+    .optional()
+    .describe(
+      'HTML uploads: problems that do not stop the template, e.g. text in a script no font installed on the render workers can print (it would print as empty boxes).',
+    ),
+}).register(apiSchemas, { id: 'CreatedTemplate' });
+
 export const TemplateUpload = z.object({
   file: BinaryFile.describe('The template: .docx, or .html (converted to DOCX at upload).'),
   name: z.string().trim().min(1).max(200).optional().describe('Defaults to the file name without its extension.'),

@@ -16,4 +16,5 @@ export type {
 } from './generated/prisma/client';
 export { ensureDatabase, applyMigrations, migrationsDir, type MigrationResult } from './migrate';
 export { isDatabaseUnavailable, isUniqueViolation } from './errors';
-export { addMember, MemberConflictError, type Role } from './add-member';
+export { findOwned, type Scope } from './find-owned';
+export { afterCursor, newestFirst, type Cursor } from './keyset';

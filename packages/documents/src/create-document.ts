@@ -2,9 +2,10 @@ import type { Queue } from 'bullmq';
 import type { z } from 'zod';
 import { isUuid, type CreateDocumentBody, type DocumentRecord } from '@docgen/contracts';
 import { isUniqueViolation, type Database, type Document } from '@docgen/db';
-import type { RenderJob } from '@docgen/queue';
-import { DocumentError, queueUnavailable, templateNotFound } from './errors';
+import { storeRenderSecrets, type RenderJob, type RenderSecrets } from '@docgen/queue';
+import { DocumentError, queueUnavailable, templateNotFound, tooManyInProgress } from './errors';
 import { queueNewGeneration } from './queue-new-generation';
+import { hashablePdfOptions, separatePdfSecrets } from './pdf-options';
 import { queueRenderJobs } from './render-jobs';
 import { requestHash } from './request-hash';
 
@@ -18,6 +19,8 @@ export interface CreateDocumentRequest {
   body: z.output<typeof CreateDocumentBody>;
   isUat: boolean;
   idempotencyKey: string | undefined;
+  /** MAX_ACTIVE_PER_ORG: documents of one organisation queued or rendering at once. */
+  maxActivePerOrg: number;
 }
 
 export interface CreateDocumentResult {
@@ -27,7 +30,7 @@ export interface CreateDocumentResult {
 }
 
 /** What creating a document answers with, and what queueing its job needs. */
-export type CreatedDocument = DocumentRecord & { generation: number };
+export type CreatedDocument = DocumentRecord & { generation: number; organizationId: string };
 
 const keyReused = () =>
   new DocumentError('idempotency_key_reused', 'Idempotency key reused with a different request', [
@@ -42,25 +45,27 @@ const keyReused = () =>
  */
 export async function createDocument(deps: CreateDocumentDeps, request: CreateDocumentRequest): Promise<CreateDocumentResult> {
   const { idempotencyKey } = request;
-  const hash = idempotencyKey ? requestHash({ ...request.body, is_uat: request.isUat }) : null;
+  const { stored: pdfOptions, secrets } = separatePdfSecrets(request.body.pdf_options);
+  const hash = idempotencyKey ? await idempotencyHash(request, idempotencyKey) : null;
   if (idempotencyKey) {
     const existing = await findByKey(deps.db, request.organizationId, idempotencyKey);
-    if (existing) return replay(deps, existing, hash!);
+    if (existing) return replay(deps, existing, hash!, request.maxActivePerOrg, secrets);
   }
 
   let document: CreatedDocument | undefined;
   try {
-    document = await insertDocument(deps.db, request, hash);
+    document = await insertDocument(deps.db, request, hash, pdfOptions);
   } catch (error) {
     if (!(idempotencyKey && isUniqueViolation(error))) throw error;
     const winner = await findByKey(deps.db, request.organizationId, idempotencyKey);
     // The concurrent request that won could not queue its job and took its row back.
     if (!winner) throw queueUnavailable();
-    return replay(deps, winner, hash!);
+    return replay(deps, winner, hash!, request.maxActivePerOrg, secrets);
   }
-  if (!document) throw templateNotFound();
+  if (!document) throw (await tooManyActive(deps.db, request)) ? tooManyInProgress() : templateNotFound();
   // Nothing half-written: a document whose job could not be queued does not stay behind.
   try {
+    if (secrets) await storeRenderSecrets(deps.renderQueue, document.id, secrets);
     await queueRenderJobs(deps.renderQueue, [document]);
   } catch (error) {
     await deps.db.document.delete({ where: { id: document.id } });
@@ -70,20 +75,60 @@ export async function createDocument(deps: CreateDocumentDeps, request: CreateDo
 }
 
 /**
- * The template check and the insert in one statement: a template that is missing, deleted,
- * of another organisation or of the other environment inserts nothing. One round trip
- * instead of a lookup and an ORM create (bench/: the largest part of a POST's CPU).
+ * The template check, the organisation's cap on documents in progress and the insert in one
+ * statement: a template that is missing, deleted, of another organisation or of the other
+ * environment inserts nothing, nor does an organisation at MAX_ACTIVE_PER_ORG. One round trip
+ * instead of a lookup and an ORM create (bench/: the largest part of a POST's CPU). The count
+ * stops at the cap (documents_active_idx), so it costs little below it; concurrent inserts
+ * can pass the cap by the number of requests in flight.
  */
 const INSERT_DOCUMENT = {
   name: 'insert-document',
-  text: `INSERT INTO documents (organization_id, template_id, is_uat, input_format, output_format, input_json, idempotency_key, request_hash, pdf_standard)
-         SELECT organization_id, id, is_uat, format, $1, $2::jsonb, $3, $4, $8
+  text: `INSERT INTO documents (organization_id, template_id, is_uat, input_format, output_format, input_json, idempotency_key, request_hash, pdf_standard, pdf_options)
+         SELECT organization_id, id, is_uat, format, $1, $2::jsonb, $3, $4, $8, $10::jsonb
          FROM templates
          WHERE id = $5::uuid AND organization_id = $6::uuid AND is_uat = $7 AND deleted_at IS NULL
+           AND (SELECT count(*) FROM (SELECT 1 FROM documents WHERE organization_id = $6::uuid AND status IN ('queued', 'rendering') LIMIT $9) active) < $9
          RETURNING id, input_format, generation, created_at, updated_at`,
 };
 
-async function insertDocument(db: Database, request: CreateDocumentRequest, hash: string | null): Promise<CreatedDocument | undefined> {
+/** The request as the idempotency comparison sees it: passwords only as slow salted hashes. */
+async function idempotencyHash(request: CreateDocumentRequest, idempotencyKey: string): Promise<string> {
+  const { pdf_options, ...rest } = request.body;
+  const hashable = await hashablePdfOptions(pdf_options, `${request.organizationId}:${idempotencyKey}`);
+  // A request without pdf_options hashes as before this field existed.
+  return requestHash({ ...rest, ...(hashable ? { pdf_options: hashable } : {}), is_uat: request.isUat });
+}
+
+const COUNT_ACTIVE = {
+  name: 'count-active-documents',
+  text: `SELECT count(*)::int AS active FROM (SELECT 1 FROM documents WHERE organization_id = $1::uuid AND status IN ('queued', 'rendering') LIMIT $2) active`,
+};
+
+/** How many documents an organisation has queued or rendering, counted up to `limit`. */
+export async function countActiveDocuments(db: Database, organizationId: string, limit: number): Promise<number> {
+  const [row] = await db.sql.query<{ active: number }>(COUNT_ACTIVE, [organizationId, limit]);
+  return row?.active ?? 0;
+}
+
+const TEMPLATE_VISIBLE = {
+  name: 'template-visible',
+  text: `SELECT 1 FROM templates WHERE id = $1::uuid AND organization_id = $2::uuid AND is_uat = $3 AND deleted_at IS NULL`,
+};
+
+/** Only asked when nothing was inserted: the template was there, so it was the cap. */
+async function tooManyActive(db: Database, request: CreateDocumentRequest): Promise<boolean> {
+  if (!isUuid(request.body.template_id)) return false;
+  const rows = await db.sql.query(TEMPLATE_VISIBLE, [request.body.template_id, request.organizationId, request.isUat]);
+  return rows.length > 0;
+}
+
+async function insertDocument(
+  db: Database,
+  request: CreateDocumentRequest,
+  hash: string | null,
+  pdfOptions: object | null,
+): Promise<CreatedDocument | undefined> {
   const { body, isUat } = request;
   if (!isUuid(body.template_id)) return undefined;
   const [row] = await db.sql.query<{ id: string; input_format: string; generation: number; created_at: Date; updated_at: Date }>(INSERT_DOCUMENT, [
@@ -95,6 +140,8 @@ async function insertDocument(db: Database, request: CreateDocumentRequest, hash
     request.organizationId,
     isUat,
     body.pdf_standard ?? null,
+    request.maxActivePerOrg,
+    pdfOptions === null ? null : JSON.stringify(pdfOptions),
   ]);
   if (!row) return undefined;
   return {
@@ -103,6 +150,7 @@ async function insertDocument(db: Database, request: CreateDocumentRequest, hash
     status: 'queued',
     outputFormat: body.output_format,
     pdfStandard: body.pdf_standard ?? null,
+    pdfOptions,
     inputFormat: row.input_format,
     isUat,
     inputJson: body.input_json,
@@ -112,6 +160,7 @@ async function insertDocument(db: Database, request: CreateDocumentRequest, hash
     errorMessage: null,
     files: [],
     generation: row.generation,
+    organizationId: request.organizationId,
   };
 }
 
@@ -119,9 +168,19 @@ function findByKey(db: Database, organizationId: string, key: string) {
   return db.document.findFirst({ where: { organizationId, idempotencyKey: key } });
 }
 
-async function replay(deps: CreateDocumentDeps, existing: Document, hash: string): Promise<CreateDocumentResult> {
+async function replay(
+  deps: CreateDocumentDeps,
+  existing: Document,
+  hash: string,
+  maxActivePerOrg: number,
+  secrets: RenderSecrets | undefined,
+): Promise<CreateDocumentResult> {
   if (existing.requestHash !== hash) throw keyReused();
   if (existing.status === 'failed') {
+    // A retry puts the document back in progress: it counts against MAX_ACTIVE_PER_ORG like a new one.
+    if ((await countActiveDocuments(deps.db, existing.organizationId, maxActivePerOrg)) >= maxActivePerOrg) throw tooManyInProgress();
+    // The file is regenerated: this request's passwords are needed again (API.md §13).
+    if (secrets) await storeRenderSecrets(deps.renderQueue, existing.id, secrets);
     const document = await queueNewGeneration(deps.db, deps.renderQueue, existing, 'failed');
     if (document) return { document, outcome: 'created' };
   }

@@ -47,7 +47,7 @@ describe('document state and the outbox relay', () => {
     const { template, ...row } = doc;
     expect(row).toEqual(await database.db.document.findUniqueOrThrow({ where: { id: created.id } }));
     expect(row).toMatchObject({ status: 'rendering', renderAttempts: 1 });
-    expect(template).toEqual({ variables: [{ name: 'name', type: 'text' }], fileKey: 'templates/letter.docx', locale: 'en-US' });
+    expect(template).toEqual({ variables: [{ name: 'name', type: 'text' }], fileKey: 'templates/letter.docx', htmlFileKey: null, locale: 'en-US' });
     expect(await startRendering(database.db, created.id, created.generation + 1)).toBeUndefined();
 
     const finished = await finishRendering(database.db, doc, { status: 'ready', files: ['pdf'] });

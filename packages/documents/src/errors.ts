@@ -1,24 +1,21 @@
+import { DomainError } from '@docgen/contracts';
+
 /** What went wrong in a document's life, as a code the caller maps (the gateway to a status) and a sentence for the user. */
-export type DocumentErrorCode = 'template_not_found' | 'idempotency_key_reused' | 'queue_unavailable';
+export type DocumentErrorCode =
+  'template_not_found' | 'document_not_found' | 'bulk_job_not_found' | 'idempotency_key_reused' | 'queue_unavailable' | 'too_many_in_progress';
 
 /**
  * A domain error: thrown by the functions that change documents, bulk jobs and events,
  * whoever calls them. It never names an HTTP status; the gateway's error handler does.
  */
-export class DocumentError extends Error {
-  override name = 'DocumentError';
-
-  constructor(
-    readonly code: DocumentErrorCode,
-    message: string,
-    /** Where the problem is, for a caller that lists problems by field. */
-    readonly problems: { path: string; message: string }[] = [],
-  ) {
-    super(message);
-  }
-}
+export class DocumentError extends DomainError<DocumentErrorCode> {}
 
 export const templateNotFound = () => new DocumentError('template_not_found', 'Template not found');
+export const documentNotFound = () => new DocumentError('document_not_found', 'Document not found');
+export const bulkJobNotFound = () => new DocumentError('bulk_job_not_found', 'Bulk job not found');
 
 /** Redis refused a job: nothing was left half-written. */
 export const queueUnavailable = () => new DocumentError('queue_unavailable', 'The job queue (Redis) is unreachable');
+
+/** The organisation has MAX_ACTIVE_PER_ORG documents queued or rendering (API.md §9): it should come back later. */
+export const tooManyInProgress = () => new DocumentError('too_many_in_progress', 'Too many documents in progress for this organisation; try again later.');

@@ -6,6 +6,12 @@ import { subscribedEndpoints } from './events/subscribers';
 
 export type CompletionEvent = 'document.ready' | 'document.failed';
 
+/** One problem of a document's input: where, and what is wrong (API.md §9). */
+export interface InputProblem {
+  path: string;
+  message: string;
+}
+
 export interface Finished {
   /** The completion event to publish, with the endpoints subscribed to it; none for a row of a bulk job (it has bulk.completed). */
   event?: PublishableEvent;
@@ -22,7 +28,7 @@ export interface Finished {
 const FINISH_RENDERING = {
   name: 'finish-rendering',
   text: `WITH finished AS (
-           UPDATE documents SET status = $4, completed_at = $5, updated_at = $5, files = $6::text[], error_message = $7
+           UPDATE documents SET status = $4, completed_at = $5, updated_at = $5, files = $6::text[], error_message = $7, errors = $12::jsonb
            WHERE id = $1 AND generation = $2 AND render_attempts = $3 AND status = 'rendering'
            RETURNING id, organization_id, is_uat, bulk_job_id
          ), event AS (
@@ -57,13 +63,14 @@ interface FinishRow {
 export async function finishRendering(
   db: Database,
   doc: Document,
-  outcome: { status: 'ready'; files: string[] } | { status: 'failed'; errorMessage: string },
+  outcome: { status: 'ready'; files: string[] } | { status: 'failed'; errorMessage: string; errors?: InputProblem[] },
 ): Promise<Finished | undefined> {
   const completedAt = new Date();
   const files = outcome.status === 'ready' ? outcome.files : [];
   const errorMessage = outcome.status === 'failed' ? outcome.errorMessage : null;
+  const errors = outcome.status === 'failed' && outcome.errors?.length ? outcome.errors : null;
   const type: CompletionEvent = outcome.status === 'ready' ? 'document.ready' : 'document.failed';
-  const finished = { ...doc, status: outcome.status, completedAt, updatedAt: completedAt, files, errorMessage };
+  const finished = { ...doc, status: outcome.status, completedAt, updatedAt: completedAt, files, errorMessage, errors };
   const payload = doc.bulkJobId ? null : buildEventPayload(type, doc.id, completedAt, presentDocument(finished));
   const [row] = await db.sql.query<FinishRow>(FINISH_RENDERING, [
     doc.id,
@@ -77,6 +84,7 @@ export async function finishRendering(
     JSON.stringify(payload),
     outcome.status === 'ready' ? 1 : 0,
     outcome.status === 'failed' ? 1 : 0,
+    errors === null ? null : JSON.stringify(errors),
   ]);
   if (!row?.documentId) return undefined;
   if (row.eventId) return { event: { id: row.eventId, type, endpointIds: row.endpointIds } };

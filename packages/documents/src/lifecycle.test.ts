@@ -3,6 +3,7 @@ import type { Prisma } from '@docgen/db';
 import { createLogger } from '@docgen/observability';
 import { createDeliveryQueue, createRedisConnection, createRenderQueue, deliveryJobId, renderJobId } from '@docgen/queue';
 import { createTestDatabase, seedOrganization, startRedisServer, uniqueId, type RedisServer, type TestDatabase } from '@docgen/testing';
+import { createBulkJob } from './bulk-jobs/create-bulk-job';
 import { createDocument } from './create-document';
 import { DocumentError } from './errors';
 import { buildEventPayload } from './events/envelope';
@@ -65,13 +66,16 @@ describe('a document’s life (domain functions)', () => {
   it('creates a document with one render job; another organisation’s template is template_not_found, never an HTTP error', async () => {
     const { document, outcome } = await createDocument(
       { db: database.db, renderQueue },
-      { organizationId, body: body(), isUat: false, idempotencyKey: undefined },
+      { organizationId, body: body(), isUat: false, idempotencyKey: undefined, maxActivePerOrg: 10_000 },
     );
     expect(outcome).toBe('created');
     expect(await renderQueue.getJob(renderJobId({ documentId: document.id, generation: 1 }))).toBeDefined();
 
     const error = await errorOf(
-      createDocument({ db: database.db, renderQueue }, { organizationId: otherOrganizationId, body: body(), isUat: false, idempotencyKey: undefined }),
+      createDocument(
+        { db: database.db, renderQueue },
+        { organizationId: otherOrganizationId, body: body(), isUat: false, idempotencyKey: undefined, maxActivePerOrg: 10_000 },
+      ),
     );
     expect(error).toBeInstanceOf(DocumentError);
     expect(error).toMatchObject({ code: 'template_not_found', message: 'Template not found' });
@@ -79,20 +83,107 @@ describe('a document’s life (domain functions)', () => {
 
   it('replays an idempotency key, and refuses it for another body with a problem naming the header', async () => {
     const key = `key-${uniqueId()}`;
-    const first = await createDocument({ db: database.db, renderQueue }, { organizationId, body: body(), isUat: false, idempotencyKey: key });
-    const again = await createDocument({ db: database.db, renderQueue }, { organizationId, body: body(), isUat: false, idempotencyKey: key });
+    const first = await createDocument(
+      { db: database.db, renderQueue },
+      { organizationId, body: body(), isUat: false, idempotencyKey: key, maxActivePerOrg: 10_000 },
+    );
+    const again = await createDocument(
+      { db: database.db, renderQueue },
+      { organizationId, body: body(), isUat: false, idempotencyKey: key, maxActivePerOrg: 10_000 },
+    );
     expect(again).toMatchObject({ outcome: 'replayed', document: { id: first.document.id } });
-    const error = await errorOf(createDocument({ db: database.db, renderQueue }, { organizationId, body: body('Grace'), isUat: false, idempotencyKey: key }));
+    const error = await errorOf(
+      createDocument({ db: database.db, renderQueue }, { organizationId, body: body('Grace'), isUat: false, idempotencyKey: key, maxActivePerOrg: 10_000 }),
+    );
     expect(error).toMatchObject({
       code: 'idempotency_key_reused',
       problems: [{ path: 'X-Idempotency-Key', message: 'was used before with a different body' }],
     });
   });
 
+  it('refuses a document past MAX_ACTIVE_PER_ORG with too_many_in_progress, for that organisation alone, and counts again once one finishes', async () => {
+    const organizationWithTemplate = async () => {
+      const { organizationId: owner } = await seedOrganization(database.db);
+      const template = await database.db.template.create({
+        data: {
+          organizationId: owner,
+          name: 'letter',
+          format: 'docx',
+          fileKey: `templates/${owner}.docx`,
+          fileSize: 10,
+          variables: [{ name: 'name', type: 'text' }],
+        },
+      });
+      return { owner, template };
+    };
+    const { owner: busy, template: busyTemplate } = await organizationWithTemplate();
+    const quiet = await organizationWithTemplate();
+    const request = (owner: string, template: string) => ({
+      organizationId: owner,
+      body: { ...body(), template_id: template },
+      isUat: false,
+      idempotencyKey: undefined,
+      maxActivePerOrg: 2,
+    });
+    const first = await createDocument({ db: database.db, renderQueue }, request(busy, busyTemplate.id));
+    await createDocument({ db: database.db, renderQueue }, request(busy, busyTemplate.id));
+    const error = await errorOf(createDocument({ db: database.db, renderQueue }, request(busy, busyTemplate.id)));
+    expect(error).toMatchObject({ code: 'too_many_in_progress', message: 'Too many documents in progress for this organisation; try again later.' });
+    // An unknown template is still template_not_found, whatever the organisation's load.
+    expect(await errorOf(createDocument({ db: database.db, renderQueue }, request(busy, templateId)))).toMatchObject({ code: 'template_not_found' });
+    // Another organisation is not counted against it.
+    await expect(createDocument({ db: database.db, renderQueue }, request(quiet.owner, quiet.template.id))).resolves.toMatchObject({ outcome: 'created' });
+
+    await database.db.document.update({ where: { id: first.document.id }, data: { status: 'ready' } });
+    await expect(createDocument({ db: database.db, renderQueue }, request(busy, busyTemplate.id))).resolves.toMatchObject({ outcome: 'created' });
+  });
+
+  it('holds MAX_ACTIVE_PER_ORG against concurrent bulk jobs and against retries of failed documents under their keys', async () => {
+    const { organizationId: owner } = await seedOrganization(database.db);
+    // A queue of its own: these documents must not fill the one the other cases look into.
+    const renderQueue = createRenderQueue(redis, `test:${uniqueId()}:`);
+    const template = await database.db.template.create({
+      data: {
+        organizationId: owner,
+        name: 'letter',
+        format: 'docx',
+        fileKey: `templates/${owner}.docx`,
+        fileSize: 10,
+        variables: [{ name: 'name', type: 'text' }],
+      },
+    });
+    const rows = Array.from({ length: 10 }, (_, i) => ({ rowNumber: i + 2, input: { name: `Row ${i}` } }));
+    const bulk = () =>
+      createBulkJob({ db: database.db, renderQueue }, { organizationId: owner, template, isUat: false, outputFormat: 'docx', rows, maxActivePerOrg: 25 }).then(
+        () => 'created',
+        (error: DocumentError) => error.code,
+      );
+    const outcomes = await Promise.all(Array.from({ length: 6 }, bulk));
+    expect(outcomes.filter((outcome) => outcome === 'created')).toHaveLength(2);
+    expect(outcomes.filter((outcome) => outcome === 'too_many_in_progress')).toHaveLength(4);
+    expect(await database.db.document.count({ where: { organizationId: owner, status: { in: ['queued', 'rendering'] } } })).toBe(20);
+
+    // A failed document retried under its key goes back in progress: refused while at the cap.
+    const key = `retry-${uniqueId()}`;
+    const request = { organizationId: owner, body: { ...body(), template_id: template.id }, isUat: false, idempotencyKey: key, maxActivePerOrg: 21 };
+    const { document } = await createDocument({ db: database.db, renderQueue }, request);
+    await database.db.document.update({ where: { id: document.id }, data: { status: 'failed', errorMessage: 'x' } });
+    await database.db.document.create({
+      data: { organizationId: owner, templateId: template.id, inputFormat: 'docx', outputFormat: 'pdf', inputJson: {}, status: 'queued' },
+    });
+    expect(await errorOf(createDocument({ db: database.db, renderQueue }, request))).toMatchObject({ code: 'too_many_in_progress' });
+    expect((await database.db.document.findUniqueOrThrow({ where: { id: document.id } })).status).toBe('failed');
+    await renderQueue.obliterate({ force: true });
+    await renderQueue.close();
+  });
+
   it('takes a document back when its job cannot be queued', async () => {
     const before = await database.db.document.count();
     const error = await errorOf(
-      createDocument({ db: database.db, renderQueue: downRenderQueue }, { organizationId, body: body(), isUat: false, idempotencyKey: undefined }),
+      createDocument(
+        { db: database.db, renderQueue: downRenderQueue },
+        { organizationId, body: body(), isUat: false, idempotencyKey: undefined, maxActivePerOrg: 10_000 },
+      ),
     );
     expect(error).toMatchObject({ code: 'queue_unavailable' });
     expect(await database.db.document.count()).toBe(before);

@@ -1,12 +1,12 @@
 import type { Queue } from 'bullmq';
-import type { Database, Document } from '@docgen/db';
+import { Prisma, type Database, type Document } from '@docgen/db';
 import type { RenderJob } from '@docgen/queue';
 import { sameAttempt, type Attempt } from './attempt';
 import { queueUnavailable } from './errors';
 import { queueRenderJobs } from './render-jobs';
 
 /** A failed document being retried: what is put back if its job cannot be queued. */
-type FailedAttempt = Attempt & Pick<Document, 'errorMessage' | 'completedAt' | 'renderingStartedAt'>;
+type FailedAttempt = Attempt & Pick<Document, 'errorMessage' | 'completedAt' | 'renderingStartedAt'> & Partial<Pick<Document, 'errors'>>;
 
 /**
  * queued again under a new generation, with a new render job. A job still around for the
@@ -27,7 +27,7 @@ export async function queueNewGeneration(
   doc: Attempt | FailedAttempt,
   from: 'rendering' | 'queued' | 'failed',
 ): Promise<Document | undefined> {
-  const freshStart = { errorMessage: null, files: [], completedAt: null, renderingStartedAt: null, renderAttempts: 0 };
+  const freshStart = { errorMessage: null, errors: Prisma.DbNull, files: [], completedAt: null, renderingStartedAt: null, renderAttempts: 0 };
   const [requeued] = await db.document.updateManyAndReturn({
     where: sameAttempt(doc, from),
     data: { status: 'queued', generation: { increment: 1 }, ...(from === 'failed' ? freshStart : {}) },
@@ -41,6 +41,7 @@ export async function queueNewGeneration(
       from === 'failed'
         ? {
             errorMessage: failed.errorMessage,
+            errors: failed.errors ?? Prisma.DbNull,
             completedAt: failed.completedAt,
             renderingStartedAt: failed.renderingStartedAt,
             renderAttempts: failed.renderAttempts,

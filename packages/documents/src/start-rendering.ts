@@ -2,7 +2,7 @@ import { ASYNCHRONOUS_COMMIT, type Database, type Document } from '@docgen/db';
 import { DOCUMENT_COLUMNS } from './document-columns';
 
 /** A document taken for rendering, with what the render needs of its template. */
-export type RenderingDocument = Document & { template: { variables: unknown; fileKey: string; locale: string } };
+export type RenderingDocument = Document & { template: { variables: unknown; fileKey: string; locale: string; htmlFileKey?: string | null } };
 
 const START_RENDERING = {
   name: 'start-rendering',
@@ -11,7 +11,7 @@ const START_RENDERING = {
            WHERE id = $1 AND generation = $2 AND status IN ('queued', 'rendering')
            RETURNING ${DOCUMENT_COLUMNS}
          )
-         SELECT started.*, json_build_object('variables', t.variables, 'fileKey', t.file_key, 'locale', t.locale) AS template
+         SELECT started.*, json_build_object('variables', t.variables, 'fileKey', t.file_key, 'locale', t.locale, 'htmlFileKey', t.html_file_key) AS template
          FROM started JOIN templates t ON t.id = started."templateId" CROSS JOIN ${ASYNCHRONOUS_COMMIT}`,
 };
 

@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { Database } from '@docgen/db';
 import type { Logger } from '@docgen/observability';
-import { RENDER_JOB_OPTIONS, renderJobId, type RenderJob } from '@docgen/queue';
+import { RENDER_JOB_OPTIONS, inFairBacklogs, renderJobId, type RenderJob } from '@docgen/queue';
 import type { Announce } from './announce';
 import { finishRendering } from './finish-rendering';
 import { queueNewGeneration } from './queue-new-generation';
@@ -43,7 +43,8 @@ const PENDING = new Set(['waiting', 'delayed', 'prioritized', 'active', 'waiting
  *   its worker (killed, or frozen): it is queued again under a new generation, at once
  *   rather than when BullMQ notices the dead worker's lock expired; once it has had its
  *   attempts it is failed with the timeout message instead;
- * - a queued document whose job is gone gets a new one: one queued again after an attempt
+ * - a queued document whose job is gone (neither in BullMQ nor in its organisation's
+ *   fair-share backlog) gets a new one: one queued again after an attempt
  *   (awaiting a retry, or re-queued here), or one whose gateway died between writing it
  *   and queueing its job.
  * Every change is conditional on the attempt the sweep saw (same generation, status and
@@ -71,17 +72,38 @@ export async function sweepStuckDocuments(deps: StuckDocumentSweepDeps, timing: 
     await deps.announce(finished);
   }
 
-  const waiting = await deps.db.document.findMany({
-    where: { status: 'queued', updatedAt: { lt: cutoff } },
-    select: { id: true, generation: true, renderAttempts: true },
-    orderBy: { updatedAt: 'asc' },
-    take: 100,
-  });
-  for (const doc of waiting) {
-    const state = await deps.queue.getJobState(renderJobId({ documentId: doc.id, generation: doc.generation }));
-    if (PENDING.has(state)) continue;
-    if (await queueNewGeneration(deps.db, deps.queue, doc, 'queued')) {
-      deps.logger.warn({ documentId: doc.id, generation: doc.generation, jobState: state }, 'document queued without a render job; queued again');
+  // Documents waiting their turn in an organisation's backlog are many under load and come
+  // first by age: pages of them are skipped (one Redis round trip a page), so a lost job of
+  // another organisation is still reached behind thousands of waiting rows.
+  let after: { updatedAt: Date; id: string } | undefined;
+  for (let page = 0; page < QUEUED_PAGES; page++) {
+    const waiting = await deps.db.document.findMany({
+      where: {
+        status: 'queued',
+        updatedAt: { lt: cutoff },
+        ...(after ? { OR: [{ updatedAt: { gt: after.updatedAt } }, { updatedAt: after.updatedAt, id: { gt: after.id } }] } : {}),
+      },
+      select: { id: true, generation: true, renderAttempts: true, organizationId: true, updatedAt: true },
+      orderBy: [{ updatedAt: 'asc' }, { id: 'asc' }],
+      take: QUEUED_PAGE_SIZE,
+    });
+    if (waiting.length === 0) break;
+    after = waiting[waiting.length - 1];
+    const jobs = waiting.map((doc) => ({ documentId: doc.id, generation: doc.generation, organizationId: doc.organizationId }));
+    // The backlog first: a job leaves it for BullMQ, never the other way, so a job seen in
+    // neither (in this order) is not one a pump was handing over between the two looks.
+    const inBacklog = await inFairBacklogs(deps.queue, jobs);
+    for (const [index, doc] of waiting.entries()) {
+      if (inBacklog[index]) continue;
+      const state = await deps.queue.getJobState(renderJobId(jobs[index]!));
+      if (PENDING.has(state)) continue;
+      if (await queueNewGeneration(deps.db, deps.queue, doc, 'queued')) {
+        deps.logger.warn({ documentId: doc.id, generation: doc.generation, jobState: state }, 'document queued without a render job; queued again');
+      }
     }
   }
 }
+
+/** Queued documents looked at per sweep: pages of this many, at most this many pages. */
+const QUEUED_PAGE_SIZE = 500;
+const QUEUED_PAGES = 20;

@@ -10,8 +10,6 @@ export {
   DeliveryJob,
   deliveryJobId,
   queueDeliveries,
-  DELIVERY_JOB_OPTIONS,
-  WEBHOOK_BACKOFF,
   createDeliveryQueue,
   BULK_ASSEMBLY_QUEUE,
   BulkAssemblyJob,
@@ -31,3 +29,6 @@ export {
   createTemplatePreviewQueue,
   queuePreview,
 } from './template-jobs';
+export { enqueueFairly, pumpFairQueue, inFairBacklogs, fairBacklogSize, DEFAULT_FAIR_QUEUE_DEPTH, type FairRenderJob } from './fair-queue';
+export { countInWindow } from './window-counter';
+export { RenderSecrets, RENDER_SECRETS_TTL_SECONDS, storeRenderSecrets, readRenderSecrets, deleteRenderSecrets } from './render-secrets';

@@ -1,5 +1,6 @@
 import { Queue, type ConnectionOptions, type JobsOptions } from 'bullmq';
 import { z } from 'zod';
+import { DELIVERY_JOB_OPTIONS } from '@docgen/webhooks';
 
 export const RENDER_QUEUE = 'render';
 export const WEBHOOK_DELIVERY_QUEUE = 'webhook-deliveries';
@@ -16,23 +17,6 @@ export type RenderJob = z.output<typeof RenderJob>;
 export const DeliveryJob = z.object({ eventId: z.uuid(), endpointId: z.uuid(), attemptsBefore: z.int().min(0).optional() });
 export type DeliveryJob = z.output<typeof DeliveryJob>;
 export const deliveryJobId = (job: Pick<DeliveryJob, 'eventId' | 'endpointId'>) => `${job.eventId}.${job.endpointId}`;
-
-/**
- * The backoff type of delivery jobs: the dispatcher spaces the retries itself (its
- * WEBHOOK_RETRY_BASE_MS × 1, 2, 4), so whoever queues a delivery needs no such setting.
- */
-export const WEBHOOK_BACKOFF = 'webhook';
-
-/**
- * 1 try + 3 retries. A delivery that succeeded is forgotten at once (webhook_deliveries holds
- * its record): the same event queued again runs and finds it delivered.
- */
-export const DELIVERY_JOB_OPTIONS: JobsOptions = {
-  attempts: 4,
-  backoff: { type: WEBHOOK_BACKOFF },
-  removeOnComplete: true,
-  removeOnFail: { age: 7 * 24 * 3600 },
-};
 
 /**
  * Queues one delivery job per endpoint for an outbox event. The job id (event, endpoint)

@@ -20,7 +20,8 @@ export type TemplateImportJob = z.output<typeof TemplateImportJob>;
  * an upload that gave up leaves nothing behind), or the reason the HTML was refused.
  */
 export const TemplateImportResult = z.discriminatedUnion('outcome', [
-  z.object({ outcome: z.literal('converted'), docxKey: z.string() }),
+  // warnings: what the upload is told about the HTML (text no installed font can print).
+  z.object({ outcome: z.literal('converted'), docxKey: z.string(), warnings: z.array(z.string()).optional() }),
   z.object({ outcome: z.literal('refused'), message: z.string() }),
   z.object({ outcome: z.literal('expired') }),
 ]);

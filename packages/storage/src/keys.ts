@@ -1,6 +1,9 @@
 /** Where each kind of file lives in storage; one place so gateway and workers agree. */
 export const templateFileKey = (organizationId: string, templateId: string) => `templates/${organizationId}/${templateId}.docx`;
 
+/** An HTML template's sanitised HTML, printed by Chromium (its DOCX at templateFileKey serves DOCX output). */
+export const templateHtmlKey = (organizationId: string, templateId: string) => `templates/${organizationId}/${templateId}.html`;
+
 /** The first page of a template as uploaded, rendered once by the render worker. */
 export const templatePreviewKey = (organizationId: string, templateId: string) => `templates/${organizationId}/${templateId}.preview.png`;
 

@@ -10,12 +10,15 @@ export function correctedName(name: string): string {
   return name.trim().replace(/\s+/g, '_');
 }
 
+/** Words separated by spaces and nothing else: a name written with spaces, not an expression (`a * b`). */
+const SPACED_NAME = /^[\p{L}\p{N}_]+(\s+[\p{L}\p{N}_]+)+$/u;
+
 /**
- * Rewrites every tag whose name contains whitespace to use underscores, in place.
+ * Rewrites every tag whose name is words separated by whitespace to use underscores, in place.
  * Returns the corrections made (each distinct name once). Unchanged parts stay untouched.
  */
 export function correctTokenNames(part: ScannedPart): CorrectedToken[] {
-  const needing = part.tags.filter((tag) => /\s/.test(tag.name));
+  const needing = part.tags.filter((tag) => SPACED_NAME.test(tag.name));
   for (const tag of [...needing].reverse()) {
     replaceText(part, tag.start + 1, tag.end - 1, `${tag.prefix}${correctedName(tag.name)}`);
   }

@@ -1,14 +1,34 @@
 import { inflateRawSync } from 'node:zlib';
+import { DOMParser, onErrorStopParsing } from '@xmldom/xmldom';
 import PizZip from 'pizzip';
+import path from 'node:path';
+import { DEFAULT_IMAGE_BOUNDS, imageBoundsProblem, isBitmapImage, isMeasurablePicture, type ImageBounds } from './image-bounds';
+import { xmlText } from './package-links';
 import { TemplateError } from './template-error';
+import { refuseForeignEncoding } from './xml-encoding';
 
 export interface PackageLimits {
   /** Largest total size of the unzipped parts. */
   maxExpandedBytes: number;
   maxEntries: number;
+  /**
+   * MAX_TEMPLATE_PART_BYTES: largest XML part (document, header, styles...), whose parsing
+   * costs memory and time in proportion; pictures are bounded by `images` instead. Unset for
+   * templates already stored, which were checked when they were uploaded.
+   */
+  maxPartBytes?: number;
+  /** MAX_IMAGE_PIXELS and MAX_IMAGE_FRAMES for the pictures the package holds. */
+  images?: ImageBounds;
 }
 
-export const DEFAULT_PACKAGE_LIMITS: PackageLimits = { maxExpandedBytes: 100 * 1024 * 1024, maxEntries: 5_000 };
+export const DEFAULT_MAX_PART_BYTES = 5 * 1024 * 1024;
+
+export const DEFAULT_PACKAGE_LIMITS: PackageLimits = {
+  maxExpandedBytes: 100 * 1024 * 1024,
+  maxEntries: 5_000,
+  maxPartBytes: DEFAULT_MAX_PART_BYTES,
+  images: DEFAULT_IMAGE_BOUNDS,
+};
 
 const ZIP_SIGNATURE = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
 const OLE_SIGNATURE = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]);
@@ -83,12 +103,82 @@ export function openDocxPackage(file: Buffer, limits: PackageLimits = DEFAULT_PA
     if (entry._data?.uncompressedSize !== undefined && bytes.length !== entry._data.uncompressedSize) {
       throw new TemplateError('invalid', 'The file is not a valid DOCX (the zip archive is damaged)');
     }
+    checkPart(entry.name, bytes, limits);
     remaining -= bytes.length;
   }
   if (!zip.file('word/document.xml') || !zip.file('[Content_Types].xml')) {
     throw new TemplateError('invalid', 'The file is not a valid DOCX (word/document.xml is missing)');
   }
+  if (limits.images) refuseUnmeasurablePictures(zip);
   return zip;
+}
+
+/**
+ * What one part may be, whatever its name: XML only in UTF-8 or UTF-16 (xml-encoding.ts), no
+ * larger than maxPartBytes, and a picture no larger in pixels or frames than `images` allows,
+ * read from its headers before LibreOffice decodes it.
+ */
+function checkPart(name: string, bytes: Buffer, limits: PackageLimits): void {
+  // The first bytes tell XML from binary and hold the declaration; the part is read whole later.
+  const head = xmlText(name, bytes.subarray(0, 1024));
+  refuseForeignEncoding(name, bytes, head);
+  if (head !== undefined && limits.maxPartBytes !== undefined && bytes.length > limits.maxPartBytes) {
+    throw new TemplateError(
+      'too_large',
+      `The DOCX part ${name} is ${(bytes.length / MiB).toFixed(1)} MiB; parts of at most ${(limits.maxPartBytes / MiB).toFixed(1)} MiB are accepted (MAX_TEMPLATE_PART_BYTES)`,
+    );
+  }
+  if (limits.images && isBitmapImage(bytes)) {
+    const problem = imageBoundsProblem(bytes, limits.images);
+    if (problem) throw new TemplateError('invalid', `The picture ${name} ${problem}; make it smaller and upload the template again`);
+  }
+}
+
+/**
+ * Every picture (a part with an image content type, or the target of an image relationship)
+ * must be in a format whose size we can read (checkPart bounded the bitmaps among them), or
+ * SVG text (an XML part, checked as XML): a PCX or PSD named image1.png is sniffed and
+ * decoded by LibreOffice, unmeasured.
+ */
+function refuseUnmeasurablePictures(zip: PizZip): void {
+  const pictures = new Set(imageRelationshipTargets(zip));
+  for (const [name, type] of partContentTypes(zip)) if (type.toLowerCase().startsWith('image/')) pictures.add(name);
+  for (const name of pictures) {
+    const entry = zip.file(name);
+    if (!entry || entry.dir) continue;
+    const bytes = entry.asNodeBuffer();
+    if (isMeasurablePicture(bytes) || xmlText(name, bytes.subarray(0, 1024)) !== undefined) continue;
+    throw new TemplateError(
+      'invalid',
+      `The picture ${name} is in a format docgen cannot check; use PNG, JPEG, GIF, BMP, TIFF, WebP, EMF, WMF or SVG and upload the template again`,
+    );
+  }
+}
+
+/** The parts that relationships of an image type point at, resolved inside the package. */
+function imageRelationshipTargets(zip: PizZip): string[] {
+  const targets: string[] = [];
+  for (const name of Object.keys(zip.files)) {
+    if (zip.files[name]!.dir || !/\.rels$/i.test(name)) continue;
+    let document;
+    try {
+      document = new DOMParser({ onError: onErrorStopParsing }).parseFromString(zip.file(name)!.asText(), 'text/xml');
+    } catch {
+      continue; // refused as malformed XML by the checks that follow
+    }
+    const base = name.replace(/(^|\/)_rels\/[^/]*$/, '$1');
+    for (const relationship of Array.from(document.getElementsByTagNameNS('*', 'Relationship'))) {
+      if (!/\/image$/i.test(relationship.getAttribute('Type') ?? '')) continue;
+      let target = relationship.getAttribute('Target') ?? '';
+      try {
+        target = decodeURIComponent(target);
+      } catch {
+        // left as written: such a target is dropped as pointing outside the package
+      }
+      targets.push(path.posix.normalize(target.startsWith('/') ? target.slice(1) : `${base}${target}`));
+    }
+  }
+  return targets;
 }
 
 /**
@@ -163,19 +253,85 @@ function boundedContent(entry: ZipEntry, maxBytes: number): Buffer | undefined {
   }
 }
 
-/** The parts whose text can hold tags: body, headers, footers, foot- and endnotes. */
+// The content types docxtemplater fills in a DOCX (its filetypes.js), with the label each part gets in messages.
+const TEMPLATED_CONTENT_TYPES: Record<string, string> = {
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml': 'body',
+  'application/vnd.ms-word.document.macroEnabled.main+xml': 'body',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml': 'body',
+  'application/vnd.ms-word.template.macroEnabledTemplate.main+xml': 'body',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.header+xml': 'header',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.footer+xml': 'footer',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.footnotes+xml': 'footnotes',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.comments+xml': 'comments',
+};
+const LABEL_ORDER = ['body', 'header', 'footer', 'footnotes', 'endnotes', 'comments'];
+
+/**
+ * The parts whose text can hold tags, by what they are, not what they are called: every part
+ * [Content_Types].xml gives a type docxtemplater fills (an Override by part name, else a
+ * Default by extension, as docxtemplater reads them), so a header stored as
+ * "word/header1.bin" is scanned like any other; and, by name, the usual parts (endnotes are
+ * not filled, but a tag there is still reported).
+ */
 export function templatedParts(zip: PizZip): string[] {
+  const types = partContentTypes(zip);
+  // docxtemplater's own reading too (docxtemplater/js/get-content-types.js): a Default matches
+  // any name that ends with its Extension, the first one wins, and the first character of a
+  // PartName is dropped whatever it is. A part either reading templates is scanned.
+  const theirs = docxtemplaterContentTypes(zip);
+  const templated = (name: string) => Boolean(TEMPLATED_CONTENT_TYPES[types.get(name) ?? ''] || TEMPLATED_CONTENT_TYPES[theirs.get(name) ?? '']);
   return Object.keys(zip.files)
-    .filter((name) => /^word\/(document|header\d*|footer\d*|footnotes|endnotes)\.xml$/.test(name))
-    .sort((a, b) => partOrder(a) - partOrder(b) || a.localeCompare(b));
+    .filter((name) => !zip.files[name]!.dir && (templated(name) || USUAL_NAMES.test(name)))
+    .sort((a, b) => LABEL_ORDER.indexOf(partLabel(a, types)) - LABEL_ORDER.indexOf(partLabel(b, types)) || a.localeCompare(b));
 }
 
-function partOrder(name: string): number {
-  return ['document', 'header', 'footer', 'footnotes', 'endnotes'].findIndex((kind) => name.startsWith(`word/${kind}`));
+const USUAL_NAMES = /^word\/(document|header\d*|footer\d*|footnotes|endnotes)\.xml$/;
+
+/** Each part's content type as [Content_Types].xml declares it (Override, else Default by extension). */
+export function partContentTypes(zip: PizZip): Map<string, string> {
+  const declarations = zip.file('[Content_Types].xml')?.asText() ?? '';
+  let document;
+  try {
+    document = new DOMParser({ onError: onErrorStopParsing }).parseFromString(declarations, 'text/xml');
+  } catch {
+    throw new TemplateError('invalid', 'The DOCX part [Content_Types].xml is not well-formed XML; open the file in Word, save it again and upload it');
+  }
+  const defaults = new Map<string, string>();
+  const overrides = new Map<string, string>();
+  for (const element of Array.from(document.getElementsByTagNameNS('*', 'Default'))) {
+    defaults.set((element.getAttribute('Extension') ?? '').toLowerCase(), element.getAttribute('ContentType') ?? '');
+  }
+  for (const element of Array.from(document.getElementsByTagNameNS('*', 'Override'))) {
+    overrides.set((element.getAttribute('PartName') ?? '').replace(/^\//, ''), element.getAttribute('ContentType') ?? '');
+  }
+  const types = new Map<string, string>();
+  for (const name of Object.keys(zip.files)) {
+    const type = overrides.get(name) ?? defaults.get(name.split('.').pop()!.toLowerCase());
+    if (type) types.set(name, type);
+  }
+  return types;
 }
 
-/** "word/header2.xml" → "header". */
-export function partLabel(name: string): string {
+/** Each part's content type exactly as docxtemplater 3.x reads [Content_Types].xml. */
+function docxtemplaterContentTypes(zip: PizZip): Map<string, string> {
+  const document = new DOMParser({ onError: onErrorStopParsing }).parseFromString(zip.file('[Content_Types].xml')?.asText() ?? '<Types/>', 'text/xml');
+  const types = new Map<string, string>();
+  for (const override of Array.from(document.getElementsByTagName('Override'))) {
+    types.set((override.getAttribute('PartName') ?? '').slice(1), override.getAttribute('ContentType') ?? '');
+  }
+  const defaults = Array.from(document.getElementsByTagName('Default'));
+  for (const name of Object.keys(zip.files)) {
+    if (types.has(name) || name === '[Content_Types].xml') continue;
+    const match = defaults.find((entry) => name.endsWith(entry.getAttribute('Extension') ?? '\u0000'));
+    if (match) types.set(name, match.getAttribute('ContentType') ?? '');
+  }
+  return types;
+}
+
+/** "word/header2.xml" → "header"; a part named otherwise is labelled by its content type. */
+export function partLabel(name: string, types?: Map<string, string>): string {
+  const byType = types && TEMPLATED_CONTENT_TYPES[types.get(name) ?? ''];
+  if (byType) return byType;
   const match = /^word\/([a-z]+)/.exec(name);
   const kind = match?.[1] ?? name;
   return kind === 'document' ? 'body' : kind;

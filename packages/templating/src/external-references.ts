@@ -24,15 +24,17 @@ export function removeExternalReferences(docx: Buffer): Buffer {
 }
 
 /**
- * The fetching fields of a filled package's XML parts. A value cannot add field markup (it
- * is written as escaped text), but a tag placed inside a field code can complete one: the
+ * The fetching fields of the parts a fill wrote. A value cannot add field markup (it is
+ * written as escaped text), but a tag placed inside a field code can complete one: the
  * template `{x}` between a field's begin and separate becomes INCLUDEPICTURE with the right
- * value. So a render checks its filled parts again; parts without field markup cost a regex.
+ * value. So a render checks again every part docxtemplater filled (`filledParts`: chosen by
+ * content type, whatever the part is called); parts without field markup cost a regex.
  */
-export function fetchingFieldsAfterFill(zip: PizZip): string[] {
+export function fetchingFieldsAfterFill(zip: PizZip, filledParts: string[]): string[] {
   const found = new Set<string>();
-  for (const [name, entry] of Object.entries(zip.files)) {
-    if (entry.dir || !name.endsWith('.xml')) continue;
+  for (const name of filledParts) {
+    const entry = zip.file(name);
+    if (!entry || entry.dir) continue;
     for (const field of fetchingFieldsIn(entry.asText())) found.add(field);
   }
   return [...found];

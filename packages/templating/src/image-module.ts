@@ -1,4 +1,5 @@
 import type PizZip from 'pizzip';
+import { BarcodeRequest, drawBarcode, ExpressionError } from '@docgen/expressions';
 import { imageDrawingXml } from './render/image-drawing';
 import { RenderInputError } from './render/render-error';
 
@@ -23,6 +24,8 @@ interface RenderOptions {
 }
 
 const EMU_PER_PIXEL = 9_525;
+/** QR codes and barcodes drawn per document: each costs milliseconds of CPU, and a loop can ask for thousands. */
+export const MAX_BARCODES_PER_DOCUMENT = 200;
 const EMU_PER_TWIP = 635;
 const CONTENT_TYPES: Record<ImageData['extension'], string> = { png: 'image/png', jpeg: 'image/jpeg', gif: 'image/gif' };
 
@@ -40,6 +43,7 @@ export class ImageModule {
   readonly partsWithImages = new Set<string>();
   private readonly media = new Map<string, string>();
   private readonly relationships = new Map<string, string>();
+  private readonly barcodes = new Map<string, ImageData>();
   /** Read from the template when the first image is placed (most renders place none). */
   textWidthEmu: number | undefined;
 
@@ -58,18 +62,45 @@ export class ImageModule {
     if (part.module !== IMAGE_MODULE_NAME) return null;
     const value = options.scopeManager.getValue(part.value, { part });
     if (value === undefined || value === null || value === '') return { value: '', errors: [] };
-    const image = this.images.get(String(value));
-    if (!image || !this.zip) throw new RenderInputError(`Image "${part.value}" has no fetched image for its value`);
+    if (value instanceof BarcodeRequest) return this.place(options.filePath, this.barcodeKey(value), this.barcode(value, part));
+    return this.place(options.filePath, String(value), this.images.get(String(value)), part);
+  }
+
+  private place(filePath: string, source: string, image: ImageData | undefined, part?: RenderPart): { value: string; errors: Error[] } {
+    if (!image || !this.zip) throw new RenderInputError(`Image "${part?.value}" has no fetched image for its value`);
     this.counter += 1;
     // The zip still holds the template's own document.xml: docxtemplater writes its output after rendering.
     this.textWidthEmu ??= textWidthOf(this.zip) ?? 6 * 914_400;
-    const relationshipId = this.relationshipFor(options.filePath, String(value), image);
-    this.partsWithImages.add(options.filePath);
+    const relationshipId = this.relationshipFor(filePath, source, image);
+    this.partsWithImages.add(filePath);
     const scale = Math.min(1, this.textWidthEmu / (image.width * EMU_PER_PIXEL));
     const cx = Math.round(image.width * EMU_PER_PIXEL * scale);
     const cy = Math.round(image.height * EMU_PER_PIXEL * scale);
     // The tag sits inside <w:t> in a run: close them, add a run with the picture, reopen.
     return { value: `</w:t></w:r><w:r>${imageDrawingXml(relationshipId, cx, cy, 1000 + this.counter)}</w:r><w:r><w:t xml:space="preserve">`, errors: [] };
+  }
+
+  private barcodeKey(request: BarcodeRequest): string {
+    return `barcode:${request.symbology}:${request.errorCorrection ?? ''}:${request.text}`;
+  }
+
+  /** Draws `{%value | qrcode}` / `{%value | barcode:"…"}`: the same value drawn again is the same picture. */
+  private barcode(request: BarcodeRequest, part: RenderPart): ImageData {
+    const key = this.barcodeKey(request);
+    const known = this.barcodes.get(key);
+    if (known) return known;
+    if (this.barcodes.size >= MAX_BARCODES_PER_DOCUMENT) {
+      throw new RenderInputError(`Tag "{%${part.value}}": the document asks for more than ${MAX_BARCODES_PER_DOCUMENT} different QR codes or barcodes`);
+    }
+    try {
+      const drawn = drawBarcode(request);
+      const image: ImageData = { data: drawn.png, extension: 'png', width: drawn.width, height: drawn.height };
+      this.barcodes.set(key, image);
+      return image;
+    } catch (error) {
+      if (error instanceof ExpressionError) throw new RenderInputError(`Tag "{%${part.value}}": ${error.message}`);
+      throw error;
+    }
   }
 
   /** One media file per distinct source and one relationship per part that shows it: a photo repeated in 100 rows is stored once. */

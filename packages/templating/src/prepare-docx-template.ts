@@ -2,6 +2,7 @@ import Docxtemplater from 'docxtemplater';
 import InspectModule from 'docxtemplater/js/inspect-module.js';
 import { XMLSerializer } from '@xmldom/xmldom';
 import { checkLoopPlacement } from './check-loop-placement';
+import { checkTagExpressions } from './expressions/check-tags';
 import { removeExternalReferences } from './external-references';
 import { refuseDocumentTypeDeclarations, refuseMalformedXml } from './package-links';
 import { correctTokenNames, type CorrectedToken } from './correct-token-names';
@@ -46,6 +47,13 @@ export function prepareDocxTemplate(upload: Buffer, limits: PackageLimits = DEFA
     }
     issues.push(...checkLoopPlacement(part.tags, partLabel(name)));
     const corrections = correctTokenNames(part);
+    // A corrected `{client name}` is a name, not an expression.
+    issues.push(
+      ...checkTagExpressions(
+        part.tags.filter((tag) => !corrections.some((c) => c.from === tag.name)),
+        partLabel(name),
+      ),
+    );
     if (corrections.length > 0) {
       zip.file(name, new XMLSerializer().serializeToString(part.document));
       changed = true;

@@ -1,7 +1,4 @@
 import path from 'node:path';
-import { DEFAULT_PACKAGE_LIMITS, type PackageLimits } from './docx-package';
-import { htmlToDocx } from './html/html-to-docx';
-import { prepareDocxTemplate, type PreparedTemplate } from './prepare-docx-template';
 import { TemplateError } from './template-error';
 
 export type TemplateFormat = 'docx' | 'html';
@@ -15,14 +12,4 @@ export function templateFormatOf(filename: string): TemplateFormat {
     throw new TemplateError('unsupported', 'Legacy .doc files are not supported; open the file in Word and save it as .docx');
   }
   throw new TemplateError('unsupported', `Unsupported file type${extension ? ` "${extension}"` : ''}; upload a .docx or .html template`);
-}
-
-/** An upload of either format becomes a checked DOCX template: HTML is converted first. */
-export async function prepareUpload(
-  file: Buffer,
-  format: TemplateFormat,
-  options: { limits?: PackageLimits; conversionTimeoutMs?: number } = {},
-): Promise<PreparedTemplate> {
-  const docx = format === 'html' ? await htmlToDocx(file, { timeoutMs: options.conversionTimeoutMs }) : file;
-  return prepareDocxTemplate(docx, options.limits ?? DEFAULT_PACKAGE_LIMITS);
 }

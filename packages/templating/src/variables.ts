@@ -1,3 +1,4 @@
+import { compileExpression, inferVariables, plainPath, type VariableUse } from '@docgen/expressions';
 import { IMAGE_MODULE_NAME } from './image-module';
 import type { TemplateIssue } from './template-error';
 
@@ -51,10 +52,62 @@ function mergeTypes(a: VariableType, b: VariableType): VariableType | undefined 
   return sections.has(a) && sections.has(b) ? 'list' : undefined;
 }
 
+/**
+ * How a tag reads its data: a single name keeps the meaning it always had (its kind of tag
+ * is its type); any other expression reads the names inferVariables finds, typed by use.
+ * A tag that does not compile was reported by the upload check; it reads nothing here.
+ */
+function readTag(part: InspectedPart): { name: string } | { uses: VariableUse[] } | undefined {
+  const text = part.value.trim();
+  if (text === '.') return { name: part.value };
+  const compiled = compileExpression(text, { image: part.module === IMAGE_MODULE_NAME });
+  if (!compiled.ok) return undefined;
+  if (plainPath(compiled.ast)?.length === 1) return { name: part.value };
+  // Member paths (`client.address.city`) are read at render time; the schema cannot yet describe an object.
+  return { uses: inferVariables(compiled.ast).filter((use) => use.path.length === 1) };
+}
+
+/**
+ * A type inferred from an expression meets what is known of the name: a more specific
+ * inference wins over text (`{total}` and `{total * 2}` make a number), text never
+ * downgrades, and a list stays a list where a condition tests it.
+ */
+function mergeInferred(known: VariableType, inferred: VariableType): VariableType | undefined {
+  if (known === inferred) return known;
+  if (known === 'text' && (inferred === 'number' || inferred === 'date' || inferred === 'boolean')) return inferred;
+  if (inferred === 'text' && (known === 'number' || known === 'date')) return known;
+  if (known === 'list' && inferred === 'boolean') return known;
+  return mergeTypes(known, inferred);
+}
+
+/** Field paths an expression inside a loop reads, added to `into`; fields with a default are optional, so left out. */
+function addExpressionFields(uses: VariableUse[], into: Map<string, VariableType>, prefix: string): void {
+  for (const use of uses) {
+    if (use.optional) continue;
+    const path = `${prefix}${use.path[0]}`;
+    const known = into.get(path);
+    into.set(path, known ? (mergeInferred(known, use.type) ?? known) : use.type);
+    if (use.type === 'list')
+      addExpressionFields(
+        (use.fields ?? []).filter((field) => field.path.length === 1),
+        into,
+        `${path}.`,
+      );
+  }
+}
+
 /** Field paths inside a loop ("photo", "inner", "inner.sku") with their detected types. */
 function loopFieldTypes(parts: InspectedPart[] = [], into = new Map<string, VariableType>(), prefix = ''): Map<string, VariableType> {
   for (const part of parts) {
     if (part.type !== 'placeholder') continue;
+    const read = readTag(part);
+    if (!read) continue;
+    if ('uses' in read) {
+      addExpressionFields(read.uses, into, prefix);
+      // A condition (`{#price > 100}…{/}`) shows its content in the same scope.
+      if (isLoop(part)) loopFieldTypes(part.subparsed, into, prefix);
+      continue;
+    }
     const path = `${prefix}${part.value.trim()}`;
     const type = typeOfTag(part);
     const known = into.get(path);
@@ -72,30 +125,64 @@ function loopFieldTypes(parts: InspectedPart[] = [], into = new Map<string, Vari
 export function detectVariables(parts: InspectedPart[]): { variables: TemplateVariable[]; issues: TemplateIssue[] } {
   const byName = new Map<string, TemplateVariable>();
   const loopParts = new Map<string, InspectedPart[]>();
+  const inferredFields = new Map<string, Map<string, VariableType>>();
   const issues: TemplateIssue[] = [];
-  for (const part of parts) {
-    if (part.type !== 'placeholder') continue;
+  const conflict = (name: string, a: VariableType, b: VariableType) => {
+    const kind = (t: VariableType) => (t === 'boolean' ? 'list' : t);
+    issues.push({ tag: name, part: 'template', message: `"${name}" is used both as ${kind(a)} and as ${kind(b)}; use one kind of tag per name` });
+  };
+  const addUse = (use: VariableUse) => {
+    const name = use.path[0]!;
+    const existing = byName.get(name);
+    if (!existing) byName.set(name, { name, type: use.type, required: !use.optional });
+    else {
+      const merged = mergeInferred(existing.type, use.type);
+      if (merged) existing.type = merged;
+      else conflict(name, existing.type, use.type);
+      if (!use.optional) existing.required = true;
+    }
+    if (use.type === 'list') {
+      const fields = inferredFields.get(name) ?? new Map<string, VariableType>();
+      addExpressionFields(
+        (use.fields ?? []).filter((field) => field.path.length === 1),
+        fields,
+        '',
+      );
+      inferredFields.set(name, fields);
+    }
+  };
+  const visit = (scopeParts: InspectedPart[]) => {
+    for (const part of scopeParts) {
+      if (part.type !== 'placeholder') continue;
+      const read = readTag(part);
+      if (!read) continue;
+      if ('uses' in read) {
+        read.uses.forEach(addUse);
+        // A condition (`{#total > 1000}…{/}`) shows its content in the same scope.
+        if (isLoop(part)) visit(part.subparsed ?? []);
+        continue;
+      }
+      visitNamedTag(part);
+    }
+  };
+  const visitNamedTag = (part: InspectedPart) => {
     const type = typeOfTag(part);
     const existing = byName.get(part.value);
     if (isLoop(part)) loopParts.set(part.value, [...(loopParts.get(part.value) ?? []), part]);
     if (!existing) {
       byName.set(part.value, { name: part.value, type, required: true });
-      continue;
+      return;
     }
-    const merged = mergeTypes(existing.type, type);
+    existing.required = true;
+    // A plain tag of a name an expression typed (number, date) prints it in that type.
+    const merged = type === 'text' && (existing.type === 'number' || existing.type === 'date') ? existing.type : mergeTypes(existing.type, type);
     if (merged) existing.type = merged;
-    else {
-      const kind = (t: VariableType) => (t === 'boolean' ? 'list' : t);
-      issues.push({
-        tag: part.value,
-        part: 'template',
-        message: `"${part.value}" is used both as ${kind(existing.type)} and as ${kind(type)}; use one kind of tag per name`,
-      });
-    }
-  }
+    else conflict(part.value, existing.type, type);
+  };
+  visit(parts);
   for (const variable of byName.values()) {
     if (variable.type !== 'list') continue;
-    const types = new Map<string, VariableType>();
+    const types = new Map<string, VariableType>(inferredFields.get(variable.name));
     for (const part of loopParts.get(variable.name) ?? []) loopFieldTypes(part.subparsed, types);
     variable.fields = [...types.keys()];
     variable.field_types = Object.fromEntries(types);

@@ -29,3 +29,17 @@ function chunk(type: string, data: Buffer): Buffer {
 export function pngDataUri(width: number, height: number, rgb?: [number, number, number]): string {
   return `data:image/png;base64,${solidPng(width, height, rgb).toString('base64')}`;
 }
+
+/** A 1 x 1 GIF of `frames` frames (each an image descriptor with one LZW-coded pixel), for frame-count limits. */
+export function animatedGif(frames: number): Buffer {
+  const screen = [0x01, 0x00, 0x01, 0x00, 0x80, 0x00, 0x00]; // 1 x 1, a global colour table of 2 entries
+  const colours = [0x00, 0x00, 0x00, 0xff, 0xff, 0xff];
+  const frame = [0x2c, 0, 0, 0, 0, 0x01, 0x00, 0x01, 0x00, 0x00, 0x02, 0x02, 0x44, 0x01, 0x00];
+  return Buffer.concat([
+    Buffer.from('GIF89a'),
+    Buffer.from(screen),
+    Buffer.from(colours),
+    ...Array.from({ length: frames }, () => Buffer.from(frame)),
+    Buffer.from([0x3b]),
+  ]);
+}

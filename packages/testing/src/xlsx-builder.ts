@@ -27,3 +27,24 @@ export function buildXlsx(rows: string[][]): Buffer {
   );
   return zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' });
 }
+
+/**
+ * The archive with one more entry in front of its own, which the central directory does not
+ * list (its offsets are moved past it): a reader that walks local headers in file order, as
+ * ExcelJS's streaming reader does, meets it first; one that reads the directory never sees it.
+ */
+export function withHiddenEntry(archive: Buffer, name: string, content: string | Buffer): Buffer {
+  const single = new PizZip();
+  single.file(name, content);
+  const alone = single.generate({ type: 'nodebuffer', compression: 'DEFLATE' });
+  const hidden = alone.subarray(0, alone.readUInt32LE(alone.length - 22 + 16)); // up to its central directory
+  const file = Buffer.concat([hidden, archive]);
+  const endOfDirectory = file.length - 22;
+  const directoryAt = file.readUInt32LE(endOfDirectory + 16) + hidden.length;
+  file.writeUInt32LE(directoryAt, endOfDirectory + 16);
+  for (let at = directoryAt; at < endOfDirectory;) {
+    file.writeUInt32LE(file.readUInt32LE(at + 42) + hidden.length, at + 42);
+    at += 46 + file.readUInt16LE(at + 28) + file.readUInt16LE(at + 30) + file.readUInt16LE(at + 32);
+  }
+  return file;
+}

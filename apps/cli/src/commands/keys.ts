@@ -1,6 +1,6 @@
+import * as access from '@docgen/access';
 import { presentApiKey } from '@docgen/contracts';
 import type { Database } from '@docgen/db';
-import { generateApiKey } from '@docgen/security';
 import { CliError } from '../errors';
 import { isoDate, required, type Options } from '../options';
 import { findOrganization } from './find-organization';
@@ -12,16 +12,14 @@ export async function createKey(db: Database, options: Options, warn: (message: 
   const name = required(options, 'name');
   const expiresAt = options.expires === undefined ? null : isoDate(options.expires, 'expires');
   if (expiresAt && expiresAt <= new Date()) warn(`Warning: --expires ${options.expires} is in the past; this key is already expired.`);
-  const { key, hash, prefix } = generateApiKey();
-  const created = await db.apiKey.create({ data: { organizationId: organization.id, name, keyHash: hash, prefix, expiresAt } });
+  const { apiKey: created, key } = await access.createApiKey(db, { organizationId: organization.id, name, expiresAt });
   warn('Store this key now: it is shown only once.');
   return { id: created.id, name: created.name, key, prefix: created.prefix, expires_at: iso(created.expiresAt) };
 }
 
 export async function listKeys(db: Database, options: Options) {
   const organization = await findOrganization(db, required(options, 'org'));
-  const keys = await db.apiKey.findMany({ where: { organizationId: organization.id }, orderBy: { createdAt: 'asc' } });
-  return { items: keys.map(presentApiKey) };
+  return { items: (await access.listApiKeys(db, organization.id)).map(presentApiKey) };
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -30,8 +28,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export async function revokeKey(db: Database, keyId: string | undefined) {
   if (!keyId) throw new CliError('Missing the key id: keys revoke <key-id>', 2);
   if (!UUID.test(keyId)) throw new CliError(`"${keyId}" is not a key id (a UUID from keys list)`);
-  const key = await db.apiKey.findUnique({ where: { id: keyId } });
-  if (!key) throw new CliError(`No API key with id ${keyId}`);
-  const revoked = key.revokedAt ? key : await db.apiKey.update({ where: { id: keyId }, data: { revokedAt: new Date() } });
+  // An operator reaches every organisation's keys: no organisation scopes the lookup.
+  const revoked = await access.revokeApiKey(db, { id: keyId }).catch((error: unknown) => {
+    throw error instanceof access.AccessError && error.code === 'api_key_not_found' ? new CliError(`No API key with id ${keyId}`) : error;
+  });
   return { id: revoked.id, revoked_at: iso(revoked.revokedAt) };
 }

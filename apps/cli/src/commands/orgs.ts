@@ -1,4 +1,5 @@
-import { Prisma, type Database, type Organization } from '@docgen/db';
+import * as access from '@docgen/access';
+import type { Database, Organization } from '@docgen/db';
 import { CliError } from '../errors';
 import { positiveInteger, required, type Options } from '../options';
 import { findOrganization } from './find-organization';
@@ -12,15 +13,10 @@ const present = (organization: Organization) => ({
 export async function createOrganization(db: Database, options: Options) {
   const name = required(options, 'name').trim();
   const rateLimit = options['rate-limit'] === undefined ? undefined : positiveInteger(options['rate-limit'], 'rate-limit');
-  try {
-    const organization = await db.organization.create({ data: { name, ...(rateLimit ? { rateLimitPerMinute: rateLimit } : {}) } });
-    return present(organization);
-  } catch (error) {
-    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === 'P2002') {
-      throw new CliError(`An organisation named "${name}" already exists`);
-    }
-    throw error;
-  }
+  const organization = await access.createOrganization(db, { name, rateLimitPerMinute: rateLimit }).catch((error: unknown) => {
+    throw error instanceof access.AccessError ? new CliError(error.message) : error;
+  });
+  return present(organization);
 }
 
 export async function listOrganizations(db: Database) {
@@ -31,5 +27,5 @@ export async function listOrganizations(db: Database) {
 export async function setRateLimit(db: Database, options: Options) {
   const organization = await findOrganization(db, required(options, 'org'));
   const perMinute = positiveInteger(required(options, 'per-minute'), 'per-minute');
-  return present(await db.organization.update({ where: { id: organization.id }, data: { rateLimitPerMinute: perMinute } }));
+  return present(await access.setRateLimit(db, organization.id, perMinute));
 }

@@ -1,10 +1,10 @@
-import { addMember, MemberConflictError, type Database, type Role } from '@docgen/db';
+import { AccessError, ROLES, addMember, type Role } from '@docgen/access';
+import type { Database } from '@docgen/db';
 import { generatePassword, hashPassword } from '@docgen/security';
 import { CliError } from '../errors';
 import { required, type Options } from '../options';
 import { findOrganization } from './find-organization';
 
-const ROLES: readonly Role[] = ['admin', 'member'];
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 /** A person who signs in to the web UI; the generated password is shown only here. */
@@ -20,7 +20,7 @@ export async function createUser(db: Database, options: Options, warn: (message:
     warn('Hand this password over now: it is shown only once. It can be changed after signing in.');
     return { id: user.id, email: user.email, role: membership.role, password };
   } catch (error) {
-    if (error instanceof MemberConflictError) throw new CliError(error.message);
+    if (error instanceof AccessError) throw new CliError(error.message);
     throw error;
   }
 }

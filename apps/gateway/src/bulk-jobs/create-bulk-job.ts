@@ -1,17 +1,19 @@
 import type { Queue } from 'bullmq';
-import { BulkInputError, checkHeader, readSpreadsheet, rowsToInputs, type SpreadsheetFormat } from '@docgen/bulk';
+import type { SpreadsheetFormat } from '@docgen/bulk';
 import type { BulkJob, Database } from '@docgen/db';
 import { createBulkJob as createBulkJobRows } from '@docgen/documents';
 import type { RenderJob } from '@docgen/queue';
 import type { TemplateVariable } from '@docgen/templating';
-import { HttpError } from '../errors';
-import type { Caller } from '../middleware/authenticate';
+import type { Caller } from '@docgen/access';
+import type { UntrustedWork } from '@docgen/untrusted-work';
 import { findTemplate } from '../templates/find-template';
 
 export interface CreateBulkJobDeps {
   db: Database;
   renderQueue: Queue<RenderJob>;
   maxRows: number;
+  maxActivePerOrg: number;
+  untrusted: UntrustedWork;
 }
 
 export interface BulkJobRequest {
@@ -29,20 +31,16 @@ export interface BulkJobRequest {
  */
 export async function createBulkJob(deps: CreateBulkJobDeps, caller: Caller, request: BulkJobRequest): Promise<BulkJob> {
   const template = await findTemplate(deps.db, caller, request.templateId, request.isUat);
-  let rows;
-  try {
-    const variables = template.variables as unknown as TemplateVariable[];
-    const sheet = await readSpreadsheet(request.file, request.format, deps.maxRows, (header) => checkHeader(header, variables));
-    rows = rowsToInputs(sheet, variables);
-  } catch (error) {
-    if (error instanceof BulkInputError) throw new HttpError(error.status, error.message, { errors: [{ path: 'file', message: error.message }] });
-    throw error;
-  }
+  // A BulkInputError (a domain error about the file) reaches the error table as it is.
+  const variables = template.variables as unknown as TemplateVariable[];
+  // In a worker thread, stopped at its memory and time bounds (@docgen/untrusted-work).
+  const rows = await deps.untrusted.readBulkRows(caller.organization.id, request.file, request.format, deps.maxRows, variables);
   return createBulkJobRows(deps, {
     organizationId: caller.organization.id,
     template,
     isUat: request.isUat,
     outputFormat: request.outputFormat,
     rows,
+    maxActivePerOrg: deps.maxActivePerOrg,
   });
 }

@@ -1,14 +1,7 @@
-import { isUuid } from '@docgen/contracts';
-import type { Database, Document } from '@docgen/db';
-import { HttpError } from '../errors';
-import type { Caller } from '../middleware/authenticate';
-
-export const documentNotFound = () => new HttpError(404, 'Document not found');
+import { findOwned, type Database, type Document } from '@docgen/db';
+import { documentNotFound } from '@docgen/documents';
+import type { Caller } from '@docgen/access';
 
 /** A document of the caller's organisation in the addressed environment, or 404. */
-export async function findDocument(db: Database, caller: Caller, id: string, isUat: boolean): Promise<Document> {
-  if (!isUuid(id)) throw documentNotFound();
-  const doc = await db.document.findFirst({ where: { id, organizationId: caller.organization.id, isUat } });
-  if (!doc) throw documentNotFound();
-  return doc;
-}
+export const findDocument = (db: Database, caller: Caller, id: string, isUat: boolean): Promise<Document> =>
+  findOwned((where) => db.document.findFirst({ where }), { organizationId: caller.organization.id, isUat }, id, documentNotFound);

@@ -1,9 +1,10 @@
 import type { RequestHandler } from 'express';
 import { matchOperation } from '@docgen/contracts';
+import { ERROR_TABLE } from '../error-table';
 import { HttpError } from '../errors';
 import { requireCaller } from './authenticate';
 
-export const NEEDS_ADMIN = 'This needs the admin role';
+export const NEEDS_ADMIN = ERROR_TABLE.admin_required.detail;
 export const NEEDS_SESSION_FOR_PEOPLE = 'Sign in to the web UI to manage API keys and members';
 export const NEEDS_SESSION = 'Sign in to the web UI to use a session; API keys have none';
 
@@ -16,15 +17,15 @@ export const NEEDS_SESSION = 'Sign in to the web UI to use a session; API keys h
  */
 export const authorize: RequestHandler = (req, _res, next) => {
   const operation = matchOperation(req.method === 'HEAD' ? 'GET' : req.method, req.baseUrl + req.path);
-  if (!operation) throw new HttpError(404, 'Not found');
+  if (!operation) throw new HttpError('not_found');
   const access = operation.access ?? 'anyone';
   const { session } = requireCaller(req);
   if (access === 'anyone') return next();
   if (!session) {
-    if (access === 'admin-session') throw new HttpError(403, NEEDS_SESSION_FOR_PEOPLE);
-    if (access === 'session') throw new HttpError(403, NEEDS_SESSION);
+    if (access === 'admin-session') throw new HttpError('session_required', NEEDS_SESSION_FOR_PEOPLE);
+    if (access === 'session') throw new HttpError('session_required', NEEDS_SESSION);
     return next(); // 'admin': API keys keep managing webhooks
   }
-  if (access !== 'session' && session.user.role !== 'admin') throw new HttpError(403, NEEDS_ADMIN);
+  if (access !== 'session' && session.user.role !== 'admin') throw new HttpError('admin_required');
   next();
 };

@@ -11,7 +11,7 @@ import { requireCaller } from './authenticate';
 export const checkCsrf: RequestHandler = (req, _res, next) => {
   const { session } = requireCaller(req);
   if (session && req.method !== 'GET' && req.method !== 'HEAD' && !csrfTokenMatches(session.token, req.get('x-csrf-token'))) {
-    throw new HttpError(403, 'Missing or invalid CSRF token');
+    throw new HttpError('csrf_failed', 'Missing or invalid CSRF token');
   }
   next();
 };

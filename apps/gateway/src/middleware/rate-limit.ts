@@ -27,7 +27,7 @@ export function rateLimit(limiter: SlidingWindowRateLimiter, countRateLimited: (
     res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
     if (!decision.admitted) {
       countRateLimited(organization.id);
-      throw new HttpError(429, RATE_LIMITED_DETAIL, { headers: { 'Retry-After': String(decision.resetSeconds) } });
+      throw new HttpError('rate_limited', RATE_LIMITED_DETAIL, { headers: { 'Retry-After': String(decision.resetSeconds) } });
     }
     next();
   };

@@ -16,25 +16,25 @@ export function singleFileUpload(maxBytes: number, what = 'the template'): Reque
 
   return (req, res, next) => {
     if (!req.is('multipart/form-data')) {
-      throw new HttpError(415, `Send ${what} as multipart/form-data with the file in a field named "file"`);
+      throw new HttpError('unsupported_media_type', `Send ${what} as multipart/form-data with the file in a field named "file"`);
     }
     if (Number(req.get('content-length') ?? 0) > maxBytes + FORM_FIELDS_BYTES) {
-      throw new HttpError(413, 'Request body too large');
+      throw new HttpError('body_too_large', 'Request body too large');
     }
     parse(req, res, (error: unknown) => {
       if (!error) return next();
       if (error instanceof multer.MulterError) {
-        if (error.code === 'LIMIT_FILE_SIZE') return next(new HttpError(413, 'Request body too large'));
+        if (error.code === 'LIMIT_FILE_SIZE') return next(new HttpError('body_too_large', 'Request body too large'));
         if (error.code === 'LIMIT_UNEXPECTED_FILE') {
           return next(
-            new HttpError(422, `Unexpected file field "${error.field}"; send ${what} in the field "file"`, {
+            new HttpError('validation_failed', `Unexpected file field "${error.field}"; send ${what} in the field "file"`, {
               errors: [{ path: error.field ?? 'file', message: 'unexpected file field' }],
             }),
           );
         }
-        return next(new HttpError(422, `The multipart body was refused: ${error.message}`));
+        return next(new HttpError('validation_failed', `The multipart body was refused: ${error.message}`));
       }
-      next(new HttpError(400, 'The multipart body could not be read'));
+      next(new HttpError('bad_request', 'The multipart body could not be read'));
     });
   };
 }

@@ -1,5 +1,6 @@
 import type { Request, RequestHandler } from 'express';
-import type { Operation } from '@docgen/contracts';
+import { ZodError } from 'zod';
+import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath, type Operation } from '@docgen/contracts';
 import { HttpError } from '../errors';
 import { pathParameterNames } from './express-path';
 
@@ -9,7 +10,7 @@ export function contentTypeCheck(operation: Operation): RequestHandler[] {
   if (body?.contentType !== 'application/json') return [];
   return [
     (req, _res, next) => {
-      if (!req.is('application/json')) throw new HttpError(415, `Send ${body.name} as application/json`);
+      if (!req.is('application/json')) throw new HttpError('unsupported_media_type', `Send ${body.name} as application/json`);
       next();
     },
   ];
@@ -21,9 +22,19 @@ export function bodyParser(operation: Operation): (req: Request) => unknown {
   if (!body) return () => undefined;
   if (body.contentType === 'multipart/form-data') {
     const form = body.schema.omit({ file: true });
-    return (req) => form.parse(req.body ?? {});
+    return (req) => form.parse(storable(req.body ?? {}));
   }
-  return (req) => body.schema.parse(req.body);
+  return (req) => body.schema.parse(storable(req.body));
+}
+
+/**
+ * Every body, whatever its operation: text PostgreSQL cannot store (a NUL, half a surrogate
+ * pair) is a 422 naming where it is, not a 500 when a row is written (found by the fuzz test).
+ */
+function storable(value: unknown): unknown {
+  const path = unstorableTextPath(value);
+  if (path) throw new ZodError([{ code: 'custom', path, message: UNSTORABLE_TEXT_MESSAGE, input: undefined }]);
+  return value;
 }
 
 export function queryParser(operation: Operation): (req: Request) => unknown {

@@ -22,7 +22,7 @@ export async function limitFailures<T>(failures: SlidingWindowRateLimiter, email
     throw dependencyDown('redis');
   }
   if (!decision.admitted) {
-    throw new HttpError(429, 'Too many failed sign-ins for this email. Please try again later.', {
+    throw new HttpError('rate_limited', 'Too many failed sign-ins for this email. Please try again later.', {
       headers: { 'Retry-After': String(decision.resetSeconds) },
     });
   }

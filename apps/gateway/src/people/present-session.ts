@@ -1,6 +1,6 @@
 import { Session } from '@docgen/contracts';
 import { csrfTokenFor } from '@docgen/security';
-import type { Caller } from '../middleware/authenticate';
+import type { Caller } from '@docgen/access';
 
 export const presentSession = (organization: Caller['organization'], session: NonNullable<Caller['session']>) =>
   Session.parse({

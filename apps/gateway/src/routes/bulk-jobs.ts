@@ -2,6 +2,7 @@ import { extname } from 'node:path';
 import type { Queue } from 'bullmq';
 import { presentBulkJob } from '@docgen/contracts';
 import type { Database } from '@docgen/db';
+import type { UntrustedWork } from '@docgen/untrusted-work';
 import type { RenderJob } from '@docgen/queue';
 import { createBulkJob } from '../bulk-jobs/create-bulk-job';
 import { findBulkJob } from '../bulk-jobs/find-bulk-job';
@@ -18,6 +19,8 @@ export interface BulkJobRouteDeps {
   renderQueue: Queue<RenderJob>;
   maxUploadBytes: number;
   maxRows: number;
+  maxActivePerOrg: number;
+  untrusted: UntrustedWork;
 }
 
 const ZIP_SIGNATURE = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
@@ -27,11 +30,11 @@ function spreadsheetFormat(filename: string, file: Buffer): 'xlsx' | 'csv' {
   const extension = extname(filename).toLowerCase();
   if (extension === '.xlsx') {
     if (!file.subarray(0, 4).equals(ZIP_SIGNATURE))
-      throw new HttpError(422, 'The .xlsx file is not an Excel workbook; save it again as Excel Workbook (.xlsx)');
+      throw new HttpError('spreadsheet_invalid', 'The .xlsx file is not an Excel workbook; save it again as Excel Workbook (.xlsx)');
     return 'xlsx';
   }
   if (extension === '.csv') return 'csv';
-  throw new HttpError(415, `Upload the spreadsheet as .xlsx or .csv (got "${extension || filename}")`);
+  throw new HttpError('unsupported_media_type', `Upload the spreadsheet as .xlsx or .csv (got "${extension || filename}")`);
 }
 
 export function bulkJobHandlers(deps: BulkJobRouteDeps): OperationHandlers<'createBulkJob' | 'getBulkJob' | 'downloadBulkJob'> {
@@ -40,9 +43,9 @@ export function bulkJobHandlers(deps: BulkJobRouteDeps): OperationHandlers<'crea
   const uploadBulkJob: OperationHandler<'createBulkJob'> = async ({ req, body: form, query: { is_uat: queryUat }, reply }) => {
     const caller = requireCaller(req);
     if (!req.file) {
-      throw new HttpError(422, 'No spreadsheet; send it in the multipart field "file"', { errors: [{ path: 'file', message: 'Required' }] });
+      throw new HttpError('validation_failed', 'No spreadsheet; send it in the multipart field "file"', { errors: [{ path: 'file', message: 'Required' }] });
     }
-    if (req.file.size === 0) throw new HttpError(422, 'The uploaded file is empty', { errors: [{ path: 'file', message: 'is empty' }] });
+    if (req.file.size === 0) throw new HttpError('validation_failed', 'The uploaded file is empty', { errors: [{ path: 'file', message: 'is empty' }] });
     const filename = Buffer.from(req.file.originalname, 'latin1').toString('utf8');
     const bulk = await createBulkJob(deps, caller, {
       templateId: form.template_id,
@@ -62,7 +65,7 @@ export function bulkJobHandlers(deps: BulkJobRouteDeps): OperationHandlers<'crea
   const downloadBulkJob: OperationHandler<'downloadBulkJob'> = async ({ req, res, params, query: { is_uat } }) => {
     const bulk = await findBulkJob(db, requireCaller(req), params.id, is_uat);
     if (bulk.purgedAt) {
-      throw new HttpError(410, `This bulk job's ZIP was removed on ${bulk.purgedAt.toISOString()} by the retention policy; create the bulk job again`);
+      throw new HttpError('purged', `This bulk job's ZIP was removed on ${bulk.purgedAt.toISOString()} by the retention policy; create the bulk job again`);
     }
     if (bulk.status !== 'completed' || !bulk.zipKey) {
       const done = bulk.succeeded + bulk.failed;
@@ -70,7 +73,7 @@ export function bulkJobHandlers(deps: BulkJobRouteDeps): OperationHandlers<'crea
         bulk.status === 'failed'
           ? 'Bulk job failed: its ZIP could not be assembled; create the bulk job again'
           : `Bulk job is ${bulk.status} (${done} of ${bulk.totalRows} rows done); download it once its status is completed`;
-      throw new HttpError(409, why);
+      throw new HttpError('not_ready', why);
     }
     const template = await db.template.findUniqueOrThrow({ where: { id: bulk.templateId }, select: { name: true } });
     await deps.sendFile(res, { key: bulk.zipKey, contentType: 'application/zip', contentDisposition: attachment(`${template.name}-bulk-${bulk.id}.zip`) });

@@ -23,6 +23,7 @@ export interface DocumentRouteDeps {
   db: Database;
   sendFile: SendStoredFile;
   renderQueue: Queue<RenderJob>;
+  maxActivePerOrg: number;
 }
 
 type DocumentOperationId = 'createDocument' | 'listDocuments' | 'getDocument' | 'downloadDocument' | 'listTemplateDocuments';
@@ -35,11 +36,17 @@ export function documentHandlers(deps: DocumentRouteDeps): OperationHandlers<Doc
     const rawKey = req.get('x-idempotency-key');
     const key = rawKey === undefined ? undefined : IdempotencyKeyHeader.safeParse(rawKey);
     if (key && !key.success) {
-      throw new HttpError(422, 'X-Idempotency-Key must be 1 to 255 characters', {
+      throw new HttpError('validation_failed', 'X-Idempotency-Key must be 1 to 255 characters', {
         errors: [{ path: 'X-Idempotency-Key', message: 'must be 1 to 255 characters' }],
       });
     }
-    const result = await createDocument(deps, { organizationId: caller.organization.id, body, isUat: body.is_uat ?? queryUat, idempotencyKey: key?.data });
+    const result = await createDocument(deps, {
+      organizationId: caller.organization.id,
+      body,
+      isUat: body.is_uat ?? queryUat,
+      idempotencyKey: key?.data,
+      maxActivePerOrg: deps.maxActivePerOrg,
+    });
     if (result.outcome === 'replayed') res.setHeader('Idempotent-Replayed', 'true');
     else req.log.info({ documentId: result.document.id, generation: result.document.generation }, 'document queued');
     reply(result.outcome === 'replayed' ? 200 : 202, presentDocument(result.document));
@@ -68,19 +75,19 @@ export function documentHandlers(deps: DocumentRouteDeps): OperationHandlers<Doc
   const downloadDocument: OperationHandler<'downloadDocument'> = async ({ req, res, params, query }) => {
     const doc = await findDocument(db, requireCaller(req), params.id, query.is_uat);
     if (doc.purgedAt) {
-      throw new HttpError(410, `This document's files were removed on ${doc.purgedAt.toISOString()} by the retention policy; generate it again`);
+      throw new HttpError('purged', `This document's files were removed on ${doc.purgedAt.toISOString()} by the retention policy; generate it again`);
     }
     if (doc.status !== 'ready') {
       const why = doc.status === 'failed' ? `Document failed: ${doc.errorMessage}` : `Document is ${doc.status}; download it once its status is ready`;
-      throw new HttpError(409, why);
+      throw new HttpError('not_ready', why);
     }
     const format = query.format ?? (doc.files.length === 1 ? (doc.files[0] as 'pdf' | 'docx') : undefined);
     if (!format) {
-      throw new HttpError(422, 'This document has a PDF and a DOCX; choose one with ?format=pdf or ?format=docx', {
+      throw new HttpError('validation_failed', 'This document has a PDF and a DOCX; choose one with ?format=pdf or ?format=docx', {
         errors: [{ path: 'format', message: 'required when the document has two files' }],
       });
     }
-    if (!doc.files.includes(format)) throw new HttpError(404, `This document has no ${format} file; it was generated as ${doc.outputFormat}`);
+    if (!doc.files.includes(format)) throw new HttpError('file_not_found', `This document has no ${format} file; it was generated as ${doc.outputFormat}`);
     const template = await db.template.findUniqueOrThrow({ where: { id: doc.templateId }, select: { name: true } });
     await sendFile(res, {
       key: documentFileKey(doc, format),

@@ -1,16 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import express, { type RequestHandler } from 'express';
+import * as access from '@docgen/access';
 import type { Database } from '@docgen/db';
-import { generateSessionToken, hashPassword, verifyPassword } from '@docgen/security';
+import { hashPassword, verifyPassword } from '@docgen/security';
 import { HttpError } from '../errors';
 import type { AuthFailureThrottle } from '../auth-failure-throttle';
 import { clientAddress, requireCaller, tooManyFailures } from '../middleware/authenticate';
 import type { OperationHandler, OperationHandlers } from '../operations/operation-handler';
 import { limitFailures } from '../people/failed-sign-ins';
-import { findSignIn } from '../people/find-sign-in';
 import { presentSession } from '../people/present-session';
 import { cameOverHttps, clearSessionCookie, setSessionCookie } from '../people/session-cookie';
-import { SESSION_ABSOLUTE_MS, SESSION_IDLE_MS, sessionEndsAt } from '../people/session-lifetime';
 import type { SlidingWindowRateLimiter } from '../rate-limiter';
 
 export interface SessionRouteDeps {
@@ -22,8 +21,6 @@ export interface SessionRouteDeps {
   publicUrl: string | undefined;
 }
 
-const INVALID_CREDENTIALS = 'Invalid email or password';
-
 /** POST /session: open (it is how a person gets a session). */
 export function signInHandlers({ db, failures, addressFailures, maxJsonBytes, publicUrl }: SessionRouteDeps): OperationHandlers<'signIn'> {
   // A hash of a password nobody knows: an unknown email is checked against it, so it costs
@@ -31,7 +28,7 @@ export function signInHandlers({ db, failures, addressFailures, maxJsonBytes, pu
   const dummyHash = hashPassword(randomUUID());
   // Before the body is validated: a throttled address gets its 429 whatever it sends.
   const refuseThrottledAddress: RequestHandler = (req, _res, next) => {
-    const wait = addressFailures.retryAfterSeconds(clientAddress(req));
+    const wait = addressFailures.retryAfterSeconds('sign-in', clientAddress(req));
     if (wait > 0) throw tooManyFailures(wait, 'sign-ins');
     next();
   };
@@ -39,32 +36,25 @@ export function signInHandlers({ db, failures, addressFailures, maxJsonBytes, pu
     const address = clientAddress(req);
     const email = body.email.trim().toLowerCase();
     const found = await limitFailures(failures, email, async () => {
-      const row = await findSignIn(db, email);
+      const row = await access.findSignIn(db, email);
       const matches = await verifyPassword(row?.password_hash ?? (await dummyHash), body.password);
       return matches && row?.organization_id ? row : undefined;
     });
     if (!found) {
-      await addressFailures.recordFailure(address).catch((error: unknown) => req.log.warn({ err: error }, 'could not count a failed sign-in'));
-      throw new HttpError(401, INVALID_CREDENTIALS);
+      await addressFailures.recordFailure('sign-in', address).catch((error: unknown) => req.log.warn({ err: error }, 'could not count a failed sign-in'));
+      throw new HttpError('invalid_credentials');
     }
 
-    const { token, hash } = generateSessionToken();
-    const now = new Date();
-    const absoluteEnd = new Date(now.getTime() + SESSION_ABSOLUTE_MS);
-    const session = await db.session.create({
-      data: { tokenHash: hash, userId: found.user_id, organizationId: found.organization_id!, createdAt: now, lastSeenAt: now, expiresAt: absoluteEnd },
-    });
-    setSessionCookie(res, token, cameOverHttps(req, publicUrl), SESSION_ABSOLUTE_MS);
+    const { session, token, endsAt, housekeeping } = await access.startSession(db, { userId: found.user_id, organizationId: found.organization_id! });
+    setSessionCookie(res, token, cameOverHttps(req, publicUrl), access.SESSION_ABSOLUTE_MS);
     // Housekeeping off the request path: this person's ended sessions go when they sign in again.
-    db.session
-      .deleteMany({ where: { userId: found.user_id, OR: [{ expiresAt: { lte: now } }, { lastSeenAt: { lte: new Date(now.getTime() - SESSION_IDLE_MS) } }] } })
-      .catch((error: unknown) => req.log.warn({ err: error }, 'could not delete ended sessions'));
+    housekeeping.catch((error: unknown) => req.log.warn({ err: error }, 'could not delete ended sessions'));
     req.log.info({ userId: found.user_id, organizationId: found.organization_id }, 'signed in');
     reply(
       200,
       presentSession(
         { id: found.organization_id!, name: found.organization_name!, rateLimitPerMinute: found.rate_limit_per_minute! },
-        { id: session.id, token, user: { id: found.user_id, email: found.email, role: found.role! }, endsAt: sessionEndsAt(now, absoluteEnd) },
+        { id: session.id, token, user: { id: found.user_id, email: found.email, role: found.role! }, endsAt },
       ),
     );
   };
@@ -80,7 +70,7 @@ export function sessionHandlers({ db, failures, publicUrl }: SessionRouteDeps): 
 
   const signOut: OperationHandler<'signOut'> = async ({ req, res, reply }) => {
     const { session } = requireCaller(req);
-    await db.session.deleteMany({ where: { id: session!.id } });
+    await access.endSession(db, session!.id);
     clearSessionCookie(res, cameOverHttps(req, publicUrl));
     reply(204);
   };
@@ -93,15 +83,11 @@ export function sessionHandlers({ db, failures, publicUrl }: SessionRouteDeps): 
       (await verifyPassword(user.passwordHash, body.current_password)) ? true : undefined,
     );
     if (!matches) {
-      throw new HttpError(422, 'Invalid current_password: is not your current password', {
+      throw new HttpError('wrong_password', 'Invalid current_password: is not your current password', {
         errors: [{ path: 'current_password', message: 'is not your current password' }],
       });
     }
-    const passwordHash = await hashPassword(body.new_password);
-    await db.$transaction([
-      db.user.update({ where: { id: user.id }, data: { passwordHash } }),
-      db.session.deleteMany({ where: { userId: user.id, id: { not: session.id } } }),
-    ]);
+    await access.changePassword(db, { userId: user.id, keepSessionId: session.id, newPassword: body.new_password });
     req.log.info({ userId: user.id }, 'password changed; other sessions ended');
     reply(204);
   };

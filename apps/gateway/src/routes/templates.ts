@@ -2,6 +2,7 @@ import { pipeline } from 'node:stream/promises';
 import { canonicalLocale, type TemplateVariableBody } from '@docgen/contracts';
 import type { Queue } from 'bullmq';
 import type { Database } from '@docgen/db';
+import type { UntrustedWork } from '@docgen/untrusted-work';
 import type { TemplatePreviewJob } from '@docgen/queue';
 import type { FileStorage } from '@docgen/storage';
 import { inputJsonSchema, type PackageLimits, type TemplateVariable } from '@docgen/templating';
@@ -23,6 +24,7 @@ export interface TemplateRouteDeps {
   db: Database;
   storage: FileStorage;
   maxUploadBytes: number;
+  untrusted: UntrustedWork;
   limits: PackageLimits;
   importer: HtmlImporter;
   previews: Queue<TemplatePreviewJob>;
@@ -58,10 +60,10 @@ export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<Tem
   const uploadTemplate: OperationHandler<'createTemplate'> = async ({ req, body: form, query: { is_uat: queryUat }, reply }) => {
     const caller = requireCaller(req);
     if (!req.file) {
-      throw new HttpError(422, 'No template file; send it in the multipart field "file"', { errors: [{ path: 'file', message: 'Required' }] });
+      throw new HttpError('validation_failed', 'No template file; send it in the multipart field "file"', { errors: [{ path: 'file', message: 'Required' }] });
     }
     if (req.file.size === 0) {
-      throw new HttpError(422, 'The uploaded file is empty', { errors: [{ path: 'file', message: 'is empty' }] });
+      throw new HttpError('validation_failed', 'The uploaded file is empty', { errors: [{ path: 'file', message: 'is empty' }] });
     }
     const template = await createTemplate(deps, caller, {
       file: req.file.buffer,
@@ -73,7 +75,7 @@ export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<Tem
     req.log.info({ templateId: template.id, format: template.format, bytes: template.fileSize }, 'template stored');
     // The upload is done either way: a preview not queued now is queued when first asked for.
     await requestPreview(deps, template.id).catch((error: unknown) => req.log.warn({ err: error }, 'template preview not queued'));
-    reply(201, presentTemplate(template));
+    reply(201, { ...presentTemplate(template), ...(template.warnings ? { warnings: template.warnings } : {}) });
   };
 
   const listTemplates: OperationHandler<'listTemplates'> = async ({ req, query, reply }) => {

@@ -1,12 +1,10 @@
-import { WEBHOOK_EVENTS, WebhookDelivery as WebhookDeliveryBody, WebhookEndpoint, isUuid } from '@docgen/contracts';
+import { WebhookDelivery as WebhookDeliveryBody, WebhookEndpoint } from '@docgen/contracts';
 import type { Database, WebhookDelivery, WebhookEndpoint as EndpointRow } from '@docgen/db';
 import { sendTestEvent, type OutboxRelay } from '@docgen/documents';
-import { generateWebhookSecret } from '@docgen/security';
-import { HttpError } from '../errors';
-import { requireCaller, type Caller } from '../middleware/authenticate';
+import * as webhooks from '@docgen/webhooks';
+import { requireCaller } from '../middleware/authenticate';
 import type { OperationHandler, OperationHandlers } from '../operations/operation-handler';
-import { afterCursor, decodeCursor, newestFirst, toPage } from '../pagination';
-import { checkWebhookUrl } from '../webhooks/check-webhook-url';
+import { decodeCursor, toPage } from '../pagination';
 
 export interface WebhookRouteDeps {
   db: Database;
@@ -38,62 +36,36 @@ const presentDelivery = (delivery: WebhookDelivery) =>
     created_at: delivery.createdAt.toISOString(),
   });
 
-async function findEndpoint(db: Database, caller: Caller, id: string, isUat: boolean): Promise<EndpointRow> {
-  const endpoint = isUuid(id) ? await db.webhookEndpoint.findFirst({ where: { id, organizationId: caller.organization.id, isUat, deletedAt: null } }) : null;
-  if (!endpoint) throw new HttpError(404, 'Webhook endpoint not found');
-  return endpoint;
-}
-
 type WebhookOperationId = 'createWebhook' | 'listWebhooks' | 'deleteWebhook' | 'testWebhook' | 'listWebhookDeliveries';
 
 export function webhookHandlers({ db, relay, allowPrivate }: WebhookRouteDeps): OperationHandlers<WebhookOperationId> {
   const createWebhook: OperationHandler<'createWebhook'> = async ({ req, body, query: { is_uat: queryUat }, reply }) => {
-    const caller = requireCaller(req);
-    const url = await checkWebhookUrl(body.url, allowPrivate);
-    const endpoint = await db.webhookEndpoint.create({
-      data: {
-        organizationId: caller.organization.id,
-        isUat: body.is_uat ?? queryUat,
-        url,
-        description: body.description ?? null,
-        events: body.events ? [...new Set(body.events)] : [...WEBHOOK_EVENTS],
-        secret: generateWebhookSecret(),
-      },
-    });
+    const scope = { organizationId: requireCaller(req).organization.id, isUat: body.is_uat ?? queryUat };
+    const endpoint = await webhooks.createEndpoint(db, scope, { url: body.url, description: body.description, events: body.events, allowPrivate });
     reply(201, { ...presentEndpoint(endpoint), secret: endpoint.secret });
   };
 
   const listWebhooks: OperationHandler<'listWebhooks'> = async ({ req, query, reply }) => {
-    const caller = requireCaller(req);
-    const rows = await db.webhookEndpoint.findMany({
-      where: { organizationId: caller.organization.id, isUat: query.is_uat, deletedAt: null, ...afterCursor(decodeCursor(query.cursor)) },
-      orderBy: newestFirst,
-      take: query.limit + 1,
-    });
+    const scope = { organizationId: requireCaller(req).organization.id, isUat: query.is_uat };
+    const rows = await webhooks.listEndpoints(db, scope, { after: decodeCursor(query.cursor), take: query.limit + 1 });
     reply(200, toPage(rows, query.limit, presentEndpoint));
   };
 
   const deleteWebhook: OperationHandler<'deleteWebhook'> = async ({ req, params, query: { is_uat }, reply }) => {
-    const endpoint = await findEndpoint(db, requireCaller(req), params.id, is_uat);
-    await db.webhookEndpoint.update({ where: { id: endpoint.id }, data: { deletedAt: new Date() } });
+    await webhooks.deleteEndpoint(db, { organizationId: requireCaller(req).organization.id, isUat: is_uat }, params.id);
     reply(204);
   };
 
   const testWebhook: OperationHandler<'testWebhook'> = async ({ req, params, query: { is_uat }, reply }) => {
-    const caller = requireCaller(req);
-    const endpoint = await findEndpoint(db, caller, params.id, is_uat);
+    const endpoint = await webhooks.findEndpoint(db, { organizationId: requireCaller(req).organization.id, isUat: is_uat }, params.id);
+    // The event goes out through the outbox, as every event does (packages/documents).
     const jobId = await sendTestEvent({ db, relay }, endpoint);
     reply(202, { job_id: jobId });
   };
 
   const listWebhookDeliveries: OperationHandler<'listWebhookDeliveries'> = async ({ req, params, query, reply }) => {
-    const caller = requireCaller(req);
-    const endpoint = await findEndpoint(db, caller, params.id, query.is_uat);
-    const rows = await db.webhookDelivery.findMany({
-      where: { endpointId: endpoint.id, ...afterCursor(decodeCursor(query.cursor)) },
-      orderBy: newestFirst,
-      take: query.limit + 1,
-    });
+    const scope = { organizationId: requireCaller(req).organization.id, isUat: query.is_uat };
+    const rows = await webhooks.listDeliveries(db, scope, params.id, { after: decodeCursor(query.cursor), take: query.limit + 1 });
     reply(200, toPage(rows, query.limit, presentDelivery));
   };
 

@@ -1,16 +1,12 @@
-import { isUuid } from '@docgen/contracts';
-import type { Database, Template } from '@docgen/db';
-import { HttpError } from '../errors';
-import type { Caller } from '../middleware/authenticate';
-
-export const templateNotFound = () => new HttpError(404, 'Template not found');
+import { findOwned, type Database, type Template } from '@docgen/db';
+import { templateNotFound } from '@docgen/documents';
+import type { Caller } from '@docgen/access';
 
 /** A live template of the caller's organisation in the addressed environment, or 404. */
-export async function findTemplate(db: Database, caller: Caller, id: string, isUat: boolean): Promise<Template> {
-  if (!isUuid(id)) throw templateNotFound();
-  const template = await db.template.findFirst({
-    where: { id, organizationId: caller.organization.id, isUat, deletedAt: null },
-  });
-  if (!template) throw templateNotFound();
-  return template;
-}
+export const findTemplate = (db: Database, caller: Caller, id: string, isUat: boolean): Promise<Template> =>
+  findOwned(
+    (where) => db.template.findFirst({ where: { ...where, deletedAt: null } }),
+    { organizationId: caller.organization.id, isUat },
+    id,
+    templateNotFound,
+  );

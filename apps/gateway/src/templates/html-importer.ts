@@ -31,26 +31,27 @@ export interface HtmlImporterOptions {
 export class HtmlImporter {
   constructor(private readonly options: HtmlImporterOptions) {}
 
-  async toDocx(organizationId: string, html: Buffer): Promise<Buffer> {
+  /** `onWarnings` hears what the worker found worth telling the uploader (text no font can print). */
+  async toDocx(organizationId: string, html: Buffer, onWarnings?: (warnings: string[]) => void): Promise<Buffer> {
     const { slots, timeoutMs, perOrganization } = this.options;
     const importId = randomUUID();
     const waitMs = timeoutMs + ANSWER_GRACE_MS;
     const taken = await slots.take(organizationId, importId, waitMs + 5_000).catch(redisDown);
     if (!taken) {
       throw new HttpError(
-        429,
+        'rate_limited',
         `This organisation already has ${perOrganization} HTML template upload${perOrganization === 1 ? '' : 's'} being converted; try again when one has finished`,
         { headers: { 'Retry-After': String(RETRY_AFTER_S) } },
       );
     }
     try {
-      return await this.convert(organizationId, importId, html, waitMs);
+      return await this.convert(organizationId, importId, html, waitMs, onWarnings);
     } finally {
       await slots.release(organizationId, importId).catch(() => undefined); // else its lease ends it
     }
   }
 
-  private async convert(organizationId: string, importId: string, html: Buffer, waitMs: number): Promise<Buffer> {
+  private async convert(organizationId: string, importId: string, html: Buffer, waitMs: number, onWarnings?: (warnings: string[]) => void): Promise<Buffer> {
     const { queue, events, redis, redisKeyPrefix, timeoutMs } = this.options;
     const htmlKey = templateImportHtmlKey(redisKeyPrefix, importId);
     const job = await (async () => {
@@ -67,18 +68,19 @@ export class HtmlImporter {
       // BullMQ words its own time-out this way; anything else is the worker's job failing.
       if ((error as Error).message?.startsWith('Job wait')) {
         throw new HttpError(
-          503,
+          'dependency_unavailable',
           `No render worker converted the HTML template within ${Math.round(waitMs / 1000)} s; nothing was stored. Please try again shortly.`,
         );
       }
-      throw new HttpError(503, 'The render worker could not convert the HTML template; nothing was stored. Please try again shortly.');
+      throw new HttpError('dependency_unavailable', 'The render worker could not convert the HTML template; nothing was stored. Please try again shortly.');
     }
     if (outcome.outcome === 'refused') throw new TemplateError('invalid', outcome.message);
     if (outcome.outcome === 'expired')
-      throw new HttpError(503, 'No render worker converted the HTML template in time; nothing was stored. Please try again shortly.');
+      throw new HttpError('dependency_unavailable', 'No render worker converted the HTML template in time; nothing was stored. Please try again shortly.');
     const docx = await redis.getBuffer(outcome.docxKey).catch(redisDown);
     await redis.del(outcome.docxKey).catch(() => undefined);
-    if (!docx) throw new HttpError(503, 'The converted HTML template expired before it could be stored; please try again.');
+    if (!docx) throw new HttpError('dependency_unavailable', 'The converted HTML template expired before it could be stored; please try again.');
+    if (outcome.warnings?.length) onWarnings?.(outcome.warnings);
     return docx;
   }
 }

@@ -18,7 +18,7 @@ export async function templatePreview(
   template: Template,
 ): Promise<PreviewAnswer> {
   if (template.previewStatus === 'failed') {
-    throw new HttpError(409, `This template has no preview: its first page could not be rendered (${template.previewError ?? 'unknown reason'})`);
+    throw new HttpError('no_preview', `This template has no preview: its first page could not be rendered (${template.previewError ?? 'unknown reason'})`);
   }
   if (template.previewStatus === 'ready') {
     try {

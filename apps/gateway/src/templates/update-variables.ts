@@ -77,7 +77,7 @@ export function updateVariables(current: TemplateVariableBody[], patch: Patch): 
     else variable.format = format;
     if (change.required !== undefined) variable.required = change.required;
   });
-  if (problems.length > 0) throw new HttpError(422, problems[0]!.message, { errors: problems });
+  if (problems.length > 0) throw new HttpError('validation_failed', problems[0]!.message, { errors: problems });
   return next;
 }
 

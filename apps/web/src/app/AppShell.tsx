@@ -1,5 +1,5 @@
 import { NavLink, Outlet, useNavigate } from 'react-router';
-import { useSession } from '../features/auth/api/get-session';
+import { useSession } from '../lib/session';
 import { useSignOut } from '../features/auth/api/sign-out';
 
 /** The header on every signed-in page: where to go, who is signed in, Sign out. */

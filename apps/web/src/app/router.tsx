@@ -6,8 +6,8 @@ import { TemplatesPage } from '../features/templates/components/TemplatesPage';
 import { AppShell } from './AppShell';
 
 // Pages past the first load in chunks of their own, so the first paint needs less script.
-const TemplatePage = lazy(() => import('../features/templates/components/TemplatePage').then((m) => ({ default: m.TemplatePage })));
-const DeveloperPage = lazy(() => import('../features/webhooks/components/DeveloperPage').then((m) => ({ default: m.DeveloperPage })));
+const TemplatePage = lazy(() => import('./routes/TemplatePage').then((m) => ({ default: m.TemplatePage })));
+const DeveloperPage = lazy(() => import('./routes/DeveloperPage').then((m) => ({ default: m.DeveloperPage })));
 const MembersPage = lazy(() => import('../features/members/components/MembersPage').then((m) => ({ default: m.MembersPage })));
 const AccountPage = lazy(() => import('../features/account/components/AccountPage').then((m) => ({ default: m.AccountPage })));
 

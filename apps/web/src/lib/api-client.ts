@@ -1,14 +1,15 @@
 /** The one way the UI talks to the server: same-origin /api/v1 with the session cookie and CSRF token. */
-export interface FieldError {
-  path: string;
-  message: string;
-}
+import type { ErrorCode, FieldError } from './api-types';
+
+export type { FieldError };
 
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
     readonly errors: FieldError[] = [],
+    /** The error's stable code (docs/errors.md); null on a 429 or when the server could not be reached. */
+    readonly code: ErrorCode | null = null,
   ) {
     super(message);
   }
@@ -63,10 +64,12 @@ export async function api<T>(path: string, { method = 'GET', query, json, form, 
   if (!response.ok) {
     const detail = (payload as { detail?: unknown } | null)?.detail;
     const errors = (payload as { errors?: FieldError[] } | null)?.errors;
+    const code = (payload as { code?: ErrorCode } | null)?.code;
     throw new ApiError(
       response.status,
       typeof detail === 'string' ? detail : `The server answered ${response.status} ${response.statusText}`.trim(),
       Array.isArray(errors) ? errors : [],
+      typeof code === 'string' ? code : null,
     );
   }
   return payload as T;

@@ -422,12 +422,25 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description Stable machine-readable error code; see docs/errors.md.
+         * @enum {string}
+         */
+        ErrorCode: "bad_request" | "invalid_api_key" | "invalid_credentials" | "csrf_failed" | "admin_required" | "session_required" | "not_found" | "template_not_found" | "document_not_found" | "bulk_job_not_found" | "webhook_not_found" | "version_not_found" | "api_key_not_found" | "member_not_found" | "file_not_found" | "not_ready" | "no_preview" | "idempotency_conflict" | "breaking_change" | "last_admin" | "member_conflict" | "purged" | "body_too_large" | "unsupported_media_type" | "validation_failed" | "template_invalid" | "spreadsheet_invalid" | "idempotency_key_reused" | "wrong_password" | "internal_error" | "dependency_unavailable" | "stored_file_missing";
         Error: {
             /** @description One human sentence saying what went wrong. */
+            detail: string;
+            code: components["schemas"]["ErrorCode"];
+        };
+        Message: {
+            detail: string;
+        };
+        RateLimited: {
             detail: string;
         };
         ValidationError: {
             detail: string;
+            code: components["schemas"]["ErrorCode"];
             errors?: {
                 /** @description Where the problem is, e.g. "input_json.items" or "file". */
                 path: string;
@@ -463,6 +476,38 @@ export interface components {
             } | null;
         };
         BinaryFile: string;
+        PdfOptions: {
+            /** @description Drawn diagonally on every page, under the text. UAT documents get "UAT" (UAT_WATERMARK) unless this is set. */
+            watermark?: {
+                text: string;
+                /** @default 0.15 */
+                opacity: number;
+            };
+            /** @description Needed to open the PDF (AES-256). Used for this render only; shown as "***". */
+            password?: string;
+            /** @description Needed to change the permissions. Used for this render only; shown as "***". */
+            owner_password?: string;
+            /** @description What a reader without the owner password may do; the PDF is encrypted when set. */
+            permissions?: {
+                /** @default true */
+                print: boolean;
+                /** @default true */
+                copy: boolean;
+                /** @default true */
+                modify: boolean;
+            };
+            /** @description The document information dictionary and XMP. */
+            metadata?: {
+                title?: string;
+                author?: string;
+                subject?: string;
+                keywords?: string[];
+            };
+            sign?: {
+                reason?: string;
+                location?: string;
+            };
+        };
         Document: {
             /** Format: uuid */
             id: string;
@@ -494,13 +539,23 @@ export interface components {
             completed_at: string | null;
             /** @description Only when failed: what to fix, naming the token or tag. */
             error_message?: string;
+            /** @description Only when the document failed because of its input: every problem, where error_message summarises them. */
+            errors?: {
+                /** @description e.g. "input_json.items[2].price" */
+                path: string;
+                message: string;
+            }[];
             /** @description The formats ready to download. */
             files: ("pdf" | "docx")[];
             /**
              * @description Only when the document asked for an archival PDF.
              * @enum {string}
              */
-            pdf_standard?: "PDF/A-2b" | "PDF/A-3b";
+            pdf_standard?: "PDF/A-2b" | "PDF/A-3b" | "PDF/UA-1";
+            /** @description Only when asked for: the finishing options, passwords as "***". */
+            pdf_options?: {
+                [key: string]: unknown;
+            };
             /** @description When retention (RETENTION_DAYS) removed its files and input_json; null otherwise. Its download is then 410. */
             purged_at: string | null;
         };
@@ -518,10 +573,11 @@ export interface components {
             output_format: "pdf" | "docx" | "both";
             is_uat?: boolean;
             /**
-             * @description An archival PDF (PDF/A-2b or PDF/A-3b: fonts embedded, conformance declared in XMP). Needs output_format pdf or both.
+             * @description An archival PDF (PDF/A-2b or PDF/A-3b: fonts embedded, conformance declared in XMP), or a tagged accessible one (PDF/UA-1). Needs output_format pdf or both.
              * @enum {string}
              */
-            pdf_standard?: "PDF/A-2b" | "PDF/A-3b";
+            pdf_standard?: "PDF/A-2b" | "PDF/A-3b" | "PDF/UA-1";
+            pdf_options?: components["schemas"]["PdfOptions"];
         };
         BulkJob: {
             /** Format: uuid */
@@ -694,6 +750,33 @@ export interface components {
             items: components["schemas"]["Template"][];
             next_cursor: string | null;
         };
+        CreatedTemplate: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            format: "docx" | "html";
+            is_uat: boolean;
+            /** @description BCP 47; numbers and month and day names render in it. */
+            locale: string;
+            variables: components["schemas"]["TemplateVariable"][];
+            corrected_tokens: {
+                from: string;
+                to: string;
+            }[];
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            updated_at: string;
+            /** @description HTML uploads: problems that do not stop the template, e.g. text in a script no font installed on the render workers can print (it would print as empty boxes). */
+            warnings?: string[];
+        };
         TemplatePatch: {
             /** @description BCP 47 language tag; numbers and dates render in it (stored in canonical form, de-de → de-DE). */
             locale?: string;
@@ -834,7 +917,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -920,7 +1003,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -976,7 +1059,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Template"];
+                    "application/json": components["schemas"]["CreatedTemplate"];
                 };
             };
             /** @description X-API-Key missing, not svc_-prefixed, unknown, revoked or expired, and no live session cookie */
@@ -1062,7 +1145,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable, or (HTML) no render worker converted the file in time; nothing was stored */
@@ -1163,7 +1246,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -1280,7 +1363,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -1448,7 +1531,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -1616,7 +1699,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -1717,7 +1800,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -1818,7 +1901,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -1880,7 +1963,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["Message"];
                 };
             };
             /** @description X-API-Key missing, not svc_-prefixed, unknown, revoked or expired, and no live session cookie */
@@ -1951,7 +2034,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -2039,7 +2122,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -2210,7 +2293,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Organisation over its rate limit (see Retry-After) */
+            /** @description Organisation over its rate limit, or with MAX_ACTIVE_PER_ORG documents queued or rendering ("Too many documents in progress for this organisation; try again later."); see Retry-After */
             429: {
                 headers: {
                     /** @description Requests allowed per window */
@@ -2224,7 +2307,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -2325,7 +2408,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -2470,7 +2553,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -2574,7 +2657,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -2675,7 +2758,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -2826,7 +2909,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -2943,7 +3026,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -3062,7 +3145,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -3180,7 +3263,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -3325,7 +3408,7 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationError"];
                 };
             };
-            /** @description Organisation over its rate limit (see Retry-After) */
+            /** @description Organisation over its rate limit, or with MAX_ACTIVE_PER_ORG documents queued or rendering ("Too many documents in progress for this organisation; try again later."); see Retry-After */
             429: {
                 headers: {
                     /** @description Requests allowed per window */
@@ -3339,7 +3422,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -3440,7 +3523,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -3584,7 +3667,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -3666,7 +3749,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -3766,7 +3849,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -3843,7 +3926,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -3993,7 +4076,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -4075,7 +4158,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -4227,7 +4310,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -4327,7 +4410,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -4409,7 +4492,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -4577,7 +4660,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */
@@ -4692,7 +4775,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error"];
+                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { BulkJob, Database, Prisma } from '@docgen/db';
 import type { RenderJob } from '@docgen/queue';
-import { queueUnavailable } from '../errors';
+import { queueUnavailable, tooManyInProgress } from '../errors';
 import { queueRenderJobs } from '../render-jobs';
 
 export interface CreateBulkJobDeps {
@@ -17,13 +17,15 @@ export interface BulkJobRows {
   outputFormat: 'pdf' | 'docx' | 'both';
   /** Checked against the template already: one document per row. */
   rows: { rowNumber: number; input: Record<string, unknown> }[];
+  /** MAX_ACTIVE_PER_ORG: a bulk job whose rows would take the organisation past it is refused whole. */
+  maxActivePerOrg: number;
 }
 
 const INSERT_CHUNK = 1_000;
 
 /**
  * The bulk job and one document per row, created in one transaction, then every row
- * queued; if Redis refuses the jobs, the bulk job and its documents are removed again and
+ * queued (unless the rows would take the organisation past MAX_ACTIVE_PER_ORG); if Redis refuses the jobs, the bulk job and its documents are removed again and
  * `queue_unavailable` is thrown.
  */
 export async function createBulkJob(deps: CreateBulkJobDeps, request: BulkJobRows): Promise<BulkJob> {
@@ -39,6 +41,12 @@ export async function createBulkJob(deps: CreateBulkJobDeps, request: BulkJobRow
   }));
   const bulk = await deps.db.$transaction(
     async (tx) => {
+      // One bulk job of an organisation at a time counts and inserts, so concurrent bulk jobs
+      // cannot each see room under MAX_ACTIVE_PER_ORG and together pass it.
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`bulk-jobs:${request.organizationId}`}, 0))`;
+      const [{ active }] = await tx.$queryRaw<[{ active: number }]>`SELECT count(*)::int AS active FROM (SELECT 1 FROM documents
+        WHERE organization_id = ${request.organizationId}::uuid AND status IN ('queued', 'rendering') LIMIT ${request.maxActivePerOrg}) active`;
+      if (active + documents.length > request.maxActivePerOrg) throw tooManyInProgress();
       const created = await tx.bulkJob.create({
         data: {
           organizationId: request.organizationId,
@@ -59,7 +67,7 @@ export async function createBulkJob(deps: CreateBulkJobDeps, request: BulkJobRow
   try {
     await queueRenderJobs(
       deps.renderQueue,
-      documents.map((doc) => ({ id: doc.id, generation: 1 })),
+      documents.map((doc) => ({ id: doc.id, generation: 1, organizationId: doc.organizationId })),
     );
   } catch (error) {
     // Jobs already queued find no document and stand down.

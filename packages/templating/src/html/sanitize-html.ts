@@ -1,10 +1,14 @@
 import type { CheerioAPI } from 'cheerio';
-import { sanitizeDeclarations, sanitizeStylesheet } from './sanitize-css';
+import { sanitizeDeclarations, sanitizeStylesheet, type CssProfile } from './sanitize-css';
+import { DEFAULT_IMAGE_BOUNDS, imageBoundsProblem } from '../image-bounds';
+import { TemplateError } from '../template-error';
 
 // What a printed template is made of. Each kept element keeps only the attributes listed
 // for it (or for every element); anything else is unwrapped (its content stays) or, for the
 // elements below, dropped with its content.
 const GLOBAL_ATTRIBUTES = ['style', 'class', 'id', 'title', 'lang', 'xml:lang', 'dir', 'align', 'valign', 'width', 'height', 'bgcolor'];
+// The running header and footer of a printed HTML template (print-layout.ts).
+const PAGE_ATTRIBUTES = ['data-page', 'data-page-number', 'data-page-count'];
 const ELEMENTS: Record<string, string[]> = {
   html: [],
   head: [],
@@ -148,13 +152,14 @@ interface HtmlNode {
  * other tools routinely link a web font or a tracking pixel. A remote picture belongs in an
  * `{%name}` image tag, fetched at render time through the private-address guard.
  */
-export function sanitizeHtml($: CheerioAPI): string[] {
+export function sanitizeHtml($: CheerioAPI, options: { css?: CssProfile } = {}): string[] {
+  const css = options.css ?? 'office';
   const removed = new Set<string>();
   const pending: { node: HtmlNode; depth: number }[] = [{ node: $.root()[0] as unknown as HtmlNode, depth: 0 }];
   while (pending.length > 0) {
     const { node, depth } = pending.pop()!;
     for (const child of [...(node.children ?? [])]) {
-      const kept = sanitizeNode($, child, depth + 1, (what) => removed.add(what));
+      const kept = sanitizeNode($, child, depth + 1, (what) => removed.add(what), css);
       if (kept) pending.push({ node: kept, depth: depth + 1 });
     }
   }
@@ -162,7 +167,7 @@ export function sanitizeHtml($: CheerioAPI): string[] {
 }
 
 /** Sanitises one node; returns the node whose children still need a look (if any). */
-function sanitizeNode($: CheerioAPI, node: HtmlNode, depth: number, note: (what: string) => void): HtmlNode | undefined {
+function sanitizeNode($: CheerioAPI, node: HtmlNode, depth: number, note: (what: string) => void, css: CssProfile): HtmlNode | undefined {
   const wrapped = $(node as never);
   if (node.type === 'text') return undefined;
   if (node.type !== 'tag' && node.type !== 'script' && node.type !== 'style') {
@@ -200,11 +205,12 @@ function sanitizeNode($: CheerioAPI, node: HtmlNode, depth: number, note: (what:
     wrapped.remove();
     return undefined;
   }
-  sanitizeAttributes(node, allowed, note);
+  if (name === 'img') refuseOversizedImage(node.attribs!.src!.trim());
+  sanitizeAttributes(node, allowed, note, css);
   if (name === 'style') {
-    const { css, changed } = sanitizeStylesheet(wrapped.text());
-    if (changed) note('CSS outside the allow-list (url(), @import, unknown properties) in a <style> block');
-    wrapped.text(css);
+    const sanitized = sanitizeStylesheet(wrapped.text(), css);
+    if (sanitized.changed) note('CSS outside the allow-list (url(), @import, unknown properties) in a <style> block');
+    wrapped.text(sanitized.css);
     return undefined;
   }
   if (name === 'title') {
@@ -214,15 +220,25 @@ function sanitizeNode($: CheerioAPI, node: HtmlNode, depth: number, note: (what:
   return node;
 }
 
-function sanitizeAttributes(node: HtmlNode, allowed: string[], note: (what: string) => void): void {
+/**
+ * A data: image is decoded by LibreOffice's HTML import (and a browser) before any later check
+ * sees it: its header's pixels and frames are bounded here, as a DOCX template's pictures are.
+ */
+function refuseOversizedImage(src: string): void {
+  const bytes = Buffer.from(src.slice(src.indexOf(',') + 1), 'base64');
+  const problem = imageBoundsProblem(bytes, DEFAULT_IMAGE_BOUNDS);
+  if (problem) throw new TemplateError('invalid', `An <img> data: image ${problem}; make it smaller and upload the template again`);
+}
+
+function sanitizeAttributes(node: HtmlNode, allowed: string[], note: (what: string) => void, profile: CssProfile): void {
   const attributes = node.attribs ?? {};
   for (const [attribute, value] of Object.entries(attributes)) {
     const name = attribute.toLowerCase();
-    let keep = GLOBAL_ATTRIBUTES.includes(name) || allowed.includes(name);
+    let keep = GLOBAL_ATTRIBUTES.includes(name) || PAGE_ATTRIBUTES.includes(name) || allowed.includes(name);
     // eslint-disable-next-line no-control-regex -- control characters and spaces are what browsers strip from a URL before reading its scheme
     if (keep && name === 'href') keep = CLICKABLE.test(value.replace(/[\u0000-\u0020]/g, ''));
     if (keep && name === 'style') {
-      const { css, changed } = sanitizeDeclarations(value);
+      const { css, changed } = sanitizeDeclarations(value, profile);
       if (changed) note('CSS outside the allow-list (url(), unknown properties) in a style attribute');
       if (css) attributes[attribute] = css;
       else keep = false;

@@ -21,6 +21,8 @@ export class OutputTooLargeError extends RenderInputError {}
 
 const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
 
+const PLAIN_NAME = /^[\p{L}\p{N}_$.]+$/u;
+
 function lookup(name: string, scopes: unknown[]): unknown {
   for (let i = scopes.length - 1; i >= 0; i--) {
     const scope = scopes[i];
@@ -62,6 +64,11 @@ export function checkOutputSize(files: Part[][], data: Record<string, unknown>, 
         continue;
       }
       const value = lookup(part.value, scopes);
+      // A condition (`{#total > 1000}…{/}`) is counted as shown: its content once, in the same scope.
+      if (part.module === 'loop' && part.subparsed && !PLAIN_NAME.test(part.value.trim())) {
+        walk(part.subparsed, scopes);
+        continue;
+      }
       if (part.module === 'loop' && part.subparsed) {
         const empty = !value || (Array.isArray(value) && value.length === 0);
         if (part.inverted) {

@@ -115,8 +115,25 @@ export function inputJsonSchema(variables: TemplateVariable[]): Record<string, u
   return z.toJSONSchema(inputSchema(variables), { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
 }
 
-/** Throws a RenderInputError with the first problem of the input, in the variables' order. */
+/**
+ * Throws a RenderInputError listing every problem of the input, in the variables' order: one
+ * problem is the message itself; several are summarised ("3 problems: …; …") and each is
+ * kept with its path (`input_json.items[2].price`) for the document's `errors`.
+ */
 export function checkInput(variables: TemplateVariable[], input: unknown): void {
   const result = inputSchema(variables).safeParse(input);
-  if (!result.success) throw new RenderInputError(result.error.issues[0]!.message);
+  if (result.success) return;
+  const problems: { path: string; message: string }[] = [];
+  for (const issue of result.error.issues) {
+    const problem = { path: inputPath(issue.path), message: issue.message };
+    if (!problems.some((known) => known.path === problem.path && known.message === problem.message)) problems.push(problem);
+  }
+  const messages = [...new Set(problems.map((problem) => problem.message))];
+  const summary = messages.length === 1 ? messages[0]! : `${messages.length} problems: ${messages.join('; ')}`;
+  throw new RenderInputError(summary, problems);
+}
+
+/** ["items", 2, "price"] → "input_json.items[2].price". */
+function inputPath(path: PropertyKey[]): string {
+  return path.reduce<string>((text, part) => (typeof part === 'number' ? `${text}[${part}]` : `${text}.${String(part)}`), 'input_json');
 }

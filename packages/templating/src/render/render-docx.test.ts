@@ -6,6 +6,8 @@ import { prepareDocxTemplate } from '../prepare-docx-template';
 import { solidPng as makePng } from '@docgen/testing';
 import { renderFailure as failure } from '../test-support/render-failure';
 import { renderDocx } from './render-docx';
+import { checkInput } from './input-schema';
+import { RenderInputError } from './render-error';
 
 const FIXTURES = path.resolve(__dirname, '../../../../../shared/fixtures/docxtemplater');
 const textOf = (docx: Buffer, part = 'word/document.xml') =>
@@ -155,11 +157,16 @@ describe('renderDocx', () => {
   });
 
   it.each([
-    [{}, 'Missing required token "client_name"'],
+    // Every problem, summarised (API.md §9); RenderInputError.problems keeps each with its path.
+    [{}, '2 problems: Missing required token "client_name"; Missing required token "items"'],
+    [{ items: [] }, 'Missing required token "client_name"'],
     [{ client_name: { first: 'x' }, items: [] }, 'Token "client_name" must be text or a number'],
     [{ client_name: 'A', items: 'not a list' }, 'Token "items" must be a list of objects'],
     [{ client_name: 'A', items: [1, 2] }, 'Token "items" must be a list of objects'],
-    [{ client_name: 'A', items: [{ price: 1 }, { name: 'B' }] }, 'Missing value for "name" in item 1 of "items"'],
+    [
+      { client_name: 'A', items: [{ price: 1 }, { name: 'B' }] },
+      '2 problems: Missing value for "name" in item 1 of "items"; Missing value for "price" in item 2 of "items"',
+    ],
   ])('fails %j with "%s"', (input, message) => {
     const upload = buildDocx({ body: paragraph('{client_name}') + table([['{#items}{name}', '{price}{/items}']]) });
     expect(failure(() => render(upload, input))).toBe(message);
@@ -172,5 +179,24 @@ describe('renderDocx', () => {
     expect(failure(() => renderDocx(file, variables, { due: '22/11/2026' }))).toBe('Token "due" must be a date like 2026-11-22');
     expect(failure(() => renderDocx(file, variables, { due: '2026-02-30' }))).toBe('Token "due" must be a date like 2026-11-22');
     expect(textOf(renderDocx(file, variables, { due: '2026-02-28' }))).toBe('2026-02-28');
+  });
+});
+
+describe('every problem of an input, each with its path (API.md §9)', () => {
+  it('lists each problem as input_json.<path> beside the summary', () => {
+    const upload = buildDocx({ body: paragraph('{client_name} {due}') + table([['{#items}{name}', '{price}{/items}']]) });
+    const prepared = prepareDocxTemplate(upload);
+    try {
+      checkInput(prepared.variables, { due: { x: 1 }, items: [{ name: 'a', price: 1 }, { price: 2 }] });
+      throw new Error('expected a refusal');
+    } catch (error) {
+      expect(error).toBeInstanceOf(RenderInputError);
+      expect((error as RenderInputError).message).toMatch(/^3 problems: Missing required token "client_name"; /);
+      expect((error as RenderInputError).problems).toEqual([
+        { path: 'input_json.client_name', message: 'Missing required token "client_name"' },
+        { path: 'input_json.due', message: 'Token "due" must be text or a number' },
+        { path: 'input_json.items[1].name', message: 'Missing value for "name" in item 2 of "items"' },
+      ]);
+    }
   });
 });

@@ -4,23 +4,15 @@ import { fetchingFieldsAfterFill } from '../external-references';
 import { makePackageSelfContained } from '../package-links';
 import { TemplateError } from '../template-error';
 import { ImageModule, type ImageData } from '../image-module';
+import { expressionParser } from '../expressions/docx-parser';
 import { DOCXTEMPLATER_OPTIONS } from '../prepare-docx-template';
 import type { TemplateVariable } from '../variables';
 import { checkOutputSize } from './estimate-output';
 import { fitImagesToCells } from './fit-images-to-cells';
+import { missingValueRecorder } from './missing-values';
 import { RenderInputError } from './render-error';
 import { dropTrailingPageBreak } from './trailing-page-break';
-import { prepareRenderData } from './validate-input';
-
-interface NullPart {
-  value: string;
-  module?: string;
-}
-
-interface ScopeManager {
-  scopePath: string[];
-  scopePathItem: number[];
-}
+import { DEFAULT_LOCALE, prepareRenderData } from './validate-input';
 
 /**
  * Fills a stored template with a document's input. Every missing value fails the render
@@ -36,26 +28,13 @@ export function renderDocx(
   variables: TemplateVariable[],
   input: Record<string, unknown>,
   images: Map<string, ImageData> = new Map(),
-  options: { compress?: boolean; locale?: string; maxOutputBytes?: number } = {},
+  options: { compress?: boolean; locale?: string; maxOutputBytes?: number; expressionTimeoutMs?: number } = {},
 ): Buffer {
   const data = prepareRenderData(variables, input, options.locale);
-  const missing: string[] = [];
+  const { missing, nullGetter } = missingValueRecorder();
   const imageModule = new ImageModule(images);
-  const doc = new Docxtemplater(new PizZip(template), {
-    ...DOCXTEMPLATER_OPTIONS,
-    modules: [imageModule],
-    nullGetter: (part: NullPart, scopeManager: ScopeManager) => {
-      const loops = scopeManager.scopePath;
-      if (loops.length > 0) {
-        const where = loops
-          .map((loop, depth) => `item ${scopeManager.scopePathItem[depth]! + 1} of "${loop}"`)
-          .reverse()
-          .join(' in ');
-        missing.push(`Missing value for "${part.value}" in ${where}`);
-      }
-      return part.module === 'loop' ? [] : '';
-    },
-  });
+  const expressions = expressionParser({ locale: options.locale ?? DEFAULT_LOCALE, timeoutMs: options.expressionTimeoutMs });
+  const doc = new Docxtemplater(new PizZip(template), { ...DOCXTEMPLATER_OPTIONS, parser: expressions.parser, modules: [imageModule], nullGetter });
   if (options.maxOutputBytes !== undefined) {
     const compiled = (doc as unknown as { compiled: Record<string, { postparsed: Parameters<typeof checkOutputSize>[0][number] }> }).compiled;
     checkOutputSize(
@@ -69,11 +48,13 @@ export function renderDocx(
     doc.render(data);
   } catch (error) {
     if (error instanceof RenderInputError) throw error;
+    if (expressions.state.failure) throw expressions.state.failure;
     const inner = (error as { properties?: { errors?: { properties?: { explanation?: string } }[] } }).properties?.errors?.[0];
     throw new RenderInputError(inner?.properties?.explanation ?? `The template could not be filled: ${(error as Error).message}`);
   }
   if (missing.length > 0) throw new RenderInputError(missing[0]!);
-  const fetching = fetchingFieldsAfterFill(doc.getZip());
+  const filledParts = Object.keys((doc as unknown as { compiled: Record<string, unknown> }).compiled);
+  const fetching = fetchingFieldsAfterFill(doc.getZip(), filledParts);
   if (fetching.length > 0) {
     throw new RenderInputError(
       `A value completes a field that would fetch content from elsewhere (${fetching.join(', ')}); template tags must not sit inside field codes`,

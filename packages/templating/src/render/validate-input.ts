@@ -2,6 +2,7 @@ import { directFields, type NumberFormat, type TemplateVariable, type VariableFo
 import { formatDate, parseIsoDate } from './format-date';
 import { formatNumber } from './format-number';
 import { checkInput } from './input-schema';
+import { withRawValues } from '../expressions/raw-values';
 
 const DEFAULT_DATE_FORMAT = 'YYYY-MM-DD';
 export const DEFAULT_LOCALE = 'en-US';
@@ -26,7 +27,7 @@ function renderValue(
     case 'list': {
       const fields = directFields(variable, prefix);
       return (value as Record<string, unknown>[]).map((item) => {
-        const row: Record<string, unknown> = { ...item };
+        const row: Record<string, unknown> = withRawValues({ ...item }, item);
         for (const [field, fieldType] of fields) {
           const key = field.slice(prefix.length);
           if (item[key] === undefined) continue; // absent: read from an enclosing scope (the schema allowed it)
@@ -46,7 +47,7 @@ function renderValue(
  */
 export function prepareRenderData(variables: TemplateVariable[], input: Record<string, unknown>, locale = DEFAULT_LOCALE): Record<string, unknown> {
   checkInput(variables, input);
-  const data: Record<string, unknown> = { ...input };
+  const data: Record<string, unknown> = withRawValues({ ...input }, input);
   for (const variable of variables) data[variable.name] = renderValue(input[variable.name], variable.type, variable.format, variable, '', locale);
   return data;
 }

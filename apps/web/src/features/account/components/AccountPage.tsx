@@ -1,7 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import { usePageTitle } from '../../../components/usePageTitle';
-import { useSession } from '../../auth/api/get-session';
+import { useSession } from '../../../lib/session';
 import { useChangePassword } from '../api/change-password';
 
 export function AccountPage() {

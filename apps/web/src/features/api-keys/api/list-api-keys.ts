@@ -1,15 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client';
+import type { ApiKey } from '../../../lib/api-types';
 
-export interface ApiKey {
-  id: string;
-  name: string;
-  prefix: string;
-  created_at: string;
-  expires_at: string | null;
-  revoked_at: string | null;
-  last_used_at: string | null;
-}
+export type { ApiKey };
 
 export const listApiKeys = () => api<{ items: ApiKey[] }>('/api-keys');
 

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, setCsrfToken } from '../../../lib/api-client';
-import { sessionKey, type Session } from './get-session';
+import { sessionKey, type Session } from '../../../lib/session';
 
 export function signIn(body: { email: string; password: string }): Promise<Session> {
   return api<Session>('/session', { method: 'POST', json: body });

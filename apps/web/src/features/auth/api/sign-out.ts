@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api, setCsrfToken } from '../../../lib/api-client';
-import { sessionKey } from './get-session';
+import { sessionKey } from '../../../lib/session';
 
 export function signOut(): Promise<void> {
   return api<void>('/session', { method: 'DELETE' });

@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import { ErrorAlert } from '../../../components/ErrorAlert';
-import { useSession } from '../api/get-session';
+import { useSession } from '../../../lib/session';
 import { useSignIn } from '../api/sign-in';
 
 /** Only a same-site path may be the page to go back to. */

@@ -1,6 +1,6 @@
 import { Navigate, Outlet, useLocation } from 'react-router';
 import { ErrorAlert } from '../../../components/ErrorAlert';
-import { useSession } from '../api/get-session';
+import { useSession } from '../../../lib/session';
 
 /** Any page without a session leads to /login, which leads back here after signing in. */
 export function RequireSession() {

@@ -1,6 +1,6 @@
 import { useMutation } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client';
-import type { OutputFormat } from '../../../lib/types';
+import type { OutputFormat } from '../../../lib/api-types';
 import type { BulkJob } from './get-bulk-job';
 
 export function createBulkJob({

@@ -1,16 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, apiUrl } from '../../../lib/api-client';
+import type { BulkJob } from '../../../lib/api-types';
 
-export interface BulkJob {
-  id: string;
-  template_id: string;
-  status: 'queued' | 'running' | 'completed' | 'failed';
-  total_rows: number;
-  succeeded: number;
-  failed: number;
-  created_at: string;
-  completed_at: string | null;
-}
+export type { BulkJob };
 
 export function getBulkJob(id: string, isUat: boolean): Promise<BulkJob> {
   return api<BulkJob>(`/bulk-jobs/${encodeURIComponent(id)}`, { query: { is_uat: isUat } });

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { ErrorAlert } from '../../../components/ErrorAlert';
-import type { OutputFormat, Template } from '../../../lib/types';
+import type { OutputFormat, Template } from '../../../lib/api-types';
 import { useCreateBulkJob } from '../api/create-bulk-job';
 import { bulkZipUrl, useBulkJob } from '../api/get-bulk-job';
 import { sampleSpreadsheet } from './sample-spreadsheet';

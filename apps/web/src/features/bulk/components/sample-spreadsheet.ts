@@ -1,4 +1,4 @@
-import type { Variable } from '../../../lib/types';
+import type { Variable } from '../../../lib/api-types';
 
 /** A cell no spreadsheet evaluates: text starting like a formula gets a leading apostrophe. */
 function csvCell(text: string): string {

@@ -1,13 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client';
-import type { DocumentRecord, OutputFormat } from '../../../lib/types';
+import type { CreateDocument, DocumentRecord } from '../../../lib/api-types';
 
-export interface CreateDocument {
-  template_id: string;
-  input_json: Record<string, unknown>;
-  output_format: OutputFormat;
-  is_uat: boolean;
-}
+export type { CreateDocument };
 
 export function createDocument(body: CreateDocument): Promise<DocumentRecord> {
   return api<DocumentRecord>('/documents', { method: 'POST', json: body });

@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { api } from '../../../lib/api-client';
-import type { DocumentRecord } from '../../../lib/types';
+import type { DocumentRecord } from '../../../lib/api-types';
 
 export function getDocument(id: string, isUat: boolean): Promise<DocumentRecord> {
   return api<DocumentRecord>(`/documents/${encodeURIComponent(id)}`, { query: { is_uat: isUat } });

@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client';
-import type { DocumentRecord, Page } from '../../../lib/types';
+import type { DocumentPage } from '../../../lib/api-types';
 
-export function listTemplateDocuments(templateId: string, isUat: boolean): Promise<Page<DocumentRecord>> {
-  return api<Page<DocumentRecord>>(`/templates/${encodeURIComponent(templateId)}/documents`, { query: { is_uat: isUat, limit: 20 } });
+export function listTemplateDocuments(templateId: string, isUat: boolean): Promise<DocumentPage> {
+  return api<DocumentPage>(`/templates/${encodeURIComponent(templateId)}/documents`, { query: { is_uat: isUat, limit: 20 } });
 }
 
 /** The template's history, newest first; polled while a row is still being rendered. */

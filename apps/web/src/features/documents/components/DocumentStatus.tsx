@@ -1,7 +1,8 @@
-import type { DocumentRecord } from '../../../lib/types';
+import type { DocumentRecord } from '../../../lib/api-types';
 import { useDocument } from '../api/get-document';
 import { documentDownloadUrl } from '../api/download-url';
 import { ErrorAlert } from '../../../components/ErrorAlert';
+import { formatTime } from '../../../lib/format';
 
 /**
  * The new document's status as it changes (text in role=status; the page's one progressbar is
@@ -15,7 +16,12 @@ export function DocumentStatus({ documentId, isUat }: { documentId: string; isUa
       <p role="status" aria-live="polite">
         Status: <strong className={`status status-${data?.status ?? 'queued'}`}>{data?.status ?? 'queued'}</strong>
       </p>
-      {data?.status === 'ready' ? (
+      {data?.purged_at ? (
+        <p>
+          Purged: its files were removed by the retention policy on <time dateTime={data.purged_at}>{formatTime(data.purged_at)}</time>; generate it again.
+        </p>
+      ) : null}
+      {data?.status === 'ready' && !data.purged_at ? (
         <p className="row">
           {data.files.includes('pdf') ? (
             <a className="button" href={documentDownloadUrl(data.id, 'pdf', isUat)} download>

@@ -1,9 +1,15 @@
 import { Fragment, useState } from 'react';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import { formatTime } from '../../../lib/format';
-import type { DocumentRecord } from '../../../lib/types';
+import type { DocumentRecord } from '../../../lib/api-types';
 import { documentDownloadUrl } from '../api/download-url';
 import { useTemplateDocuments } from '../api/list-template-documents';
+
+/** Ready and not purged: retention removes a document's files (its download is then 410), the record stays. */
+const downloadable = (document: DocumentRecord) => document.status === 'ready' && !document.purged_at;
+
+/** Retention removes the input with the files: a purged document has none to show or reuse. */
+const hasInput = (document: DocumentRecord) => Boolean(document.input_json) && !document.purged_at;
 
 /** The template's documents, newest first, with their input, downloads and "Use this input". */
 export function HistoryTable({ templateId, isUat, onUseInput }: { templateId: string; isUat: boolean; onUseInput: (input: Record<string, unknown>) => void }) {
@@ -36,7 +42,11 @@ export function HistoryTable({ templateId, isUat, onUseInput }: { templateId: st
                       <time dateTime={document.created_at}>{formatTime(document.created_at)}</time>
                     </td>
                     <td>
-                      <span className={`status status-${document.status}`}>{document.status}</span>
+                      {document.purged_at ? (
+                        <span className="status status-purged">purged</span>
+                      ) : (
+                        <span className={`status status-${document.status}`}>{document.status}</span>
+                      )}
                     </td>
                     <td className="error-cell">{document.error_message ?? ''}</td>
                     <td>
@@ -46,7 +56,7 @@ export function HistoryTable({ templateId, isUat, onUseInput }: { templateId: st
                           className="secondary"
                           aria-expanded={open === document.id}
                           aria-controls={`input-${document.id}`}
-                          disabled={!document.input_json}
+                          disabled={!hasInput(document)}
                           onClick={() => setOpen(open === document.id ? null : document.id)}
                         >
                           View input
@@ -54,8 +64,8 @@ export function HistoryTable({ templateId, isUat, onUseInput }: { templateId: st
                         <button
                           type="button"
                           className="secondary"
-                          disabled={!document.input_json}
-                          onClick={() => document.input_json && onUseInput(document.input_json)}
+                          disabled={!hasInput(document)}
+                          onClick={() => hasInput(document) && onUseInput(document.input_json!)}
                         >
                           Use this input
                         </button>
@@ -63,12 +73,17 @@ export function HistoryTable({ templateId, isUat, onUseInput }: { templateId: st
                     </td>
                     <td>
                       <div className="row tight">
-                        {document.status === 'ready' && document.files.includes('pdf') ? (
+                        {document.purged_at ? (
+                          <span>
+                            Files removed <time dateTime={document.purged_at}>{formatTime(document.purged_at)}</time>
+                          </span>
+                        ) : null}
+                        {downloadable(document) && document.files.includes('pdf') ? (
                           <a href={documentDownloadUrl(document.id, 'pdf', isUat)} download>
                             PDF
                           </a>
                         ) : null}
-                        {document.status === 'ready' && document.files.includes('docx') ? (
+                        {downloadable(document) && document.files.includes('docx') ? (
                           <a href={documentDownloadUrl(document.id, 'docx', isUat)} download>
                             DOCX
                           </a>

@@ -1,4 +1,4 @@
-import type { Variable, VariableType } from '../../../lib/types';
+import type { Variable, VariableType } from '../../../lib/api-types';
 import { sampleRow, type Input } from './input-model';
 
 interface FieldProps {

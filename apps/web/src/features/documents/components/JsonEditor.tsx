@@ -5,7 +5,7 @@ import { linter, lintGutter, type Diagnostic } from '@codemirror/lint';
 import { EditorState } from '@codemirror/state';
 import { EditorView, keymap, lineNumbers } from '@codemirror/view';
 import { useEffect, useRef } from 'react';
-import type { JsonSchema } from '../../../lib/types';
+import type { JsonSchema } from '../../../lib/api-types';
 import { checkInput, type InputProblem } from './schema-check';
 
 interface Props {

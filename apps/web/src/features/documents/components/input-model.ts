@@ -1,4 +1,4 @@
-import type { Variable, VariableType } from '../../../lib/types';
+import type { Variable, VariableType } from '../../../lib/api-types';
 
 export type Input = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 import { Validator, type OutputUnit } from '@cfworker/json-schema';
-import type { JsonSchema } from '../../../lib/types';
+import type { JsonSchema } from '../../../lib/api-types';
 
 export interface InputProblem {
   path: string;

@@ -1,12 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client';
+import type { Member } from '../../../lib/api-types';
 
-export interface Member {
-  id: string;
-  email: string;
-  role: 'admin' | 'member';
-  created_at: string;
-}
+export type { Member };
 
 export const listMembers = () => api<{ items: Member[] }>('/members');
 

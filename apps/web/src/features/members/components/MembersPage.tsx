@@ -3,7 +3,7 @@ import { ErrorAlert } from '../../../components/ErrorAlert';
 import { SecretField } from '../../../components/SecretField';
 import { usePageTitle } from '../../../components/usePageTitle';
 import { formatTime } from '../../../lib/format';
-import { useSession } from '../../auth/api/get-session';
+import { useSession } from '../../../lib/session';
 import { useAddMember } from '../api/add-member';
 import { useMembers, type Member } from '../api/list-members';
 import { useRemoveMember } from '../api/remove-member';

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client';
-import type { JsonSchema } from '../../../lib/types';
+import type { JsonSchema } from '../../../lib/api-types';
 
 /** The JSON Schema a document's input_json meets at render time. */
 export function getTemplateSchema(id: string, isUat: boolean): Promise<JsonSchema> {

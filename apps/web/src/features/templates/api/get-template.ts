@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client';
-import type { Template } from '../../../lib/types';
+import type { Template } from '../../../lib/api-types';
 
 export function getTemplate(id: string, isUat: boolean): Promise<Template> {
   return api<Template>(`/templates/${encodeURIComponent(id)}`, { query: { is_uat: isUat } });

@@ -1,9 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client';
-import type { Page, Template } from '../../../lib/types';
+import type { TemplatePage } from '../../../lib/api-types';
 
-export function listTemplates(isUat: boolean): Promise<Page<Template>> {
-  return api<Page<Template>>('/templates', { query: { is_uat: isUat, limit: 100 } });
+export function listTemplates(isUat: boolean): Promise<TemplatePage> {
+  return api<TemplatePage>('/templates', { query: { is_uat: isUat, limit: 100 } });
 }
 
 export function useTemplates(isUat: boolean) {

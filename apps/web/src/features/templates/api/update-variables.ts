@@ -1,12 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client';
-import type { Template, VariableType } from '../../../lib/types';
+import type { Template, VariablePatch } from '../../../lib/api-types';
 
-export interface VariablePatch {
-  name: string;
-  type?: VariableType;
-  required?: boolean;
-}
+export type { VariablePatch };
 
 export function updateVariables({ id, isUat, variables }: { id: string; isUat: boolean; variables: VariablePatch[] }): Promise<Template> {
   return api<Template>(`/templates/${encodeURIComponent(id)}/variables`, { method: 'PATCH', query: { is_uat: isUat }, json: { variables } });

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client';
-import type { Template } from '../../../lib/types';
+import type { Template } from '../../../lib/api-types';
 
 export function uploadTemplate({ file, isUat }: { file: File; isUat: boolean }): Promise<Template> {
   const form = new FormData();

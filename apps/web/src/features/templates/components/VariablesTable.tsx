@@ -1,6 +1,6 @@
 import { useState } from 'react';
 import { ErrorAlert } from '../../../components/ErrorAlert';
-import type { Template, VariableType } from '../../../lib/types';
+import type { Template, VariableType } from '../../../lib/api-types';
 import { useUpdateVariables } from '../api/update-variables';
 
 const TYPES: { value: VariableType; label: string }[] = [

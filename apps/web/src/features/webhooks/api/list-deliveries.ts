@@ -1,18 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client';
+import type { WebhookDelivery, WebhookDeliveryPage } from '../../../lib/api-types';
 
-export interface Delivery {
-  id: string;
-  event: string;
-  job_id: string;
-  attempt: number;
-  status: 'succeeded' | 'failed' | 'pending';
-  response_status: number | null;
-  error: string | null;
-  created_at: string;
-}
+export type Delivery = WebhookDelivery;
 
-export const listDeliveries = (id: string) => api<{ items: Delivery[] }>(`/webhooks/${encodeURIComponent(id)}/deliveries`);
+export const listDeliveries = (id: string) => api<WebhookDeliveryPage>(`/webhooks/${encodeURIComponent(id)}/deliveries`);
 
 /** Polled while open, so a test delivery shows up as it happens. */
 export function useDeliveries(id: string, enabled: boolean) {

@@ -1,17 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../../lib/api-client';
-import type { Page } from '../../../lib/types';
+import type { WebhookEndpoint, WebhookEndpointPage } from '../../../lib/api-types';
 
-export interface WebhookEndpoint {
-  id: string;
-  url: string;
-  events: string[];
-  description?: string | null;
-  is_uat: boolean;
-  created_at: string;
-}
+export type { WebhookEndpoint };
 
-export const listWebhooks = () => api<Page<WebhookEndpoint>>('/webhooks');
+export const listWebhooks = () => api<WebhookEndpointPage>('/webhooks');
 
 export function useWebhooks() {
   return useQuery({ queryKey: ['webhooks'], queryFn: listWebhooks });

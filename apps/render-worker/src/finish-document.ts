@@ -1,0 +1,58 @@
+import { randomBytes } from 'node:crypto';
+import type { z } from 'zod';
+import { REDACTED, type PdfOptions } from '@docgen/contracts';
+import { FinishingInputError, finishPdf, type FinishingOptions } from '@docgen/finishing';
+import { deleteRenderSecrets, readRenderSecrets, type RenderSecrets } from '@docgen/queue';
+
+/** Where the worker finds a document's passwords (deleted once its render is over). */
+export interface RenderSecretsStore {
+  read(documentId: string): Promise<RenderSecrets | undefined>;
+  delete(documentId: string): Promise<void>;
+}
+
+export const renderSecretsStore = (queue: Parameters<typeof readRenderSecrets>[0]): RenderSecretsStore => ({
+  read: (documentId) => readRenderSecrets(queue, documentId),
+  delete: (documentId) => deleteRenderSecrets(queue, documentId),
+});
+
+export interface FinishingDeps {
+  /** UAT_WATERMARK: drawn on UAT documents that ask for no watermark of their own; empty for none. */
+  uatWatermark?: string;
+  renderSecrets?: RenderSecretsStore;
+}
+
+interface FinishedDocument {
+  id: string;
+  isUat: boolean;
+  pdfOptions: unknown;
+}
+
+const UAT_OPACITY = 0.15;
+
+/** The finishing step (watermark, metadata, encryption) for one rendered PDF, whatever engine made it. */
+export async function finishDocumentPdf(pdf: Buffer, doc: FinishedDocument, deps: FinishingDeps): Promise<Buffer> {
+  return finishPdf(pdf, await finishingOptions(doc, deps));
+}
+
+async function finishingOptions(doc: FinishedDocument, deps: FinishingDeps): Promise<FinishingOptions> {
+  const asked = (doc.pdfOptions ?? {}) as z.output<typeof PdfOptions>;
+  const options: FinishingOptions = {};
+  if (asked.watermark) options.watermark = asked.watermark;
+  else if (doc.isUat && deps.uatWatermark) options.watermark = { text: deps.uatWatermark, opacity: UAT_OPACITY };
+  if (asked.metadata) options.metadata = asked.metadata;
+  if (asked.password || asked.owner_password || asked.permissions) {
+    const secrets = asked.password === REDACTED || asked.owner_password === REDACTED ? await deps.renderSecrets?.read(doc.id) : {};
+    if (!secrets) {
+      throw new FinishingInputError(
+        'The PDF passwords are no longer available (they are kept only until the render, at most 24 hours); request the document again with them, e.g. with the same X-Idempotency-Key',
+      );
+    }
+    options.encryption = {
+      userPassword: secrets.password ?? '',
+      // Without an owner password nobody may lift the permissions: a random one nobody knows.
+      ownerPassword: secrets.owner_password ?? randomBytes(24).toString('base64url'),
+      permissions: { print: true, copy: true, modify: true, ...asked.permissions },
+    };
+  }
+  return options;
+}

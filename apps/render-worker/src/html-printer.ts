@@ -1,0 +1,43 @@
+import { BrowserPrinterPool, type PrinterEvent } from '@docgen/browser-printer';
+import type { Logger } from '@docgen/observability';
+import type { PrintableHtml } from '@docgen/templating';
+import type { RenderWorkerConfig } from './config';
+import type { ConversionContext } from './converter';
+
+export interface HtmlPrinter {
+  /** Rejects with RenderTimeoutError (or PrintTimeoutError) when the deadline passes first. */
+  toPdf: (printable: PrintableHtml, context: ConversionContext) => Promise<Buffer>;
+  alive: () => boolean;
+  close: () => Promise<void>;
+}
+
+/**
+ * The warm Chromium that prints HTML templates, beside the LibreOffice pool: one browser,
+ * HTML_PRINTER_PAGES pages, restarted after HTML_PRINTER_RECYCLE_AFTER documents or when it
+ * dies. A print waits for a free page within the render's deadline.
+ */
+export async function startHtmlPrinter(config: RenderWorkerConfig, logger: Logger): Promise<HtmlPrinter> {
+  const pool = new BrowserPrinterPool({
+    pages: config.HTML_PRINTER_PAGES,
+    timeoutMs: config.RENDER_TIMEOUT_MS,
+    recycleAfter: config.HTML_PRINTER_RECYCLE_AFTER,
+    executablePath: config.CHROMIUM_PATH,
+    onEvent: (event: PrinterEvent) => logger[event.type === 'exited' && !event.expected ? 'warn' : 'info']({ ...event }, `html printer ${event.type}`),
+  });
+  await pool.start();
+  return {
+    toPdf: (printable, { deadline, log, onStarted }) => {
+      deadline.check();
+      const printing = pool.print(printable, {
+        deadlineAt: deadline.at,
+        onStarted: () => {
+          onStarted?.();
+          log.debug({ driver: 'chromium' }, 'printing started');
+        },
+      });
+      return deadline.race(printing);
+    },
+    alive: () => pool.alive,
+    close: () => pool.close(),
+  };
+}

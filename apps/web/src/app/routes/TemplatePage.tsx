@@ -1,0 +1,191 @@
+import { lazy, Suspense, useEffect, useState } from 'react';
+import { Link, useParams, useSearchParams } from 'react-router';
+import { ErrorAlert } from '../../components/ErrorAlert';
+import { RadioGroup } from '../../components/RadioGroup';
+import { usePageTitle } from '../../components/usePageTitle';
+import type { OutputFormat } from '../../lib/api-types';
+import { BulkSection } from '../../features/bulk/components/BulkSection';
+import { useCreateDocument } from '../../features/documents/api/create-document';
+import { DocumentStatus } from '../../features/documents/components/DocumentStatus';
+import { HistoryTable } from '../../features/documents/components/HistoryTable';
+import { InputForm } from '../../features/documents/components/InputForm';
+import { sampleInput, withoutBlankOptionals, type Input } from '../../features/documents/components/input-model';
+import { checkInput, type InputProblem } from '../../features/documents/components/schema-check';
+import { Tabs } from '../../features/documents/components/Tabs';
+import { useTemplate } from '../../features/templates/api/get-template';
+import { useTemplateSchema } from '../../features/templates/api/get-template-schema';
+import { TemplatePreview } from '../../features/templates/components/TemplatePreview';
+import { VariablesTable } from '../../features/templates/components/VariablesTable';
+
+// CodeMirror is most of the bundle: it loads only when the JSON tab is opened.
+const JsonEditor = lazy(() => import('../../features/documents/components/JsonEditor'));
+
+type Mode = 'form' | 'json';
+const pretty = (value: unknown) => JSON.stringify(value, null, 2);
+
+export function TemplatePage() {
+  const { id = '' } = useParams();
+  const [params] = useSearchParams();
+  const isUat = params.get('is_uat') === 'true';
+  const template = useTemplate(id, isUat);
+  const schema = useTemplateSchema(id, isUat, template.data?.updated_at);
+  const create = useCreateDocument();
+  usePageTitle(template.data?.name);
+
+  const [mode, setMode] = useState<Mode>('form');
+  const [input, setInput] = useState<Input>({});
+  const [jsonText, setJsonText] = useState('{}');
+  const [jsonProblems, setJsonProblems] = useState<InputProblem[]>([]);
+  const [sendProblems, setSendProblems] = useState<InputProblem[]>([]);
+  const [outputFormat, setOutputFormat] = useState<OutputFormat>('pdf');
+  const [documentId, setDocumentId] = useState<string>();
+
+  // Pre-fill every variable when the template (or its variables) arrive; keep what was typed.
+  const variablesKey = JSON.stringify(template.data?.variables ?? null);
+  useEffect(() => {
+    if (!template.data) return;
+    const sample = sampleInput(template.data.variables);
+    setInput((previous) => {
+      const merged = { ...sample };
+      for (const name of Object.keys(sample)) if (name in previous && typeof previous[name] === typeof sample[name]) merged[name] = previous[name];
+      setJsonText(pretty(merged));
+      return merged;
+    });
+  }, [variablesKey]);
+
+  if (template.isPending)
+    return (
+      <main>
+        <p role="status">Loading the template…</p>
+      </main>
+    );
+  if (template.error || !template.data) {
+    return (
+      <main>
+        <h1>Template</h1>
+        <ErrorAlert error={template.error} />
+        <p>
+          <Link to="/templates">Back to the list</Link>
+        </p>
+      </main>
+    );
+  }
+  const data = template.data;
+
+  const switchMode = (next: Mode) => {
+    if (next === mode) return;
+    if (next === 'json') setJsonText(pretty(input));
+    else {
+      const parsed = checkInput(jsonText, undefined);
+      if (parsed.problems.length === 0) setInput(parsed.value as Input);
+    }
+    setSendProblems([]);
+    setMode(next);
+  };
+
+  const applyInput = (used: Record<string, unknown>) => {
+    setInput(used);
+    setJsonText(pretty(used));
+    setSendProblems([]);
+  };
+
+  const generate = () => {
+    const candidate = mode === 'json' ? jsonText : JSON.stringify(withoutBlankOptionals(input, data.variables));
+    const checked = checkInput(candidate, schema.data);
+    setSendProblems(checked.problems);
+    if (checked.problems.length) return;
+    setDocumentId(undefined);
+    create.mutate(
+      { template_id: data.id, input_json: checked.value as Input, output_format: outputFormat, is_uat: data.is_uat },
+      { onSuccess: (document) => setDocumentId(document.id) },
+    );
+  };
+
+  return (
+    <main>
+      {/* Not named "Templates": the header's link is the page's one link with that word (§8). */}
+      <p className="breadcrumb">
+        <Link to={data.is_uat ? '/templates?is_uat=true' : '/templates'}>Back to the {data.is_uat ? 'UAT' : 'Production'} list</Link>
+      </p>
+      <h1>{data.name}</h1>
+      <p className="hint">
+        {data.format.toUpperCase()} template{data.locale ? ` · locale ${data.locale}` : ''}
+        {data.corrected_tokens.length ? ` · tags renamed at upload: ${data.corrected_tokens.map((t) => `${t.from} → ${t.to}`).join(', ')}` : ''}
+      </p>
+
+      <TemplatePreview id={data.id} isUat={data.is_uat} name={data.name} />
+      <VariablesTable template={data} />
+
+      <section aria-labelledby="generate-heading" className="card">
+        <h2 id="generate-heading">Generate a document</h2>
+        <Tabs<Mode>
+          label="Input mode"
+          selected={mode}
+          onSelect={switchMode}
+          tabs={[
+            { value: 'form', label: 'Form', panel: <InputForm variables={data.variables} input={input} onChange={setInput} /> },
+            {
+              value: 'json',
+              label: 'JSON',
+              panel: (
+                <div className="stack">
+                  <Suspense fallback={<p role="status">Loading the editor…</p>}>
+                    <JsonEditor
+                      value={jsonText}
+                      schema={schema.data}
+                      onChange={(text, problems) => {
+                        setJsonText(text);
+                        setJsonProblems(problems);
+                      }}
+                    />
+                  </Suspense>
+                  {jsonProblems.length ? (
+                    <div role="alert" className="alert">
+                      <strong>The input does not match the template yet:</strong>
+                      <ul>
+                        {jsonProblems.map((problem) => (
+                          <li key={problem.message}>{problem.message}</li>
+                        ))}
+                      </ul>
+                    </div>
+                  ) : (
+                    <p className="hint">The input matches the template’s schema.</p>
+                  )}
+                </div>
+              ),
+            },
+          ]}
+        />
+        <RadioGroup<OutputFormat>
+          label="Output format"
+          name="output-format"
+          value={outputFormat}
+          onChange={setOutputFormat}
+          options={[
+            { value: 'pdf', label: 'PDF' },
+            { value: 'docx', label: 'DOCX' },
+            { value: 'both', label: 'Both' },
+          ]}
+        />
+        <button type="button" onClick={generate} disabled={create.isPending}>
+          Generate
+        </button>
+        {sendProblems.length && mode === 'form' ? (
+          <div role="alert" className="alert">
+            <strong>Not sent; fix these first:</strong>
+            <ul>
+              {sendProblems.map((problem) => (
+                <li key={problem.message}>{problem.message}</li>
+              ))}
+            </ul>
+          </div>
+        ) : null}
+        <ErrorAlert error={create.error} title="The document was not created" />
+        {documentId ? <DocumentStatus documentId={documentId} isUat={data.is_uat} /> : null}
+      </section>
+
+      <HistoryTable templateId={data.id} isUat={data.is_uat} onUseInput={applyInput} />
+      <BulkSection template={data} outputFormat={outputFormat} />
+    </main>
+  );
+}

@@ -1,0 +1,16 @@
+import { isUniqueViolation, type Database, type Organization } from '@docgen/db';
+import { AccessError } from '../errors';
+
+/** A new organisation (tenant); names are unique. */
+export async function createOrganization(db: Database, input: { name: string; rateLimitPerMinute?: number }): Promise<Organization> {
+  try {
+    return await db.organization.create({ data: { name: input.name, ...(input.rateLimitPerMinute ? { rateLimitPerMinute: input.rateLimitPerMinute } : {}) } });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AccessError('organization_exists', `An organisation named "${input.name}" already exists`);
+    throw error;
+  }
+}
+
+/** The organisation's requests per rate-limit window, effective on its next request on every replica. */
+export const setRateLimit = (db: Database, organizationId: string, perMinute: number): Promise<Organization> =>
+  db.organization.update({ where: { id: organizationId }, data: { rateLimitPerMinute: perMinute } });

@@ -1,0 +1,183 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pdfText, pngDataUri, solidPng, startCanary, type Canary } from '@docgen/testing';
+import { BrowserPrinterPool, withContentSecurityPolicy, type PrinterEvent } from './browser-pool';
+import { PrintTimeoutError } from './errors';
+
+const page = (body: string, head = '') => `<!DOCTYPE html><html><head><meta charset="utf-8">${head}</head><body>${body}</body></html>`;
+
+/** Every way a page could reach the network or run code, unsanitised: only the browser's own fence stops them here. */
+function attacks(url: string): string[] {
+  return [
+    page('', `<link rel="stylesheet" href="${url}/link.css"><link rel="preload" as="image" href="${url}/preload.png">`),
+    page(
+      '<h1>x</h1>',
+      `<style>@import url("${url}/import.css"); body { background: url("${url}/bg.png") } h1 { background-image: image-set("${url}/set.png" 1x) }</style>`,
+    ),
+    page('<p>x</p>', `<style>@font-face { font-family: X; src: url("${url}/font.woff2") } p { font-family: X }</style>`),
+    page('', `<meta http-equiv="refresh" content="0; url=${url}/refresh">`),
+    page('<img src="relative.png">', `<base href="${url}/base/">`),
+    page(`<img src="${url}/img.png"><img srcset="${url}/srcset.png 2x" src="data:,">`),
+    page(`<iframe src="${url}/iframe"></iframe><object data="${url}/object"></object><embed src="${url}/embed">`),
+    page(`<svg><image href="${url}/svg-image.png" width="10" height="10"/></svg>`),
+    page(`<script>fetch("${url}/script")</script><img src="data:," onerror="fetch('${url}/onerror')">`),
+    page(`<video poster="${url}/poster.png"></video><audio src="${url}/audio.mp3" autoplay></audio>`),
+    page(`<a href="${url}/link" ping="${url}/ping">link</a><img src="file:///etc/hostname">`),
+  ];
+}
+
+describe('BrowserPrinterPool', () => {
+  let canary: Canary;
+  const events: PrinterEvent[] = [];
+  let pool: BrowserPrinterPool;
+
+  beforeAll(async () => {
+    canary = await startCanary();
+    pool = new BrowserPrinterPool({ pages: 2, timeoutMs: 15_000, recycleAfter: 5, onEvent: (event) => events.push(event) });
+    await pool.start();
+  });
+
+  afterAll(async () => {
+    await pool.close();
+    await canary.close();
+  });
+
+  it('prints HTML as a browser does, with CSS page size and margins', async () => {
+    const pdf = await pool.print({ html: page('<h1>Hello printed world</h1>', '<style>@page { size: A5; margin: 10mm }</style>') });
+    expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+    expect(pdfText(pdf)).toContain('Hello printed world');
+    expect(execFileSync('pdfinfo', ['-'], { input: pdf }).toString()).toMatch(/Page size:.*\(A5\)/);
+  });
+
+  it('makes no request and runs no script, whatever the HTML asks for', async () => {
+    // A page that navigates away while printing (meta refresh) may fail to print; what counts is what reached the network.
+    await Promise.all(attacks(canary.url).map((html) => pool.print({ html }).catch(() => undefined)));
+    // Anything deferred (refresh, lazy loads) would have shown up by the time another document is printed.
+    expect(pdfText(await pool.print({ html: page('<p>after</p>') }))).toContain('after');
+    expect(canary.requests).toEqual([]);
+    expect(canary.connections()).toBe(0);
+  });
+
+  it('refuses what the routing never sees (a data: frame) by the content security policy', async () => {
+    const pdf = await pool.print({
+      html: page('<p>outer</p><iframe src="data:text/html,<p>FRAMED</p>"></iframe><object data="data:text/html,<p>OBJECT</p>"></object>'),
+    });
+    expect(pdfText(pdf)).toContain('outer');
+    expect(pdfText(pdf)).not.toMatch(/FRAMED|OBJECT/);
+    expect(withContentSecurityPolicy('<!DOCTYPE html><html>')).toMatch(
+      /^<!DOCTYPE html><meta http-equiv="Content-Security-Policy" content="default-src 'none';/,
+    );
+    expect(withContentSecurityPolicy('<p>x</p>')).toMatch(/^<meta http-equiv="Content-Security-Policy" [^>]*><p>x<\/p>$/);
+  });
+
+  it('does not let a page script change what is printed', async () => {
+    const pdf = await pool.print({ html: page('<p id="p">static</p><script>document.getElementById("p").textContent = "script ran"</script>') });
+    expect(pdfText(pdf)).toContain('static');
+    expect(pdfText(pdf)).not.toContain('script ran');
+  });
+
+  it('shows data: images (the only source allowed), never a file: one', async () => {
+    // Each image's width and height as pdfimages lists them (a refused image prints as Chromium's small broken-image icon).
+    const sizes = (pdf: Buffer) =>
+      execFileSync('pdfimages', ['-list', '-'], { input: pdf })
+        .toString()
+        .trim()
+        .split('\n')
+        .slice(2)
+        .map((line) => line.trim().split(/\s+/).slice(3, 5).join('x'));
+    expect(sizes(await pool.print({ html: page(`<img src="${pngDataUri(40, 40)}"><p>with image</p>`) }))).toContain('40x40');
+    const dir = mkdtempSync(path.join(tmpdir(), 'printer-file-'));
+    try {
+      writeFileSync(path.join(dir, 'secret.png'), solidPng(40, 40));
+      const pdf = await pool.print({
+        html: page(`<img src="file://${dir}/secret.png"><div style="background: url(file://${dir}/secret.png); height: 40px"></div>`),
+      });
+      expect(sizes(pdf)).not.toContain('40x40');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('prints running headers and footers with page numbers on every page', async () => {
+    const rows = Array.from({ length: 120 }, (_, i) => `<tr><td>Row ${i + 1}</td></tr>`).join('');
+    const pdf = await pool.print({
+      html: page(`<table>${rows}</table>`, '<style>@page { margin: 20mm }</style>'),
+      headerTemplate: '<div style="font-size: 10pt">Running head</div>',
+      footerTemplate: '<div style="font-size: 10pt">Page <span class="pageNumber"></span> of <span class="totalPages"></span></div>',
+    });
+    const pages = pdfText(pdf)
+      .split('\f')
+      .filter((text) => text.trim());
+    expect(pages.length).toBeGreaterThan(1);
+    pages.forEach((text, i) => {
+      expect(text).toContain('Running head');
+      expect(text).toContain(`Page ${i + 1} of ${pages.length}`);
+    });
+  });
+
+  it('keeps a break-inside: avoid block whole, moving it to the next page', async () => {
+    const pdf = await pool.print({
+      html: page(
+        '<div style="height: 230mm">filler</div><div style="break-inside: avoid; border: 1px solid"><p>KEEP-TOP</p><div style="height: 40mm"></div><p>KEEP-BOTTOM</p></div>',
+        '<style>@page { size: A4; margin: 20mm }</style>',
+      ),
+    });
+    const pages = pdfText(pdf).split('\f');
+    expect(pages[0]).not.toContain('KEEP-TOP');
+    expect(pages[1]).toContain('KEEP-TOP');
+    expect(pages[1]).toContain('KEEP-BOTTOM');
+  });
+
+  it('gives up on a page that takes too long and keeps printing with a fresh one', async () => {
+    const rows = Array.from({ length: 30_000 }, (_, i) => `<tr><td>${i}</td><td>${'x'.repeat(50)}</td></tr>`).join('');
+    await expect(pool.print({ html: page(`<table>${rows}</table>`) }, { deadlineAt: Date.now() + 200 })).rejects.toBeInstanceOf(PrintTimeoutError);
+    expect(pdfText(await pool.print({ html: page('<p>still printing</p>') }))).toContain('still printing');
+  });
+
+  it('recycles the browser after N documents', async () => {
+    const before = events.filter((event) => event.type === 'started').length;
+    await Promise.all(Array.from({ length: 6 }, (_, i) => pool.print({ html: page(`<p>doc ${i}</p>`) })));
+    expect(events.some((event) => event.type === 'recycled')).toBe(true);
+    expect(pdfText(await pool.print({ html: page('<p>after recycling</p>') }))).toContain('after recycling');
+    expect(events.filter((event) => event.type === 'started').length).toBeGreaterThan(before);
+  });
+
+  it('replaces a browser that crashed, and prints on', async () => {
+    const own: PrinterEvent[] = [];
+    const before = new Set(chromiumChildren());
+    const crashing = new BrowserPrinterPool({ pages: 1, timeoutMs: 15_000, onEvent: (event) => own.push(event) });
+    await crashing.start();
+    try {
+      const browser = chromiumChildren().find((pid) => !before.has(pid))!;
+      process.kill(Number(browser), 'SIGKILL');
+      await waitFor(() => own.filter((event) => event.type === 'started').length === 2);
+      expect(own).toContainEqual({ type: 'exited', expected: false });
+      expect(crashing.alive).toBe(true);
+      expect(pdfText(await crashing.print({ html: page('<p>after a crash</p>') }))).toContain('after a crash');
+    } finally {
+      await crashing.close();
+    }
+  });
+});
+
+/** The Chromium processes this test process started (each pool's browser). */
+function chromiumChildren(): string[] {
+  try {
+    return execFileSync('pgrep', ['-P', String(process.pid), 'chromium'])
+      .toString()
+      .trim()
+      .split('\n');
+  } catch {
+    return []; // pgrep exits 1 when it finds none
+  }
+}
+
+async function waitFor(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > until) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

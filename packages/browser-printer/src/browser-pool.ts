@@ -1,0 +1,264 @@
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { PrintTimeoutError, PrinterUnavailableError } from './errors';
+
+/**
+ * Debian's Chromium, headless, with nothing it does not need for printing: no GPU, no
+ * background or component networking, no remote fonts, and every request it would still
+ * make sent to a proxy that does not exist (a second fence behind the page's request
+ * routing). No sandbox: the render worker runs in a container without user namespaces;
+ * JavaScript is off and nothing is loaded, which is what keeps the page harmless.
+ */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-dev-shm-usage',
+  '--disable-quic',
+  '--no-first-run',
+  '--no-pings',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-extensions',
+  '--disable-remote-fonts',
+  '--dns-prefetch-disable',
+  '--proxy-server=http://127.0.0.1:9',
+  '--proxy-bypass-list=<-loopback>',
+];
+
+export interface PrintRequest {
+  /** A complete HTML document, printed as Chromium prints a page (CSS @page wins over A4). */
+  html: string;
+  /** Chromium's headerTemplate/footerTemplate: HTML with classes pageNumber and totalPages. */
+  headerTemplate?: string;
+  footerTemplate?: string;
+}
+
+export interface PrintOptions {
+  /** Epoch ms: waiting for a page and printing must end by then (else the pool's timeoutMs). */
+  deadlineAt?: number;
+  /** Called when a page takes the document, after any wait. */
+  onStarted?: () => void;
+}
+
+export type PrinterEvent =
+  { type: 'started'; pages: number } | { type: 'exited'; expected: boolean } | { type: 'recycled'; prints: number } | { type: 'restart_failed'; error: string };
+
+export interface BrowserPoolOptions {
+  /** Pages printing at once (each in its own browser context). */
+  pages: number;
+  timeoutMs: number;
+  /** Restart the browser after this many documents, so slow leaks never accumulate. */
+  recycleAfter?: number;
+  executablePath?: string;
+  onEvent?: (event: PrinterEvent) => void;
+}
+
+interface Slot {
+  generation: number;
+  context: BrowserContext;
+  page: Page;
+}
+
+/**
+ * Every document carries this policy as its first element: inline styles and data: images
+ * only, whatever slips past the page's request routing. (Serving each document from an
+ * https address through the routing, with the policy as a header, cost Chromium about three
+ * times the CPU per document in bench:conversion; a document written on about:blank is
+ * just as unable to read file: URLs.)
+ */
+const CONTENT_SECURITY_POLICY = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:";
+const POLICY_META = `<meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}">`;
+const DOCTYPE = '<!doctype html>';
+
+/** The document with the policy first: after its doctype (kept first, so the page is not in quirks mode), else at the very start. */
+export function withContentSecurityPolicy(html: string): string {
+  const hasDoctype = html.slice(0, DOCTYPE.length).toLowerCase() === DOCTYPE;
+  return hasDoctype ? `${html.slice(0, DOCTYPE.length)}${POLICY_META}${html.slice(DOCTYPE.length)}` : `${POLICY_META}${html}`;
+}
+
+interface Waiter {
+  resolve: (slot: Slot) => void;
+  reject: (error: Error) => void;
+}
+
+/**
+ * One warm Chromium with a few pages, each in a context with JavaScript off and every
+ * request aborted (data: URIs are not requests and still load). A page prints one
+ * document at a time; one that overruns its time is thrown away with its context and
+ * replaced. The browser is restarted after `recycleAfter` documents (once the pages in
+ * use are done) and whenever it dies, like the LibreOffice pool's instances.
+ */
+export class BrowserPrinterPool {
+  private browser: Browser | undefined;
+  private generation = 0;
+  private idle: Slot[] = [];
+  private readonly waiters: Waiter[] = [];
+  private printed = 0;
+  private inFlight = 0;
+  private draining = false;
+  private restarting: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(private readonly options: BrowserPoolOptions) {}
+
+  async start(): Promise<void> {
+    await this.launch();
+  }
+
+  /** True while a browser is connected (the render worker's health and metrics). */
+  get alive(): boolean {
+    return this.browser?.isConnected() ?? false;
+  }
+
+  async print(request: PrintRequest, options: PrintOptions = {}): Promise<Buffer> {
+    const slot = await this.acquire();
+    const timeoutMs = options.deadlineAt === undefined ? this.options.timeoutMs : Math.min(this.options.timeoutMs, options.deadlineAt - Date.now());
+    // Out of time while waiting for a page: hand it on untouched.
+    if (timeoutMs <= 0) {
+      this.handOut(slot);
+      throw new PrintTimeoutError(this.options.timeoutMs);
+    }
+    options.onStarted?.();
+    this.inFlight += 1;
+    let timer: NodeJS.Timeout | undefined;
+    let healthy = false;
+    try {
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new PrintTimeoutError(timeoutMs)), timeoutMs);
+      });
+      const pdf = await Promise.race([printOn(slot, request, timeoutMs), timeout]);
+      healthy = true;
+      return pdf;
+    } catch (error) {
+      if (error instanceof PrintTimeoutError) throw error;
+      if (this.closed || slot.generation !== this.generation || !this.alive)
+        throw new PrinterUnavailableError(`Chromium stopped while printing: ${(error as Error).message}`);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      this.inFlight -= 1;
+      this.release(slot, healthy);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const waiter of this.waiters.splice(0)) waiter.reject(new PrinterUnavailableError('The printer is shutting down'));
+    await this.restarting?.catch(() => undefined);
+    const browser = this.browser;
+    this.browser = undefined;
+    await browser?.close().catch(() => undefined);
+  }
+
+  private acquire(): Promise<Slot> {
+    if (this.closed) return Promise.reject(new PrinterUnavailableError('The printer is shutting down'));
+    const slot = this.draining ? undefined : this.idle.shift();
+    if (slot) return Promise.resolve(slot);
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  /** A page back from a document: reused if it printed, replaced (in its context) if not. */
+  private release(slot: Slot, healthy: boolean): void {
+    if (this.closed || slot.generation !== this.generation) return;
+    this.printed += 1;
+    if (this.options.recycleAfter && this.printed >= this.options.recycleAfter && !this.draining) {
+      this.draining = true;
+      this.options.onEvent?.({ type: 'recycled', prints: this.printed });
+    }
+    if (this.draining) {
+      if (this.inFlight === 0) this.restart();
+      return;
+    }
+    if (healthy) {
+      this.handOut(slot);
+      return;
+    }
+    void slot.context.close().catch(() => undefined);
+    void this.openSlot(this.browser!, slot.generation).then(
+      (fresh) => this.handOut(fresh),
+      () => this.restart(), // a browser that cannot open a page is replaced whole
+    );
+  }
+
+  private handOut(slot: Slot): void {
+    if (slot.generation !== this.generation) return;
+    const waiter = this.waiters.shift();
+    if (waiter) waiter.resolve(slot);
+    else this.idle.push(slot);
+  }
+
+  private async launch(): Promise<void> {
+    const generation = ++this.generation;
+    this.idle = [];
+    this.printed = 0;
+    this.draining = false;
+    const browser = await chromium.launch({
+      executablePath: this.options.executablePath ?? process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      headless: true,
+      args: CHROMIUM_ARGS,
+      timeout: 30_000,
+    });
+    browser.on('disconnected', () => this.onDisconnected(browser));
+    if (this.closed) {
+      await browser.close();
+      return;
+    }
+    this.browser = browser;
+    const slots = await Promise.all(Array.from({ length: this.options.pages }, () => this.openSlot(browser, generation)));
+    this.options.onEvent?.({ type: 'started', pages: slots.length });
+    for (const slot of slots) this.handOut(slot);
+  }
+
+  private async openSlot(browser: Browser, generation: number): Promise<Slot> {
+    const context = await browser.newContext({ javaScriptEnabled: false, serviceWorkers: 'block', acceptDownloads: false, offline: false });
+    // data: URIs are no requests and never reach this; everything else the page asks for is refused.
+    await context.route('**/*', (route) => route.abort('blockedbyclient'));
+    const page = await context.newPage();
+    return { generation, context, page };
+  }
+
+  private onDisconnected(browser: Browser): void {
+    const expected = this.closed || browser !== this.browser;
+    this.options.onEvent?.({ type: 'exited', expected });
+    if (!expected) this.restart();
+  }
+
+  /** A fresh browser in place of the current one, retried with backoff while Chromium will not start. */
+  private restart(): void {
+    if (this.closed || this.restarting) return;
+    const old = this.browser;
+    this.browser = undefined;
+    this.generation += 1; // pages of the old browser are no longer handed out
+    this.restarting = (async () => {
+      await old?.close().catch(() => undefined);
+      for (let attempt = 0; !this.closed; attempt++) {
+        try {
+          await this.launch();
+          return;
+        } catch (error) {
+          this.options.onEvent?.({ type: 'restart_failed', error: (error as Error).message });
+          await new Promise((resolve) => setTimeout(resolve, Math.min(30_000, 500 * 2 ** attempt)).unref());
+        }
+      }
+    })().finally(() => {
+      this.restarting = undefined;
+    });
+  }
+}
+
+async function printOn(slot: Slot, request: PrintRequest, timeoutMs: number): Promise<Buffer> {
+  const { page } = slot;
+  // setContent replaces the previous document of this page; its URL stays about:blank.
+  await page.setContent(withContentSecurityPolicy(request.html), { waitUntil: 'load', timeout: timeoutMs });
+  const running = request.headerTemplate !== undefined || request.footerTemplate !== undefined;
+  const pdf = await page.pdf({
+    format: 'A4',
+    preferCSSPageSize: true,
+    printBackground: true,
+    displayHeaderFooter: running,
+    headerTemplate: request.headerTemplate ?? '<span></span>',
+    footerTemplate: request.footerTemplate ?? '<span></span>',
+  });
+  return pdf;
+}

@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import { Worker } from 'bullmq';
+import { bullPrefix, createRenderQueue, RENDER_QUEUE, renderJobId, type RenderJob } from './queues';
+import { createRedisConnection } from './redis-connection';
+import { enqueueFairly, fairBacklogSize, inFairBacklogs, pumpFairQueue } from './fair-queue';
+
+/** The fair-share scheduler on the real Redis, with a real BullMQ worker taking jobs in the order it is given them. */
+describe('fair share across organisations', () => {
+  const redis = createRedisConnection(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'worker');
+  const prefixes: string[] = [];
+  /** A render queue under a key prefix of its own, so each test starts with empty backlogs. */
+  const freshQueue = () => {
+    const prefix = `test:${randomUUID()}:`;
+    prefixes.push(prefix);
+    return { prefix, queue: createRenderQueue(redis, prefix) };
+  };
+  const job = (organizationId: string) => ({ documentId: randomUUID(), generation: 1, organizationId });
+
+  afterAll(async () => {
+    for (const prefix of prefixes) {
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length) await redis.del(...keys);
+    }
+    redis.disconnect();
+  });
+
+  it("hands another organisation's one document to the workers before the rest of a large backlog", async () => {
+    const { prefix, queue } = freshQueue();
+    const depth = 4;
+    const bulk = Array.from({ length: 200 }, () => job('org-a'));
+    // Queued in chunks, as a bulk job queues its rows.
+    for (let start = 0; start < bulk.length; start += 50) await enqueueFairly(queue, bulk.slice(start, start + 50), depth);
+    const single = job('org-b');
+    await enqueueFairly(queue, [single], depth);
+
+    // Only `depth` jobs are in BullMQ; every other one waits in its organisation's backlog,
+    // and the two together are every waiting document (what the autoscaling gauge sums).
+    expect(await queue.getWaitingCount()).toBe(depth);
+    expect(await fairBacklogSize(queue)).toBe(bulk.length + 1 - depth);
+    expect(await inFairBacklogs(queue, [single, bulk[0]!])).toEqual([true, false]);
+
+    const order: string[] = [];
+    let allTaken!: () => void;
+    const done = new Promise<void>((resolve) => (allTaken = resolve));
+    const worker = new Worker<RenderJob>(
+      RENDER_QUEUE,
+      async (taken) => {
+        order.push(taken.data.documentId);
+        if (order.length === bulk.length + 1) allTaken();
+      },
+      { connection: redis.duplicate(), prefix: bullPrefix(prefix), concurrency: 1 },
+    );
+    worker.on('active', () => void pumpFairQueue(queue, depth));
+    await done;
+    await worker.close();
+    await queue.close();
+
+    // Behind at most the jobs already in BullMQ (depth) and the one being taken when it arrived.
+    expect(order.indexOf(single.documentId)).toBeLessThanOrEqual(depth + 1);
+    expect(new Set(order).size).toBe(bulk.length + 1);
+    // Within an organisation, first queued, first handed over.
+    const aOrder = order.filter((id) => id !== single.documentId);
+    expect(aOrder).toEqual(bulk.map((j) => j.documentId));
+    expect(await fairBacklogSize(queue)).toBe(0);
+  });
+
+  it('takes turns between organisations that both have a backlog, and queues a generation only once', async () => {
+    const { queue } = freshQueue();
+    const depth = 1;
+    const a = Array.from({ length: 5 }, () => job('org-c'));
+    const b = Array.from({ length: 5 }, () => job('org-d'));
+    await enqueueFairly(queue, a, depth);
+    await enqueueFairly(queue, b, depth);
+    await enqueueFairly(queue, [a[4]!], depth); // already waiting: not added twice
+    expect((await queue.getWaitingCount()) + (await fairBacklogSize(queue))).toBe(10);
+
+    const handed: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const [waiting] = await queue.getWaiting(0, 0);
+      handed.push(a.some((j) => j.documentId === waiting!.data.documentId) ? 'c' : 'd');
+      await waiting!.remove();
+      await pumpFairQueue(queue, depth);
+    }
+    // c's first job went over when it was queued, and c kept its place at the head of the ring;
+    // d joined behind it, and from then on they alternate until c's backlog is empty.
+    expect(handed.join('')).toBe('ccdcdcdcdd');
+    expect(await queue.getJob(renderJobId(a[0]!))).toBeUndefined();
+    await queue.close();
+  });
+});

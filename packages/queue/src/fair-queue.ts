@@ -1,0 +1,126 @@
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { renderJobId, type RenderJob } from './queues';
+
+/**
+ * Fair share across organisations in front of BullMQ's render queue (BullMQ's open-source
+ * edition has no groups). A render job first joins its organisation's backlog (a sorted set,
+ * oldest first); organisations with a backlog sit in a ring, and a "pump" hands jobs to
+ * BullMQ one organisation at a time, round-robin, only while BullMQ's wait list is shorter
+ * than `depth`. So a bulk job of thousands of rows never stands in front of another
+ * organisation's document: that document waits behind at most `depth` handed-over jobs
+ * and the ones already rendering.
+ *
+ * Every step is one Lua script (atomic, whatever the number of gateways and workers). The
+ * gateway pumps when it queues, every worker after each job and on a timer. A crash between
+ * a pump's pop and its hand-over loses the job from Redis, never the document: it stays
+ * `queued` in PostgreSQL and the stuck-document sweep queues it again.
+ */
+
+/** Jobs a pump hands to BullMQ when nothing else is said; 2 workers of 2 instances take 16 at once. */
+export const DEFAULT_FAIR_QUEUE_DEPTH = 16;
+
+export interface FairRenderJob extends RenderJob {
+  organizationId: string;
+}
+
+// KEYS: ring, total, BullMQ wait list. ARGV: backlog key prefix, depth, then group/member pairs.
+// A group joins the ring when its backlog goes from empty to not empty; then up to
+// depth - LLEN(wait) members are popped, one per group in turn.
+const ENQUEUE_AND_PUMP = `
+local ring, total, wait = KEYS[1], KEYS[2], KEYS[3]
+local prefix, depth = ARGV[1], tonumber(ARGV[2])
+local now = redis.call('TIME')
+local score = tonumber(now[1]) * 1000000 + tonumber(now[2])
+for i = 3, #ARGV, 2 do
+  local backlog = prefix .. ARGV[i]
+  if redis.call('ZADD', backlog, 'NX', score, ARGV[i + 1]) == 1 then
+    redis.call('INCR', total)
+    if redis.call('ZCARD', backlog) == 1 then redis.call('RPUSH', ring, ARGV[i]) end
+  end
+  score = score + 1
+end
+local room = depth - redis.call('LLEN', wait)
+local handed = {}
+while room > 0 do
+  local group = redis.call('LPOP', ring)
+  if not group then break end
+  local backlog = prefix .. group
+  local popped = redis.call('ZPOPMIN', backlog)
+  if popped[1] then
+    handed[#handed + 1] = popped[1]
+    redis.call('DECR', total)
+    room = room - 1
+  end
+  if redis.call('ZCARD', backlog) > 0 then redis.call('RPUSH', ring, group) end
+end
+return handed
+`;
+
+type FairRedis = Redis & {
+  docgenFairEnqueue(ring: string, total: string, wait: string, prefix: string, depth: number, ...pairs: string[]): Promise<string[]>;
+};
+
+/** The keys of one render queue's fair-share scheduler, inside BullMQ's own key space for that queue. */
+function fairKeys(queue: Queue<RenderJob>) {
+  return {
+    ring: queue.toKey('fair:ring'),
+    total: queue.toKey('fair:total'),
+    wait: queue.toKey('wait'),
+    backlogPrefix: queue.toKey('fair:backlog:'),
+  };
+}
+
+async function scriptClient(queue: Queue<RenderJob>): Promise<FairRedis> {
+  const client = (await queue.getBackend().client) as unknown as FairRedis;
+  if (!client.docgenFairEnqueue) client.defineCommand('docgenFairEnqueue', { numberOfKeys: 3, lua: ENQUEUE_AND_PUMP });
+  return client;
+}
+
+const jobFromId = (id: string): RenderJob => {
+  const dot = id.lastIndexOf('.');
+  return { documentId: id.slice(0, dot), generation: Number(id.slice(dot + 1)) };
+};
+
+/**
+ * Adds jobs to their organisations' backlogs (a job already waiting there is not added
+ * twice), then hands BullMQ as many as it has room for, round-robin across organisations.
+ * With no jobs it only pumps. Throws when Redis refuses (nothing is half-queued that a sweep
+ * would not repair).
+ */
+export async function enqueueFairly(queue: Queue<RenderJob>, jobs: FairRenderJob[], depth = DEFAULT_FAIR_QUEUE_DEPTH): Promise<number> {
+  const client = await scriptClient(queue);
+  const keys = fairKeys(queue);
+  const pairs = jobs.flatMap((job) => [job.organizationId, renderJobId(job)]);
+  const handed = await client.docgenFairEnqueue(keys.ring, keys.total, keys.wait, keys.backlogPrefix, depth, ...pairs);
+  if (handed.length === 1) {
+    const job = jobFromId(handed[0]!);
+    await queue.add('render', job, { jobId: handed[0]! });
+  } else if (handed.length > 1) {
+    await queue.addBulk(handed.map((id) => ({ name: 'render', data: jobFromId(id), opts: { jobId: id } })));
+  }
+  return handed.length;
+}
+
+/** Hands BullMQ what it has room for; every worker calls it after each job and on a timer. */
+export const pumpFairQueue = (queue: Queue<RenderJob>, depth = DEFAULT_FAIR_QUEUE_DEPTH) => enqueueFairly(queue, [], depth);
+
+/** For each job, whether it still waits in its organisation's backlog: one round trip for them all. */
+export async function inFairBacklogs(queue: Queue<RenderJob>, jobs: FairRenderJob[]): Promise<boolean[]> {
+  if (jobs.length === 0) return [];
+  const client = (await queue.getBackend().client) as unknown as Redis;
+  const prefix = fairKeys(queue).backlogPrefix;
+  const pipeline = client.pipeline();
+  for (const job of jobs) pipeline.zscore(prefix + job.organizationId, renderJobId(job));
+  const replies = (await pipeline.exec()) ?? [];
+  return replies.map(([error, score]) => {
+    if (error) throw error;
+    return score !== null;
+  });
+}
+
+/** Jobs waiting in every organisation's backlog, for the autoscaling gauge. */
+export async function fairBacklogSize(queue: Queue<RenderJob>): Promise<number> {
+  const client = await queue.getBackend().client;
+  return Number((await client.get(fairKeys(queue).total)) ?? 0);
+}

@@ -1,0 +1,1 @@
+export { UntrustedWork, UntrustedWorkBusyError, type UntrustedWorkOptions } from './untrusted-work';

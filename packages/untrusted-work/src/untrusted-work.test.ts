@@ -1,0 +1,83 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { BulkInputError } from '@docgen/bulk';
+import { TemplateError } from '@docgen/templating';
+import { buildDocx, paragraph } from '@docgen/testing';
+import { UntrustedWork } from './untrusted-work';
+
+const FIXTURES = path.resolve(__dirname, '../../../../shared/fixtures/docxtemplater');
+const LIMITS = { maxExpandedBytes: 100 * 1024 * 1024, maxEntries: 5_000, maxPartBytes: 5 * 1024 * 1024 };
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => {
+      throw new Error('expected a refusal');
+    },
+    (error: unknown) => error as Error,
+  );
+
+/** A body of many small paragraphs: about 4.5 MiB of XML, under the part cap, slow and hungry to parse. */
+const heavyTemplate = () => buildDocx({ body: Array.from({ length: 45_000 }, (_, i) => paragraph(`Line ${i} {name}`)).join('') });
+
+/** Upload checks in real worker threads, with their memory and time bounds. */
+describe('UntrustedWork', () => {
+  const work = new UntrustedWork({ threads: 1, memoryMb: 512, timeoutMs: 20_000 });
+  afterAll(() => work.close());
+
+  it('prepares a template in a thread, and brings its refusals back as the domain errors, issues included', async () => {
+    const prepared = await work.prepareTemplate('org-a', buildDocx({ body: paragraph('Dear {name}') }), LIMITS);
+    expect(prepared.variables.map((v) => v.name)).toEqual(['name']);
+    expect(Buffer.isBuffer(prepared.file)).toBe(true);
+    const error = await refusal(work.prepareTemplate('org-a', readFileSync(path.join(FIXTURES, 'multiple-unclosed.docx')), LIMITS));
+    expect(error).toBeInstanceOf(TemplateError);
+    expect((error as TemplateError).issues).toHaveLength(3);
+  });
+
+  it('reads spreadsheet rows in a thread, refusing a bad header as a BulkInputError', async () => {
+    const variables = [{ name: 'name', type: 'text' as const, required: true }];
+    expect(await work.readBulkRows('org-a', Buffer.from('name\nAda\n'), 'csv', 10, variables)).toEqual([{ rowNumber: 2, input: { name: 'Ada' } }]);
+    const error = await refusal(work.readBulkRows('org-a', Buffer.from('nom\nAda\n'), 'csv', 10, variables));
+    expect(error).toBeInstanceOf(BulkInputError);
+    expect(error).toMatchObject({ code: 'spreadsheet_invalid', message: 'Unknown column "nom"; the template\'s tokens are name' });
+  });
+
+  it('stops a check at its time bound (its thread is ended) and keeps serving the next one', async () => {
+    const hurried = new UntrustedWork({ threads: 1, memoryMb: 512, timeoutMs: 2_000 });
+    try {
+      const error = await refusal(hurried.prepareTemplate('org-a', heavyTemplate(), LIMITS));
+      expect(error).toMatchObject({
+        kind: 'invalid',
+        message: 'Checking the template took longer than 2 s; simplify it (fewer, smaller parts) and upload it again',
+      });
+      expect((await hurried.prepareTemplate('org-a', buildDocx({ body: paragraph('{a}') }), LIMITS)).variables).toHaveLength(1);
+    } finally {
+      await hurried.close();
+    }
+  });
+
+  it('stops a check at its memory bound with a 413-kind refusal, not a crash of this process', async () => {
+    const small = new UntrustedWork({ threads: 1, memoryMb: 32, timeoutMs: 60_000 });
+    try {
+      const error = await refusal(small.prepareTemplate('org-a', heavyTemplate(), LIMITS));
+      expect(error).toMatchObject({ kind: 'too_large', message: expect.stringContaining('needs more memory than an upload may use') });
+    } finally {
+      await small.close();
+    }
+  });
+
+  it("runs an organisation's checks on all threads but one, so another organisation's check starts at once; its own wait their turn", async () => {
+    const pool = new UntrustedWork({ threads: 2, memoryMb: 512, timeoutMs: 60_000 });
+    try {
+      const order: string[] = [];
+      const slow = () => buildDocx({ body: Array.from({ length: 2_000 }, (_, i) => paragraph(`Line ${i} {name}`)).join('') });
+      const first = pool.prepareTemplate('org-a', slow(), LIMITS).then(() => order.push('a1'));
+      // org-a's second check waits for its first (its time bound counts from when it starts)...
+      const second = pool.prepareTemplate('org-a', buildDocx({ body: paragraph('{a}') }), LIMITS).then(() => order.push('a2'));
+      // ...while org-b's runs at once on the other thread.
+      await pool.prepareTemplate('org-b', buildDocx({ body: paragraph('{b}') }), LIMITS).then(() => order.push('b'));
+      await Promise.all([first, second]);
+      expect(order).toEqual(['b', 'a1', 'a2']);
+    } finally {
+      await pool.close();
+    }
+  }, 60_000);
+});
