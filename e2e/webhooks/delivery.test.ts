@@ -174,10 +174,17 @@ describe('webhook delivery (gateway, render worker and dispatcher processes; HTT
     // the job lock expires), so the wait is long enough to be certain.
     const slowRetries = await stack.start('webhook-dispatcher', { WEBHOOK_RETRY_BASE_MS: '8000' });
     const endpoint = await register(api, '/kill');
-    await api.call('POST', `/api/v1/webhooks/${endpoint.id}/test`);
+    const test = await api.call('POST', `/api/v1/webhooks/${endpoint.id}/test`);
     await receiver.waitFor('/kill', 1);
     let log = await settledDeliveryLog(api, endpoint.id, 1);
     expect(log[0]).toMatchObject({ attempt: 1, status: 'failed' });
+    // The failed attempt is logged just before BullMQ records it: a kill in between leaves the
+    // job active until its lock expires, and it then runs as attempt 1 again. Kill once it waits.
+    await eventually(
+      async () => (await (await queue.jobFor(test.body.job_id as string, 'webhook.test', endpoint.id))?.getState()) === 'delayed',
+      'the retry is waiting',
+      5_000,
+    );
     await slowRetries.stop('SIGKILL');
 
     dispatcher = await stack.start('webhook-dispatcher', { WEBHOOK_RETRY_BASE_MS: '8000' });
