@@ -29,7 +29,16 @@ export function ApiKeysSection() {
       <form onSubmit={submit} className="row">
         <label>
           Key name
-          <input type="text" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+          <input
+            type="text"
+            required
+            maxLength={100}
+            value={name}
+            onChange={(e) => {
+              setName(e.target.value);
+              if (create.isError) create.reset();
+            }}
+          />
         </label>
         <label>
           Expires on
@@ -44,7 +53,7 @@ export function ApiKeysSection() {
       </p>
       <ErrorAlert error={create.error} title="The key was not created" />
       {create.data ? (
-        <SecretField label="New API key" copyable value={create.data.key} note={`“${create.data.name}”: copy it now; it will not be shown again.`} />
+        <SecretField label="New API key" value={create.data.key} note={`“${create.data.name}”: copy it now; it will not be shown again.`} />
       ) : null}
 
       <ErrorAlert error={keys.error} />
@@ -95,6 +104,8 @@ export function ApiKeysSection() {
           onCancel={() => setConfirming(null)}
           onConfirm={() => {
             revoke.mutate(confirming.id);
+            // A revoked key is worthless: stop offering to copy it.
+            if (create.data?.id === confirming.id) create.reset();
             setConfirming(null);
           }}
         >

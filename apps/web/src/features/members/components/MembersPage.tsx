@@ -31,7 +31,16 @@ export function MembersPage() {
         <form onSubmit={submit} className="row">
           <label className="grow">
             Email
-            <input type="email" required autoComplete="off" value={email} onChange={(e) => setEmail(e.target.value)} />
+            <input
+              type="email"
+              required
+              autoComplete="off"
+              value={email}
+              onChange={(e) => {
+                setEmail(e.target.value);
+                if (add.isError) add.reset();
+              }}
+            />
           </label>
           <label>
             Role
@@ -49,7 +58,7 @@ export function MembersPage() {
           <SecretField
             label="Password"
             value={add.data.password}
-            note={`Select it and give it to ${add.data.email}; it will not be shown again. They can change it under Account.`}
+            note={`Copy it and give it to ${add.data.email}; it will not be shown again. They can change it under Account.`}
           />
         ) : null}
       </section>
