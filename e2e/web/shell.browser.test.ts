@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -284,6 +284,11 @@ describe('the web UI shell, /documents and /bulk-jobs in a real browser against 
       await narrow.getByRole('table', { name: table }).waitFor();
       expect({ route, overflow: await horizontalOverflow(narrow) }).toEqual({ route, overflow: 0 });
       expect({ route, problems: await clippedTables(narrow) }).toEqual({ route, problems: [] });
+      if (route === '/documents' || route === '/bulk-jobs') {
+        // The list pages reflow: no sideways scrolling at all, the table is still a table named by its caption.
+        const wide = await narrow.getByRole('table', { name: table }).evaluate((el) => el.parentElement!.scrollWidth - el.parentElement!.clientWidth);
+        expect({ route, sideways: wide }).toEqual({ route, sideways: 0 });
+      }
       await expectAccessible(narrow, `${route} at 390 px`);
     }
 
@@ -387,7 +392,12 @@ describe('the web UI shell, /documents and /bulk-jobs in a real browser against 
       ] as const) {
         await page.goto(`${base}${route}`);
         await page.getByRole('heading', { name: heading, exact: true, level: 1 }).waitFor();
-        if (route.startsWith('/templates/')) await page.getByRole('table', { name: 'History' }).waitFor();
+        if (route.startsWith('/templates/')) {
+          await page.getByRole('table', { name: 'History' }).waitFor();
+          // The JSON editor (CodeMirror, in a shadow root) too: its highlighting must stay readable on dark.
+          await page.getByRole('tab', { name: 'JSON', exact: true }).click();
+          await page.getByRole('textbox', { name: 'Input JSON' }).waitFor();
+        }
         if (route === '/documents') await page.getByRole('table', { name: 'Documents' }).waitFor();
         if (route === '/bulk-jobs') await page.getByRole('table', { name: 'Bulk jobs' }).waitFor();
         await expectAccessible(page, `${route} dark ${viewport.width} px`);

@@ -44,20 +44,20 @@ export function BulkJobsPage() {
                 const done = job.succeeded + job.failed;
                 return (
                   <tr key={job.id}>
-                    <td>
+                    <td data-label="Started">
                       <time dateTime={job.created_at}>{formatTime(job.created_at)}</time>
                     </td>
-                    <td>
+                    <td data-label="Template">
                       <Link to={templatePath(job.template_id, isUat)}>{names.get(job.template_id) ?? 'Template'}</Link>
                     </td>
-                    <td>
+                    <td data-label="Status">
                       <span className={`status status-${job.status}`}>{job.status}</span>
                     </td>
-                    <td>
+                    <td data-label="Rows">
                       {done} of {job.total_rows} rows
                       {job.failed ? <span className="error-cell"> · {job.failed} failed</span> : null}
                     </td>
-                    <td>
+                    <td data-label="ZIP">
                       {job.status === 'completed' ? (
                         <a href={bulkZipUrl(job.id, isUat)} download>
                           Download ZIP

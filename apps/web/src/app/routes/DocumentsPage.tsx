@@ -79,21 +79,23 @@ export function DocumentsPage() {
             <tbody>
               {items.map((document) => (
                 <tr key={document.id}>
-                  <td>
+                  <td data-label="Time">
                     <time dateTime={document.created_at}>{formatTime(document.created_at)}</time>
                   </td>
-                  <td>
+                  <td data-label="Template">
                     <Link to={templatePath(document.template_id, isUat)}>{names.get(document.template_id) ?? 'Template'}</Link>
                   </td>
-                  <td>
+                  <td data-label="Status">
                     {document.purged_at ? (
                       <span className="status status-purged">purged</span>
                     ) : (
                       <span className={`status status-${document.status}`}>{document.status}</span>
                     )}
                   </td>
-                  <td className="error-cell">{document.error_message ?? ''}</td>
-                  <td>
+                  <td data-label="Error" className="error-cell">
+                    {document.error_message ?? ''}
+                  </td>
+                  <td data-label="Downloads">
                     <div className="row tight">
                       {downloadable(document) && document.files.includes('pdf') ? (
                         <a href={documentDownloadUrl(document.id, 'pdf', isUat)} download>
