@@ -123,7 +123,8 @@ export function WebhooksSection() {
               <code>NODE_EXTRA_CA_CERTS=/path/to/ca.pem</code> (e.g. made with <code>mkcert</code>), or expose it through an HTTPS tunnel.
             </li>
             <li>
-              <code>examples/webhook-receiver.mjs</code> in the docgen repository is such a receiver; it verifies each signature.
+              <code>examples/webhook-receiver.mjs</code> in the docgen repository is such a receiver (give it <code>TLS_CERT_FILE</code> and{' '}
+              <code>TLS_KEY_FILE</code>); it verifies each signature.
             </li>
           </ul>
         </details>
