@@ -60,7 +60,7 @@ export function ApiKeysSection() {
       <ErrorAlert error={revoke.error} title="The key was not revoked" />
       {keys.data ? (
         <div className="scroll-x" tabIndex={0}>
-          <table>
+          <table className="list">
             <caption>API keys</caption>
             <thead>
               <tr>
@@ -75,14 +75,16 @@ export function ApiKeysSection() {
             <tbody>
               {keys.data.items.map((key) => (
                 <tr key={key.id}>
-                  <th scope="row">{key.name}</th>
-                  <td>
+                  <th scope="row" data-label="Name">
+                    {key.name}
+                  </th>
+                  <td data-label="Prefix">
                     <code>{key.prefix}</code>
                   </td>
-                  <td>{formatTime(key.created_at)}</td>
-                  <td>{key.expires_at ? formatDate(key.expires_at) : 'never'}</td>
-                  <td>{key.last_used_at ? formatTime(key.last_used_at) : 'never'}</td>
-                  <td>
+                  <td data-label="Created">{formatTime(key.created_at)}</td>
+                  <td data-label="Expires">{key.expires_at ? formatDate(key.expires_at) : 'never'}</td>
+                  <td data-label="Last used">{key.last_used_at ? formatTime(key.last_used_at) : 'never'}</td>
+                  <td data-label="State">
                     {key.revoked_at ? (
                       `revoked ${formatTime(key.revoked_at)}`
                     ) : (
