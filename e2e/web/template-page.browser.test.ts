@@ -46,7 +46,8 @@ describe('template page (§14) in a real browser against the real services', () 
   const contexts: { context: BrowserContext; problems: string[] }[] = [];
 
   beforeAll(async () => {
-    stack = await startStack();
+    // One warm converter: these tests render little, and a machine shared by many starts it sooner.
+    stack = await startStack({ env: { CONVERTER_POOL_SIZE: '1' } });
     base = stack.gateways[0]!.url;
     org = await stack.organization();
     client = apiClient(base, org.apiKey);
@@ -276,7 +277,8 @@ describe('template page (§14) in a real browser against the real services', () 
     expect(await history.getByText('Missing required token "name"').count()).toBe(4);
     await expectAccessible(page);
     await page.getByRole('combobox', { name: 'Status', exact: true }).selectOption('');
-    await waitUntil(async () => (await rows.count()) === 20, 'all statuses again');
+    // Back to all: the pages already loaded are kept.
+    await waitUntil(async () => (await rows.count()) === 25, 'all statuses again');
 
     // A bulk job started here: its rows join the history with no reload or click.
     const csv = ['name', 'Ada', 'Grace'].join('\n');
@@ -284,10 +286,8 @@ describe('template page (§14) in a real browser against the real services', () 
     await page.getByRole('button', { name: 'Start bulk job', exact: true }).click();
     await page.getByText('2 of 2 rows').waitFor({ timeout: 90_000 });
     await page.getByRole('link', { name: 'Download ZIP', exact: true }).waitFor({ timeout: 90_000 });
-    await waitUntil(
-      async () => (await rows.first().textContent())!.includes('ready') && (await history.getByText('Grace').count()) + 1 > 0,
-      'the bulk rows in the history',
-    );
+    // The 25 rows loaded so far and the two new ones, with no reload and no click.
+    await waitUntil(async () => (await rows.count()) === 27, 'the bulk rows in the history');
     const newest = (await client.call('GET', `/api/v1/templates/${id}/documents?limit=2`)).body.items as { id: string; status: string }[];
     expect(newest.every((d) => !made.includes(d.id) && d.status === 'ready')).toBe(true);
     await waitUntil(async () => (await rows.first().textContent())!.includes('ready'), 'the newest row ready');
@@ -395,7 +395,7 @@ describe('template page (§14) in a real browser against the real services', () 
       async () =>
         heading.evaluate((el) => {
           const box = el.getBoundingClientRect();
-          return box.top >= 0 && box.bottom <= window.innerHeight;
+          return box.top >= -1 && box.bottom <= window.innerHeight;
         }),
       'the form in view',
       5_000,

@@ -61,7 +61,13 @@ export function TemplatePage() {
 
   const variables = template.data?.variables;
   const formProblems = useMemo(
-    () => (submitted && variables ? checkInput(JSON.stringify(withoutBlankOptionals(input, variables)), schema.data).problems : []),
+    () => {
+      if (!submitted || !variables) return [];
+      const problems = checkInput(JSON.stringify(withoutBlankOptionals(input, variables)), schema.data).problems;
+      // In the order of the form, top to bottom.
+      const rank = (path: string) => variables.findIndex((variable) => path === variable.name || path.startsWith(`${variable.name}[`));
+      return [...problems].sort((a, b) => rank(a.path) - rank(b.path) || a.path.localeCompare(b.path, undefined, { numeric: true }));
+    },
     [submitted, input, variables, schema.data],
   );
   const fieldProblems = useMemo(

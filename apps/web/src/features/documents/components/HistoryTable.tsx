@@ -22,7 +22,7 @@ export function HistoryTable({ templateId, isUat, onUseInput }: { templateId: st
   return (
     <section aria-labelledby="history-heading" className="card">
       <h2 id="history-heading">History</h2>
-      <label>
+      <label className="history-filter">
         Status
         <select value={status} onChange={(e) => setStatus(e.target.value as DocumentStatus | '')}>
           <option value="">All</option>

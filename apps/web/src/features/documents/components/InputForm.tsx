@@ -17,10 +17,11 @@ interface FieldProps {
 /**
  * One input per value type: date picker, number, checkbox, URL for images, text otherwise.
  * A problem is shown under the field and is its accessible description (aria-invalid).
- * The required mark is hidden from the accessible name, which stays the variable's name.
+ * The required mark is outside the label and aria-hidden; `required` announces it.
  */
 function Field({ label, type, value, required, problem, onChange }: FieldProps) {
   const errorId = useId();
+  const inputId = useId();
   const described = problem ? { 'aria-invalid': true as const, 'aria-describedby': errorId } : {};
   const error = problem ? (
     <span id={errorId} className="field-error">
@@ -42,28 +43,28 @@ function Field({ label, type, value, required, problem, onChange }: FieldProps) 
   const text = value === undefined || value === null ? '' : String(value);
   return (
     <div className="field">
-      <label>
-        <span>
-          {label}
-          {required ? (
-            <span aria-hidden="true" className="required-mark">
-              *
-            </span>
-          ) : null}
-        </span>
-        <input
-          type={inputType}
-          required={required}
-          step={type === 'number' ? 'any' : undefined}
-          placeholder={type === 'image' ? 'https://… or data:image/png;base64,…' : undefined}
-          value={text}
-          onChange={(e) => {
-            if (type !== 'number') return onChange(e.target.value);
-            onChange(e.target.value === '' ? '' : Number(e.target.value));
-          }}
-          {...described}
-        />
-      </label>
+      {/* The mark stays outside the label: the field's name is the variable's name, nothing more. */}
+      <div className="field-label">
+        <label htmlFor={inputId}>{label}</label>
+        {required ? (
+          <span aria-hidden="true" className="required-mark">
+            *
+          </span>
+        ) : null}
+      </div>
+      <input
+        id={inputId}
+        type={inputType}
+        required={required}
+        step={type === 'number' ? 'any' : undefined}
+        placeholder={type === 'image' ? 'https://… or data:image/png;base64,…' : undefined}
+        value={text}
+        onChange={(e) => {
+          if (type !== 'number') return onChange(e.target.value);
+          onChange(e.target.value === '' ? '' : Number(e.target.value));
+        }}
+        {...described}
+      />
       {error}
     </div>
   );
