@@ -60,16 +60,13 @@ export function TemplatePage() {
   }, [variablesKey]);
 
   const variables = template.data?.variables;
-  const formProblems = useMemo(
-    () => {
-      if (!submitted || !variables) return [];
-      const problems = checkInput(JSON.stringify(withoutBlankOptionals(input, variables)), schema.data).problems;
-      // In the order of the form, top to bottom.
-      const rank = (path: string) => variables.findIndex((variable) => path === variable.name || path.startsWith(`${variable.name}[`));
-      return [...problems].sort((a, b) => rank(a.path) - rank(b.path) || a.path.localeCompare(b.path, undefined, { numeric: true }));
-    },
-    [submitted, input, variables, schema.data],
-  );
+  const formProblems = useMemo(() => {
+    if (!submitted || !variables) return [];
+    const problems = checkInput(JSON.stringify(withoutBlankOptionals(input, variables)), schema.data).problems;
+    // In the order of the form, top to bottom.
+    const rank = (path: string) => variables.findIndex((variable) => path === variable.name || path.startsWith(`${variable.name}[`));
+    return [...problems].sort((a, b) => rank(a.path) - rank(b.path) || a.path.localeCompare(b.path, undefined, { numeric: true }));
+  }, [submitted, input, variables, schema.data]);
   const fieldProblems = useMemo(
     () => Object.fromEntries([...apiProblems, ...formProblems].map((problem) => [problem.path, problem.fieldMessage])),
     [apiProblems, formProblems],
