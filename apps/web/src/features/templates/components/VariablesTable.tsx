@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { Fragment, useState } from 'react';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import type { Template, VariableType } from '../../../lib/api-types';
 import { useUpdateVariables } from '../api/update-variables';
@@ -57,7 +57,19 @@ export function VariablesTable({ template }: { template: Template }) {
               return (
                 <tr key={row.name} className={row.isField ? 'field-row' : undefined}>
                   <th scope="row">
-                    <code>{row.name}</code>
+                    {/* "items.price" may wrap at its dot on a phone, never inside a word. */}
+                    <code>
+                      {row.name.split('.').map((part, index) => (
+                        <Fragment key={index}>
+                          {index > 0 ? (
+                            <>
+                              <wbr />.
+                            </>
+                          ) : null}
+                          {part}
+                        </Fragment>
+                      ))}
+                    </code>
                   </th>
                   <td>
                     <select aria-label={`Type of ${row.name}`} value={type} onChange={(e) => save(row.name, { type: e.target.value as VariableType })}>
