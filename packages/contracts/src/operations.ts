@@ -136,7 +136,7 @@ const operationTable = [
     method: 'patch',
     path: '/api/v1/templates/{id}',
     operationId: 'updateTemplate',
-    summary: "Change a template's locale (BCP 47), in which its numbers and dates render",
+    summary: 'Rename a template, or change its locale (BCP 47), in which its numbers and dates render',
     tag: 'Templates',
     authenticated: true,
     query: EnvironmentQuery,

@@ -51,7 +51,7 @@ export interface paths {
         delete: operations["deleteTemplate"];
         options?: never;
         head?: never;
-        /** Change a template's locale (BCP 47), in which its numbers and dates render */
+        /** Rename a template, or change its locale (BCP 47), in which its numbers and dates render */
         patch: operations["updateTemplate"];
         trace?: never;
     };
@@ -783,6 +783,8 @@ export interface components {
             warnings?: string[];
         };
         TemplatePatch: {
+            /** @description A new name for the template (its id and documents stay). */
+            name?: string;
             /** @description BCP 47 language tag; numbers and dates render in it (stored in canonical form, de-de → de-DE). */
             locale?: string;
         };
