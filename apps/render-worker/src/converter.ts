@@ -55,7 +55,13 @@ export async function startConverter(config: RenderWorkerConfig, logger: Logger,
   });
   await pool.start();
   const slots = new Slots(config.CONVERTER_POOL_SIZE);
-  const convert = async (input: Buffer, from: string, to: OutputFormat, { deadline, log, onStarted, pdfStandard, urgent }: ConversionContext, inputFilter?: string) => {
+  const convert = async (
+    input: Buffer,
+    from: string,
+    to: OutputFormat,
+    { deadline, log, onStarted, pdfStandard, urgent }: ConversionContext,
+    inputFilter?: string,
+  ) => {
     const release = await slots.acquire(deadline, urgent);
     // LibreOffice gets only the time this job has left; the next job may go as soon
     // as the instance is free, while this one still reads its output.

@@ -94,7 +94,10 @@ export async function processLivePreview(job: Job<LivePreviewJob>, deps: LivePre
 function problemOf(error: unknown, timeoutMs: number): { message: string; errors: { path: string; message: string }[] } | undefined {
   if (error instanceof RenderInputError) return { message: error.message, errors: error.problems };
   if (error instanceof RenderTimeoutError || error instanceof ConversionTimeoutError || error instanceof PrintTimeoutError) {
-    return { message: `The preview took longer than ${Math.round(timeoutMs / 1000)} s; check the template for a broken expression or fewer, smaller images`, errors: [] };
+    return {
+      message: `The preview took longer than ${Math.round(timeoutMs / 1000)} s; check the template for a broken expression or fewer, smaller images`,
+      errors: [],
+    };
   }
   if (error instanceof ConversionFailedError) return { message: `The document could not be converted to PDF: ${error.message}`, errors: [] };
   return undefined;

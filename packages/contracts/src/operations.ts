@@ -201,13 +201,15 @@ const operationTable = [
         contentType: 'image/png',
       },
       ...errorResponses(400, 401, 404, 413, 415, 422, 429, 503),
-      404: { description: 'Unknown template (or another organisation\'s or environment\'s), or a template_version it does not have', schema: ErrorBody },
+      404: { description: "Unknown template (or another organisation's or environment's), or a template_version it does not have", schema: ErrorBody },
       422: {
-        description: 'The body, or input_json against the template (`errors` lists every problem, as a failed document would), or a template that cannot be rendered',
+        description:
+          'The body, or input_json against the template (`errors` lists every problem, as a failed document would), or a template that cannot be rendered',
         schema: ValidationErrorBody,
       },
       429: {
-        description: 'Over the organisation\'s or session\'s rate limit, or over PREVIEW_RATE_LIMIT previews a minute for this person or API key (see Retry-After)',
+        description:
+          "Over the organisation's or session's rate limit, or over PREVIEW_RATE_LIMIT previews a minute for this person or API key (see Retry-After)",
         schema: RateLimitedBody,
       },
       503: { description: 'A dependency is unreachable, or no render worker rendered the preview in time (PREVIEW_TIMEOUT_MS)', schema: ErrorBody },

@@ -54,7 +54,8 @@ export class LivePreviews {
       );
     }
     if (outcome.outcome === 'invalid') return { invalid: { message: outcome.message, errors: outcome.errors } };
-    if (outcome.outcome === 'expired') throw new HttpError('dependency_unavailable', 'No render worker rendered the preview in time; please try again shortly.');
+    if (outcome.outcome === 'expired')
+      throw new HttpError('dependency_unavailable', 'No render worker rendered the preview in time; please try again shortly.');
     const [png] = await Promise.all([redis.getBuffer(outcome.pngKey), redis.unlink(outcome.pngKey)]).catch(redisDown);
     if (!png) throw new HttpError('dependency_unavailable', 'The preview expired before it could be sent; please try again.');
     return { png };
