@@ -30,7 +30,7 @@ const letterHtml = Buffer.from('<!doctype html><html><body><h1 style="color:#123
 
 const decode = (png: Buffer) => PNG.sync.read(png);
 /** How many pixels of two same-sized pages differ (pixelmatch's default threshold). */
-const differingPixels = (a: PNG, b: PNG) => pixelmatch(a.data, b.data, undefined, a.width, a.height);
+const differingPixels = (a: PNG, b: PNG) => pixelmatch(a.data, b.data, null, a.width, a.height);
 /** Pixels that are not near-white: a page with text and a logo has many. */
 const inkedPixels = (png: PNG) => {
   let count = 0;

@@ -71,10 +71,12 @@ export async function processLivePreview(job: Job<LivePreviewJob>, deps: LivePre
       deadline.check();
       pdf = await deps.converter.toPdf(docx, context);
     }
+    const printed = performance.now();
     const png = await deadline.race(firstPagePng(pdf, { longSidePx: LIVE_PREVIEW_LONG_SIDE_PX, timeoutMs: Math.max(1, deadline.remainingMs()) }));
     const pngKey = livePreviewPngKey(deps.redisKeyPrefix, job.id!);
     await deps.redis.set(pngKey, png, 'PX', PNG_TTL_MS);
-    log.info({ ms: Math.round(performance.now() - started), bytes: png.length }, 'live preview rendered');
+    const ms = (from: number, to = performance.now()) => Math.round(to - from);
+    log.info({ ms: ms(started), print_ms: ms(started, printed), raster_ms: ms(printed), bytes: png.length }, 'live preview rendered');
     return { outcome: 'rendered', pngKey };
   } catch (error) {
     const timedOut = error instanceof RenderTimeoutError || error instanceof ConversionTimeoutError || error instanceof PrintTimeoutError;

@@ -30,7 +30,7 @@ export default function LivePreview({ templateId, isUat, templateName, inputText
           ? 'Updating the preview…'
           : problem
             ? 'The preview shows the last input that could be filled in.'
-            : 'First page, filled with the input above.'}
+            : 'The first page, filled with the current input.'}
       </p>
       <PreviewProblemText problem={problem} />
       <div className={`live-preview-page${updating || problem ? ' stale' : ''}`}>
