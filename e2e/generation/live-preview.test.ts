@@ -191,3 +191,33 @@ describe('live preview of the filled first page', () => {
     expect((await preview(api, templateId, { input_json: INPUT })).status).toBe(200);
   }, 120_000);
 });
+
+describe('live preview without a render worker', () => {
+  let stack: Stack;
+  let api: ApiClient;
+
+  beforeAll(async () => {
+    stack = await startStack({ workers: 0, env: { PREVIEW_TIMEOUT_MS: '1000' } });
+    api = apiClient(stack.gateways[0]!.url, (await stack.organization()).apiKey);
+  }, 120_000);
+  afterAll(() => stack?.close());
+
+  it('answers 503 once PREVIEW_TIMEOUT_MS (+1 s) has passed, and leaves neither the job nor the request behind', async () => {
+    const { id } = await api.uploadTemplate(invoiceDocx, 'Invoice.docx');
+    const started = Date.now();
+    const res = await api.call('POST', `/api/v1/templates/${id}/preview`, { input_json: INPUT });
+    const took = Date.now() - started;
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ detail: 'No render worker rendered the preview within 2 s; please try again shortly.', code: 'dependency_unavailable' });
+    expect(took).toBeGreaterThanOrEqual(1_900);
+    expect(took).toBeLessThan(10_000);
+    const redis = new Redis(stack.env.REDIS_URL!);
+    try {
+      expect(await redis.keys(`${stack.env.REDIS_KEY_PREFIX}live-preview:*`)).toEqual([]);
+      expect(await redis.llen(`${stack.env.REDIS_KEY_PREFIX}bull:live-previews:wait`)).toBe(0);
+    } finally {
+      redis.disconnect();
+    }
+    expect(await stack.database.db.document.count()).toBe(0);
+  }, 60_000);
+});

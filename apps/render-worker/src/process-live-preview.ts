@@ -54,21 +54,25 @@ export async function processLivePreview(job: Job<LivePreviewJob>, deps: LivePre
   const timeoutMs = deadlineAt - job.timestamp;
   const deadline = new Deadline(deadlineAt, timeoutMs);
   const started = performance.now();
-  let printing = false;
+  // Out of time while waiting for a free instance or page is the worker's capacity (503);
+  // anywhere else (image fetches, the fill, the print itself) the input's or template's (422).
+  let waitingForPrinter = false;
   try {
     const variables = source.variables as unknown as TemplateVariable[];
     const options = { locale: source.locale, maxOutputBytes: deps.maxOutputBytes, expressionTimeoutMs: deps.expressionTimeoutMs };
     checkInput(variables, input);
     const images = await fetchImages(variables, input, deps.imageFetch, deadline, deps.imageLimits, deps.imageFetchBudget?.(organizationId, deadline));
-    const context = { deadline, log, urgent: true, onStarted: () => (printing = true) };
+    const context = { deadline, log, urgent: true, onStarted: () => (waitingForPrinter = false) };
     let pdf: Buffer;
     if (source.htmlFileKey && deps.printer && deps.templateHtml) {
       const printable = fillHtml(await deps.templateHtml(source.htmlFileKey), variables, input, images, options);
       deadline.check();
+      waitingForPrinter = true;
       pdf = await deps.printer.toPdf(printable, context);
     } else {
       const docx = renderDocx(await deps.templateFile(source.fileKey), variables, input, images, { ...options, compress: false });
       deadline.check();
+      waitingForPrinter = true;
       pdf = await deps.converter.toPdf(docx, context);
     }
     const printed = performance.now();
@@ -80,9 +84,7 @@ export async function processLivePreview(job: Job<LivePreviewJob>, deps: LivePre
     return { outcome: 'rendered', pngKey };
   } catch (error) {
     const timedOut = error instanceof RenderTimeoutError || error instanceof ConversionTimeoutError || error instanceof PrintTimeoutError;
-    // Out of time before printing even started (every instance busy): the worker's capacity,
-    // not the template, so the job fails and the gateway answers 503.
-    if (timedOut && !printing) throw error;
+    if (timedOut && waitingForPrinter) throw error;
     const invalid = problemOf(error, timeoutMs);
     if (!invalid) throw error;
     log.info({ reason: invalid.message }, 'live preview refused');

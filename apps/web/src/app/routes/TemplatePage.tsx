@@ -190,6 +190,7 @@ export function TemplatePage() {
           templateId={data.id}
           isUat={data.is_uat}
           templateName={data.name}
+          revision={data.updated_at}
           inputText={mode === 'json' ? jsonText : JSON.stringify(withoutBlankOptionals(input, data.variables))}
         />
       </Suspense>

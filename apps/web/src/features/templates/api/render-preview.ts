@@ -29,11 +29,12 @@ export interface LivePreviewState {
 
 /**
  * The live preview's data: `inputText` (the JSON the Generate button would send) is rendered
- * PREVIEW_DEBOUNCE_MS after it last changed. Only the newest request counts: an older one is
+ * PREVIEW_DEBOUNCE_MS after it or the template's `revision` (its updated_at: types, formats,
+ * locale) last changed. Only the newest request counts: an older one is
  * aborted, and an answer that arrives after a newer request started is dropped. A 429 asks
  * again once its Retry-After has passed.
  */
-export function useLivePreview(id: string, isUat: boolean, inputText: string): LivePreviewState {
+export function useLivePreview(id: string, isUat: boolean, inputText: string, revision?: string): LivePreviewState {
   const [imageUrl, setImageUrl] = useState<string>();
   const [updating, setUpdating] = useState(false);
   const [problem, setProblem] = useState<PreviewProblem>();
@@ -85,7 +86,7 @@ export function useLivePreview(id: string, isUat: boolean, inputText: string): L
     first.current = false;
     const timer = window.setTimeout(() => void run(), delay);
     return () => window.clearTimeout(timer);
-  }, [inputText, run]);
+  }, [inputText, revision, run]);
 
   // Leaving the page: nothing in flight, no timer, no object URL left behind.
   useEffect(

@@ -7,6 +7,8 @@ export interface LivePreviewProps {
   templateName: string;
   /** The input as the Form or JSON tab holds it now: the JSON text Generate would send. */
   inputText: string;
+  /** Changes when the template's settings do (its updated_at): the page is asked for again. */
+  revision?: string;
 }
 
 /**
@@ -14,8 +16,8 @@ export interface LivePreviewProps {
  * following the Form or JSON tab within about a second of a change, and a `Refresh preview`
  * button. Loaded lazily by the template page.
  */
-export default function LivePreview({ templateId, isUat, templateName, inputText }: LivePreviewProps) {
-  const { imageUrl, updating, problem, refresh } = useLivePreview(templateId, isUat, inputText);
+export default function LivePreview({ templateId, isUat, templateName, inputText, revision }: LivePreviewProps) {
+  const { imageUrl, updating, problem, refresh } = useLivePreview(templateId, isUat, inputText, revision);
   return (
     <section aria-labelledby="live-preview-heading" className="card live-preview">
       <div className="live-preview-head">
