@@ -5,6 +5,7 @@ import { runExpressionsBench } from '../src/expressions';
 import { runFillBench } from '../src/fill';
 import { runGatewayBench } from '../src/gateway';
 import { runMemoryBench } from '../src/memory';
+import { runPreviewBench } from '../src/preview';
 import { percentile, runClosedLoop } from '../src/stats';
 
 // Each benchmark in its smoke mode: a few iterations through the real parts, nothing written.
@@ -75,4 +76,10 @@ describe('benchmarks, smoke mode', () => {
     expect(results['invoice@20']!.measured).toBeGreaterThan(0);
     expect(results['sum@10000']!.baseline).toBeGreaterThan(0);
   }, 120_000);
+
+  it('preview: the live preview and the document it stands in for, both templates', async () => {
+    const results = await runPreviewBench(quiet);
+    expect(results.docx!.preview.count).toBe(3);
+    expect(results.html!.document.p50).toBeGreaterThan(0);
+  }, 240_000);
 });

@@ -125,7 +125,7 @@ describe('templates that compute (API §11), through the whole stack', () => {
       }),
       'objects.docx',
     );
-    expect(template.variables).toEqual([
+    expect((await api.call('GET', `/api/v1/templates/${template.id}`)).body.variables).toEqual([
       {
         name: 'client',
         type: 'object',

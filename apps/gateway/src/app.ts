@@ -33,6 +33,7 @@ import { templateHandlers } from './routes/templates';
 import { webhookHandlers } from './routes/webhooks';
 import { defaultWebDistDir, webUiRoutes } from './routes/web-ui';
 import type { TemplateJobs } from './templates/template-jobs';
+import { PREVIEW_RATE_WINDOW_MS } from './templates/preview-rate-limit';
 
 export interface GatewayDeps {
   config: GatewayConfig;
@@ -91,6 +92,9 @@ export function createApp({ config, db, redis, storage, renderQueue, relay, temp
       importer: templateJobs.importer,
       untrusted,
       previews: templateJobs.previews,
+      livePreviews: templateJobs.livePreviews,
+      previewLimiter: new SlidingWindowRateLimiter(redis, config.REDIS_KEY_PREFIX, PREVIEW_RATE_WINDOW_MS),
+      previewRateLimit: config.PREVIEW_RATE_LIMIT,
     }),
     ...documentHandlers({ db, sendFile, renderQueue, maxActivePerOrg: config.MAX_ACTIVE_PER_ORG }),
     ...bulkJobHandlers({

@@ -48,6 +48,10 @@ export const gatewayEnv = z.object({
   UPLOAD_CHECK_MEMORY_MB: envVar.integer(512, 32),
   /** Longest one upload check may take; its thread is stopped then and the upload refused (422). */
   UPLOAD_CHECK_TIMEOUT_MS: envVar.integer(30_000, 100),
+  /** Live previews (POST /templates/{id}/preview) one person or API key may ask for per minute, across replicas (429 beyond). */
+  PREVIEW_RATE_LIMIT: envVar.integer(60, 1),
+  /** How long a render worker has to render a live preview; past it the request answers 503 (a template at fault: 422). */
+  PREVIEW_TIMEOUT_MS: envVar.integer(10_000, 500, 120_000),
   /** HTML template uploads being converted at once per organisation, across replicas (429 beyond). */
   TEMPLATE_IMPORTS_PER_ORG: envVar.integer(2, 1, 100),
   /** Per-organisation label on the open /metrics; off: a public endpoint names no tenant. */

@@ -27,6 +27,7 @@ const EXPECTED: Record<string, Rule> = {
   getTemplateInputSchema: 'anyone',
   downloadTemplateFile: 'anyone',
   getTemplatePreview: 'anyone',
+  renderTemplatePreview: 'anyone',
   deleteTemplate: 'anyone',
   listTemplateDocuments: 'anyone',
   createDocument: 'anyone',
@@ -151,6 +152,9 @@ describe('role × operation matrix, from the served OpenAPI document', () => {
         return { json: { variables: [{ name: 'name', required: true }] } };
       case 'updateTemplate':
         return { json: { locale: 'en-US' } };
+      // Missing its required "name": checked by the gateway itself (422), so no render worker is needed.
+      case 'renderTemplatePreview':
+        return { json: { input_json: {} } };
       case 'createDocument':
         return { json: { template_id: shared.template, input_json: { name: 'Ada' }, output_format: 'pdf' } };
       case 'createBulkJob':

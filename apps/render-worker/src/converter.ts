@@ -11,6 +11,8 @@ export interface ConversionContext {
   pdfStandard?: PdfStandard;
   /** Called when LibreOffice starts on this conversion (after any wait for a free instance). */
   onStarted?: () => void;
+  /** Someone is waiting for this one (a live preview): it goes ahead of renders waiting for an instance. */
+  urgent?: boolean;
 }
 
 export interface DocxToPdf {
@@ -53,8 +55,14 @@ export async function startConverter(config: RenderWorkerConfig, logger: Logger,
   });
   await pool.start();
   const slots = new Slots(config.CONVERTER_POOL_SIZE);
-  const convert = async (input: Buffer, from: string, to: OutputFormat, { deadline, log, onStarted, pdfStandard }: ConversionContext, inputFilter?: string) => {
-    const release = await slots.acquire(deadline);
+  const convert = async (
+    input: Buffer,
+    from: string,
+    to: OutputFormat,
+    { deadline, log, onStarted, pdfStandard, urgent }: ConversionContext,
+    inputFilter?: string,
+  ) => {
+    const release = await slots.acquire(deadline, urgent);
     // LibreOffice gets only the time this job has left; the next job may go as soon
     // as the instance is free, while this one still reads its output.
     const conversion = pool.convert(input, from, to, {
@@ -86,24 +94,26 @@ export async function startConverter(config: RenderWorkerConfig, logger: Logger,
  * its deadline passes meanwhile, the pool hands the instance it finally gets on untouched.)
  */
 class Slots {
-  private readonly waiting: (() => void)[] = [];
+  /** Live previews (a person waits for each) go before renders; first come first served within each. */
+  private readonly waiting = { urgent: [] as (() => void)[], normal: [] as (() => void)[] };
 
   constructor(private free: number) {}
 
-  async acquire(deadline: Deadline): Promise<() => void> {
+  async acquire(deadline: Deadline, urgent = false): Promise<() => void> {
     deadline.check();
     if (this.free > 0) this.free -= 1;
     else {
+      const line = urgent ? this.waiting.urgent : this.waiting.normal;
       await new Promise<void>((resolve, reject) => {
         const onTimeout = () => {
-          this.waiting.splice(this.waiting.indexOf(turn), 1);
+          line.splice(line.indexOf(turn), 1);
           reject(deadline.error());
         };
         const turn = () => {
           deadline.signal.removeEventListener('abort', onTimeout);
           resolve();
         };
-        this.waiting.push(turn);
+        line.push(turn);
         deadline.signal.addEventListener('abort', onTimeout, { once: true });
       });
     }
@@ -111,7 +121,7 @@ class Slots {
     return () => {
       if (released) return;
       released = true;
-      const next = this.waiting.shift();
+      const next = this.waiting.urgent.shift() ?? this.waiting.normal.shift();
       if (next) next();
       else this.free += 1;
     };

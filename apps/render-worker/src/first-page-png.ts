@@ -3,15 +3,24 @@ import { spawn } from 'node:child_process';
 export const PREVIEW_WIDTH_PX = 600;
 const MAX_PNG_BYTES = 20 * 1024 * 1024;
 
+export interface FirstPageOptions {
+  /** The PNG's width (height in proportion); the default, unless `longSidePx` is given. */
+  widthPx?: number;
+  /** Scale the page's longer side to this many pixels instead: the bitmap stays bounded whatever the page's shape. */
+  longSidePx?: number;
+  timeoutMs: number;
+}
+
 /**
  * The first page of a PDF as a PNG `widthPx` wide (height in proportion), with poppler's
  * pdftoppm: the PDF on stdin, the PNG on stdout (pdftoppm writes to stdout when it gets
  * no output name). Rasterising here, outside LibreOffice, keeps the warm instance busy
  * only for the PDF export (see docs/templates.md for the measurement).
  */
-export function firstPagePng(pdf: Buffer, { widthPx = PREVIEW_WIDTH_PX, timeoutMs }: { widthPx?: number; timeoutMs: number }): Promise<Buffer> {
+export function firstPagePng(pdf: Buffer, { widthPx = PREVIEW_WIDTH_PX, longSidePx, timeoutMs }: FirstPageOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const args = ['-png', '-f', '1', '-l', '1', '-scale-to-x', String(widthPx), '-scale-to-y', '-1', '-'];
+    const scale = longSidePx ? ['-scale-to', String(longSidePx)] : ['-scale-to-x', String(widthPx), '-scale-to-y', '-1'];
+    const args = ['-png', '-f', '1', '-l', '1', ...scale, '-'];
     const child = spawn('pdftoppm', args, { stdio: ['pipe', 'pipe', 'pipe'] });
     const chunks: Buffer[] = [];
     let size = 0;

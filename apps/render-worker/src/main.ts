@@ -1,6 +1,7 @@
 import { Worker } from 'bullmq';
 import {
   BULK_ASSEMBLY_QUEUE,
+  LIVE_PREVIEW_QUEUE,
   RENDER_QUEUE,
   TEMPLATE_IMPORT_QUEUE,
   TEMPLATE_PREVIEW_QUEUE,
@@ -10,6 +11,7 @@ import {
   createRenderQueue,
   pumpFairQueue,
   type BulkAssemblyJob,
+  type LivePreviewJob,
   type RenderJob,
   type TemplateImportJob,
   type TemplatePreviewJob,
@@ -30,6 +32,7 @@ import { renderSecretsStore } from './finish-document';
 import { processRenderJob } from './process-render-job';
 import { processTemplateImport } from './process-template-import';
 import { processTemplatePreview } from './process-template-preview';
+import { processLivePreview } from './process-live-preview';
 
 /** Retention is measured in days: every few minutes is prompt enough, and cheap (an indexed probe). */
 const RETENTION_SWEEP_MS = 5 * 60 * 1000;
@@ -179,6 +182,14 @@ runService('render-worker', renderWorkerEnv, async (context) => {
     { connection: redis, prefix: bullPrefix(config.REDIS_KEY_PREFIX), concurrency: 1, lockDuration: config.RENDER_LOCK_MS },
   );
   superviseWorker(context, 'template preview', previewWorker);
+  // Live previews: a person waits on each (a gateway holds the request), so one per warm
+  // instance, ahead of renders waiting for an instance (the converter's urgent line).
+  const livePreviewWorker = new Worker<LivePreviewJob>(
+    LIVE_PREVIEW_QUEUE,
+    (job) => processLivePreview(job, { ...deps, redis, redisKeyPrefix: config.REDIS_KEY_PREFIX }),
+    { connection: redis, prefix: bullPrefix(config.REDIS_KEY_PREFIX), concurrency: config.CONVERTER_POOL_SIZE, lockDuration: config.RENDER_LOCK_MS },
+  );
+  superviseWorker(context, 'live preview', livePreviewWorker);
 
   await serveOps(context, {
     port: config.RENDER_WORKER_METRICS_PORT ?? config.METRICS_PORT,

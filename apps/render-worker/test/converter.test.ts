@@ -55,4 +55,17 @@ describe('the render worker converter and the render deadline (warm pool, real L
     expect(isTimeout(await busy)).toBe(true);
     expect(pdfText(await behind)).toContain('next in line');
   }, 60_000);
+
+  it('lets an urgent conversion (a live preview) go ahead of renders already waiting for the instance', async () => {
+    const order: string[] = [];
+    const convert = (text: string, urgent = false) =>
+      converter.toPdf(buildDocx({ body: paragraph(text) }), { deadline: deadlineIn(30_000), log, urgent, onStarted: () => order.push(text) });
+    // One instance: the first holds it while the others line up in this order.
+    const busy = converter.toPdf(SLOW, { deadline: deadlineIn(1_500), log }).catch((e: unknown) => e);
+    const renders = [convert('render 1'), convert('render 2')];
+    const previews = [convert('preview 1', true), convert('preview 2', true)];
+    await busy;
+    await Promise.all([...renders, ...previews]);
+    expect(order).toEqual(['preview 1', 'preview 2', 'render 1', 'render 2']);
+  }, 60_000);
 });

@@ -35,6 +35,7 @@ export {
   type TemplateBody,
   type TemplateVariableBody,
 } from './templates';
+export { TemplatePreviewBody } from './live-preview';
 export {
   Document,
   DocumentPage,

@@ -1,8 +1,9 @@
 import type { z } from 'zod';
 import { BulkJob, BulkJobListQuery, BulkJobPage, BulkJobUpload } from './bulk-jobs';
-import { ErrorBody, MessageBody, RateLimitedBody, errorResponses } from './errors';
+import { ErrorBody, MessageBody, RateLimitedBody, ValidationErrorBody, errorResponses } from './errors';
 import { EnvironmentQuery, ListQuery } from './common';
 import { CreateDocumentBody, Document, DocumentListQuery, DocumentPage, DownloadQuery, TemplateHistoryQuery } from './documents';
+import { TemplatePreviewBody } from './live-preview';
 import { MeResponse } from './me';
 import { ApiKeyList, ChangePasswordBody, CreateApiKeyBody, CreateMemberBody, CreatedApiKey, CreatedMember, MemberList, Session, SignInBody } from './people';
 import { CreatedTemplate, InputJsonSchema, Template, TemplatePage, TemplatePatch, TemplateUpload, VariablesPatch } from './templates';
@@ -183,6 +184,35 @@ const operationTable = [
       },
       ...errorResponses(401, 404, 409, 422, 429, 503),
       409: { description: 'The template has no preview: its first page could not be rendered (`detail` says why)', schema: ErrorBody },
+    },
+  }),
+  defineOperation({
+    method: 'post',
+    path: '/api/v1/templates/{id}/preview',
+    operationId: 'renderTemplatePreview',
+    summary: 'The first page of the template filled with input_json, as a PNG (the live preview); nothing is stored',
+    tag: 'Templates',
+    authenticated: true,
+    query: EnvironmentQuery,
+    body: { contentType: 'application/json', schema: TemplatePreviewBody, name: 'the preview request' },
+    responses: {
+      200: {
+        description: 'The filled first page, its longer side 1100 px (an A4 page is 778 x 1100); rendered by a render worker and not stored',
+        contentType: 'image/png',
+      },
+      ...errorResponses(400, 401, 404, 413, 415, 422, 429, 503),
+      404: { description: "Unknown template (or another organisation's or environment's), or a template_version it does not have", schema: ErrorBody },
+      422: {
+        description:
+          'The body, or input_json against the template (`errors` lists every problem, as a failed document would), or a template that cannot be rendered',
+        schema: ValidationErrorBody,
+      },
+      429: {
+        description:
+          "Over the organisation's or session's rate limit, or over PREVIEW_RATE_LIMIT previews a minute for this person or API key (see Retry-After)",
+        schema: RateLimitedBody,
+      },
+      503: { description: 'A dependency is unreachable, or no render worker rendered the preview in time (PREVIEW_TIMEOUT_MS)', schema: ErrorBody },
     },
   }),
   defineOperation({

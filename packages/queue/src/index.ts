@@ -32,3 +32,13 @@ export {
 export { enqueueFairly, pumpFairQueue, inFairBacklogs, fairBacklogSize, DEFAULT_FAIR_QUEUE_DEPTH, type FairRenderJob } from './fair-queue';
 export { countInWindow } from './window-counter';
 export { RenderSecrets, RENDER_SECRETS_TTL_SECONDS, storeRenderSecrets, readRenderSecrets, deleteRenderSecrets } from './render-secrets';
+export {
+  LIVE_PREVIEW_QUEUE,
+  LivePreviewJob,
+  LivePreviewRequest,
+  LivePreviewResult,
+  LIVE_PREVIEW_JOB_OPTIONS,
+  createLivePreviewQueue,
+  livePreviewPngKey,
+  livePreviewRequestKey,
+} from './live-previews';

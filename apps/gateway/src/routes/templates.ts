@@ -5,7 +5,7 @@ import type { Database } from '@docgen/db';
 import type { UntrustedWork } from '@docgen/untrusted-work';
 import type { TemplatePreviewJob } from '@docgen/queue';
 import type { FileStorage } from '@docgen/storage';
-import { inputJsonSchema, type PackageLimits, type TemplateVariable } from '@docgen/templating';
+import { RenderInputError, checkInput, inputJsonSchema, type PackageLimits, type TemplateVariable } from '@docgen/templating';
 import { HttpError } from '../errors';
 import { requireCaller } from '../middleware/authenticate';
 import { singleFileUpload } from '../middleware/single-file-upload';
@@ -14,6 +14,10 @@ import { afterCursor, decodeCursor, newestFirst, toPage } from '../pagination';
 import { createTemplate } from '../templates/create-template';
 import { findTemplate } from '../templates/find-template';
 import type { HtmlImporter } from '../templates/html-importer';
+import type { LivePreviews } from '../templates/live-previews';
+import { takePreviewAllowance } from '../templates/preview-rate-limit';
+import { previewSource } from '../templates/preview-source';
+import type { SlidingWindowRateLimiter } from '../rate-limiter';
 import { requestPreview, templatePreview } from '../templates/template-preview';
 import { presentTemplate } from '@docgen/contracts';
 import { updateVariables } from '../templates/update-variables';
@@ -28,6 +32,10 @@ export interface TemplateRouteDeps {
   limits: PackageLimits;
   importer: HtmlImporter;
   previews: Queue<TemplatePreviewJob>;
+  livePreviews: LivePreviews;
+  /** PREVIEW_RATE_LIMIT per person or API key, in PREVIEW_RATE_WINDOW_MS windows. */
+  previewLimiter: SlidingWindowRateLimiter;
+  previewRateLimit: number;
 }
 
 /** How long a client is asked to wait before asking for a preview again. */
@@ -43,6 +51,10 @@ export function attachment(filename: string): string {
   return ascii === filename ? plain : `${plain}; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
 
+/** A preview refused for its input or template: 422 listing every problem (one when the worker found one). */
+const invalidInput = (message: string, problems: { path: string; message: string }[]) =>
+  new HttpError('validation_failed', message, { errors: problems.length ? problems : [{ path: 'input_json', message }] });
+
 type TemplateOperationId =
   | 'createTemplate'
   | 'listTemplates'
@@ -51,6 +63,7 @@ type TemplateOperationId =
   | 'getTemplateInputSchema'
   | 'downloadTemplateFile'
   | 'getTemplatePreview'
+  | 'renderTemplatePreview'
   | 'updateTemplateVariables'
   | 'deleteTemplate';
 
@@ -135,6 +148,29 @@ export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<Tem
     await pipeline(preview.stream, res);
   };
 
+  // The live preview: checked here as a document's input is checked at render time (every
+  // problem, now as a 422), rendered by a render worker, never stored.
+  const renderTemplatePreview: OperationHandler<'renderTemplatePreview'> = async ({ req, res, params, query: { is_uat }, body }) => {
+    const caller = requireCaller(req);
+    await takePreviewAllowance(deps.previewLimiter, caller, deps.previewRateLimit);
+    const template = await findTemplate(db, caller, params.id, is_uat);
+    const source = previewSource(template, body.template_version);
+    try {
+      checkInput(source.variables as unknown as TemplateVariable[], body.input_json);
+    } catch (error) {
+      if (error instanceof RenderInputError) throw invalidInput(error.message, error.problems);
+      throw error;
+    }
+    const started = performance.now();
+    const outcome = await deps.livePreviews.render(caller.organization.id, { source, input: body.input_json });
+    if ('invalid' in outcome) throw invalidInput(outcome.invalid.message, outcome.invalid.errors);
+    req.log.info({ templateId: template.id, ms: Math.round(performance.now() - started), bytes: outcome.png.length }, 'live preview sent');
+    res.setHeader('Content-Type', 'image/png');
+    res.setHeader('Content-Length', String(outcome.png.length));
+    res.setHeader('Cache-Control', 'no-store');
+    res.end(outcome.png);
+  };
+
   const updateTemplateVariables: OperationHandler<'updateTemplateVariables'> = async ({ req, params, query: { is_uat }, body: patch, reply }) => {
     const caller = requireCaller(req);
     const template = await findTemplate(db, caller, params.id, is_uat);
@@ -158,6 +194,7 @@ export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<Tem
     getTemplateInputSchema,
     downloadTemplateFile,
     getTemplatePreview,
+    renderTemplatePreview,
     updateTemplateVariables: { queryBeforeBody: true, handle: updateTemplateVariables },
     deleteTemplate,
   };

@@ -1,8 +1,10 @@
 import { QueueEvents, type Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import {
+  LIVE_PREVIEW_QUEUE,
   TEMPLATE_IMPORT_QUEUE,
   bullPrefix,
+  createLivePreviewQueue,
   createRedisConnection,
   createTemplateImportQueue,
   createTemplatePreviewQueue,
@@ -11,10 +13,12 @@ import {
 import type { GatewayConfig } from '../config';
 import { HtmlImporter } from './html-importer';
 import { ImportSlots } from './import-slots';
+import { LivePreviews } from './live-previews';
 
 export interface TemplateJobs {
   importer: HtmlImporter;
   previews: Queue<TemplatePreviewJob>;
+  livePreviews: LivePreviews;
   close: () => Promise<void>;
 }
 
@@ -24,9 +28,9 @@ interface Logger {
 }
 
 /**
- * The gateway's side of the template jobs the render worker runs: HTML imports (waited
- * on, through QueueEvents on a connection of its own, as its blocking reads require) and
- * previews (queued, never waited on).
+ * The gateway's side of the template jobs the render worker runs: HTML imports and live
+ * previews (waited on, each through a QueueEvents on a connection of its own, as their
+ * blocking reads require) and stored previews (queued, never waited on).
  */
 export function createTemplateJobs(config: GatewayConfig, redis: Redis, logger?: Logger): TemplateJobs {
   const importQueue = createTemplateImportQueue(redis, config.REDIS_KEY_PREFIX);
@@ -43,12 +47,25 @@ export function createTemplateJobs(config: GatewayConfig, redis: Redis, logger?:
     timeoutMs: config.RENDER_TIMEOUT_MS,
     perOrganization: config.TEMPLATE_IMPORTS_PER_ORG,
   });
+  const liveQueue = createLivePreviewQueue(redis, config.REDIS_KEY_PREFIX);
+  const liveEventsConnection = createRedisConnection(config.REDIS_URL, 'worker', logger);
+  const liveEvents = new QueueEvents(LIVE_PREVIEW_QUEUE, { connection: liveEventsConnection, prefix: bullPrefix(config.REDIS_KEY_PREFIX) });
+  liveEvents.on('error', (error) => logger?.warn({ err: error }, 'live preview events error'));
+  const livePreviews = new LivePreviews({
+    queue: liveQueue,
+    events: liveEvents,
+    redis,
+    redisKeyPrefix: config.REDIS_KEY_PREFIX,
+    timeoutMs: config.PREVIEW_TIMEOUT_MS,
+  });
   return {
     importer,
     previews,
+    livePreviews,
     close: async () => {
-      await Promise.all([events.close(), importQueue.close(), previews.close()]);
+      await Promise.all([events.close(), liveEvents.close(), importQueue.close(), previews.close(), liveQueue.close()]);
       eventsConnection.disconnect();
+      liveEventsConnection.disconnect();
     },
   };
 }

@@ -10,6 +10,8 @@ export class ApiError extends Error {
     readonly errors: FieldError[] = [],
     /** The error's stable code (docs/errors.md); null on a 429 or when the server could not be reached. */
     readonly code: ErrorCode | null = null,
+    /** A 429's Retry-After, in seconds. */
+    readonly retryAfterSeconds: number | null = null,
   ) {
     super(message);
   }
@@ -39,9 +41,11 @@ interface RequestOptions {
   json?: unknown;
   form?: FormData;
   signal?: AbortSignal;
+  /** 'blob' for an answer that is a file (an image); errors are JSON either way. */
+  accept?: 'json' | 'blob';
 }
 
-export async function api<T>(path: string, { method = 'GET', query, json, form, signal }: RequestOptions = {}): Promise<T> {
+export async function api<T>(path: string, { method = 'GET', query, json, form, signal, accept = 'json' }: RequestOptions = {}): Promise<T> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (method !== 'GET' && method !== 'HEAD' && csrfToken) headers['X-CSRF-Token'] = csrfToken;
   let body: BodyInit | undefined;
@@ -59,6 +63,7 @@ export async function api<T>(path: string, { method = 'GET', query, json, form, 
     throw new ApiError(0, 'The server could not be reached. Check your connection and try again.');
   }
   if (response.status === 204) return undefined as T;
+  if (response.ok && accept === 'blob') return (await response.blob()) as T;
   const type = response.headers.get('content-type') ?? '';
   const payload: unknown = type.includes('json') ? await response.json().catch(() => null) : null;
   if (!response.ok) {
@@ -70,6 +75,7 @@ export async function api<T>(path: string, { method = 'GET', query, json, form, 
       typeof detail === 'string' ? detail : `The server answered ${response.status} ${response.statusText}`.trim(),
       Array.isArray(errors) ? errors : [],
       typeof code === 'string' ? code : null,
+      response.status === 429 ? Number(response.headers.get('retry-after')) || null : null,
     );
   }
   return payload as T;

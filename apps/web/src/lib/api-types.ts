@@ -16,6 +16,7 @@ export type DocumentPage = Schemas['DocumentPage'];
 export type DocumentStatus = DocumentRecord['status'];
 export type OutputFormat = DocumentRecord['output_format'];
 export type CreateDocument = Schemas['CreateDocument'];
+export type TemplatePreviewRequest = Schemas['TemplatePreviewRequest'];
 export type BulkJob = Schemas['BulkJob'];
 export type BulkJobPage = Schemas['BulkJobPage'];
 export type Session = Schemas['Session'];

@@ -21,6 +21,8 @@ import { VariablesTable } from '../../features/templates/components/VariablesTab
 
 // CodeMirror is most of the bundle: it loads only when the JSON tab is opened.
 const JsonEditor = lazy(() => import('../../features/documents/components/JsonEditor'));
+// The live preview beside the form: its own chunk, so the first load does not grow.
+const LivePreview = lazy(() => import('../../features/templates/components/LivePreview'));
 
 type Mode = 'form' | 'json';
 const pretty = (value: unknown) => JSON.stringify(value, null, 2);
@@ -236,6 +238,15 @@ export function TemplatePage() {
         <ErrorAlert error={create.error} title="The document was not created" />
         {documentId ? <DocumentStatus documentId={documentId} isUat={data.is_uat} onFailed={onFailed} /> : null}
       </section>
+      <Suspense fallback={<p className="card hint live-preview">Loading the live preview…</p>}>
+        <LivePreview
+          templateId={data.id}
+          isUat={data.is_uat}
+          templateName={data.name}
+          revision={data.updated_at}
+          inputText={mode === 'json' ? jsonText : JSON.stringify(withoutBlankOptionals(input, data.variables))}
+        />
+      </Suspense>
 
       <HistoryTable templateId={data.id} isUat={data.is_uat} onUseInput={applyInput} />
       <BulkSection template={data} outputFormat={outputFormat} />

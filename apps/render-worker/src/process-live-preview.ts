@@ -1,0 +1,108 @@
+import type { Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { PrintTimeoutError } from '@docgen/browser-printer';
+import { ConversionFailedError, ConversionTimeoutError } from '@docgen/converter';
+import type { Logger } from '@docgen/observability';
+import { LivePreviewJob, LivePreviewRequest, livePreviewPngKey, type LivePreviewResult } from '@docgen/queue';
+import type { GuardedFetchOptions } from '@docgen/security';
+import { RenderInputError, checkInput, fillHtml, renderDocx, type TemplateVariable } from '@docgen/templating';
+import type { DocxToPdf } from './converter';
+import { Deadline, RenderTimeoutError } from './deadline';
+import { fetchImages, type ImageLimits } from './fetch-images';
+import { firstPagePng } from './first-page-png';
+import type { HtmlPrinter } from './html-printer';
+import type { TakeImageFetch } from './image-fetch-budget';
+
+/** The page's longer side in pixels: an A4 page is 778 x 1100, sharp at twice the width the UI shows it. */
+export const LIVE_PREVIEW_LONG_SIDE_PX = 1100;
+/** Long enough for the waiting gateway to read it; short enough that an abandoned one is soon gone. */
+const PNG_TTL_MS = 30_000;
+
+export interface LivePreviewDeps {
+  redis: Redis;
+  redisKeyPrefix: string;
+  converter: DocxToPdf;
+  templateFile: (fileKey: string) => Promise<Buffer>;
+  templateHtml?: (key: string) => Promise<string>;
+  printer?: HtmlPrinter;
+  logger: Logger;
+  imageFetch: Omit<GuardedFetchOptions, 'method' | 'headers' | 'body'>;
+  imageLimits?: ImageLimits;
+  imageFetchBudget?: (organizationId: string, deadline: Deadline) => TakeImageFetch;
+  maxOutputBytes?: number;
+  expressionTimeoutMs?: number;
+}
+
+/**
+ * The first page of a template filled with an input, for a person waiting in a gateway:
+ * the same checks and limits as a document (input schema, images through the outbound
+ * guard and the organisation's fetch budget, expression time, output size), then the same
+ * printer (Chromium for HTML templates, the warm LibreOffice otherwise, ahead of renders
+ * waiting for an instance), then pdftoppm for page 1. The PNG waits in Redis under a key
+ * that expires; nothing is written to PostgreSQL or storage. What is wrong with the input
+ * or template is an answer ("invalid"); a job failure means the worker could not do the
+ * work (the gateway then answers 503).
+ */
+export async function processLivePreview(job: Job<LivePreviewJob>, deps: LivePreviewDeps): Promise<LivePreviewResult> {
+  const { organizationId, requestKey, deadlineAt } = LivePreviewJob.parse(job.data);
+  // The gateway has already answered: rendering now would only cost an instance.
+  if (Date.now() >= deadlineAt) return { outcome: 'expired' };
+  const [raw] = await Promise.all([deps.redis.get(requestKey), deps.redis.unlink(requestKey)]);
+  if (!raw) return { outcome: 'expired' };
+  const { source, input } = LivePreviewRequest.parse(JSON.parse(raw));
+  const log = deps.logger.child({ previewJobId: job.id, organizationId, templateId: source.templateId });
+  const timeoutMs = deadlineAt - job.timestamp;
+  const deadline = new Deadline(deadlineAt, timeoutMs);
+  const started = performance.now();
+  // Out of time while waiting for a free instance or page is the worker's capacity (503);
+  // anywhere else (image fetches, the fill, the print itself) the input's or template's (422).
+  let waitingForPrinter = false;
+  try {
+    const variables = source.variables as unknown as TemplateVariable[];
+    const options = { locale: source.locale, maxOutputBytes: deps.maxOutputBytes, expressionTimeoutMs: deps.expressionTimeoutMs };
+    checkInput(variables, input);
+    const images = await fetchImages(variables, input, deps.imageFetch, deadline, deps.imageLimits, deps.imageFetchBudget?.(organizationId, deadline));
+    const context = { deadline, log, urgent: true, onStarted: () => (waitingForPrinter = false) };
+    let pdf: Buffer;
+    if (source.htmlFileKey && deps.printer && deps.templateHtml) {
+      const printable = fillHtml(await deps.templateHtml(source.htmlFileKey), variables, input, images, options);
+      deadline.check();
+      waitingForPrinter = true;
+      pdf = await deps.printer.toPdf(printable, context);
+    } else {
+      const docx = renderDocx(await deps.templateFile(source.fileKey), variables, input, images, { ...options, compress: false });
+      deadline.check();
+      waitingForPrinter = true;
+      pdf = await deps.converter.toPdf(docx, context);
+    }
+    const printed = performance.now();
+    const png = await deadline.race(firstPagePng(pdf, { longSidePx: LIVE_PREVIEW_LONG_SIDE_PX, timeoutMs: Math.max(1, deadline.remainingMs()) }));
+    const pngKey = livePreviewPngKey(deps.redisKeyPrefix, job.id!);
+    await deps.redis.set(pngKey, png, 'PX', PNG_TTL_MS);
+    const ms = (from: number, to = performance.now()) => Math.round(to - from);
+    log.info({ ms: ms(started), print_ms: ms(started, printed), raster_ms: ms(printed), bytes: png.length }, 'live preview rendered');
+    return { outcome: 'rendered', pngKey };
+  } catch (error) {
+    const timedOut = error instanceof RenderTimeoutError || error instanceof ConversionTimeoutError || error instanceof PrintTimeoutError;
+    if (timedOut && waitingForPrinter) throw error;
+    const invalid = problemOf(error, timeoutMs);
+    if (!invalid) throw error;
+    log.info({ reason: invalid.message }, 'live preview refused');
+    return { outcome: 'invalid', ...invalid };
+  } finally {
+    deadline.dispose();
+  }
+}
+
+/** What is wrong with the input or template, for the person typing; undefined for the worker's own failures. */
+function problemOf(error: unknown, timeoutMs: number): { message: string; errors: { path: string; message: string }[] } | undefined {
+  if (error instanceof RenderInputError) return { message: error.message, errors: error.problems };
+  if (error instanceof RenderTimeoutError || error instanceof ConversionTimeoutError || error instanceof PrintTimeoutError) {
+    return {
+      message: `The preview took longer than ${Math.round(timeoutMs / 1000)} s; check the template for a broken expression or fewer, smaller images`,
+      errors: [],
+    };
+  }
+  if (error instanceof ConversionFailedError) return { message: `The document could not be converted to PDF: ${error.message}`, errors: [] };
+  return undefined;
+}

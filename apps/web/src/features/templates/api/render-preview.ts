@@ -1,0 +1,105 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { api, ApiError, type FieldError } from '../../../lib/api-client';
+import type { TemplatePreviewRequest } from '../../../lib/api-types';
+
+/** POST .../preview: the first page filled with the input, a PNG (nothing is stored). */
+export function renderPreview(id: string, isUat: boolean, body: TemplatePreviewRequest, signal?: AbortSignal): Promise<Blob> {
+  return api<Blob>(`/templates/${encodeURIComponent(id)}/preview`, { method: 'POST', query: { is_uat: isUat }, json: body, signal, accept: 'blob' });
+}
+
+/** Typing pauses this long before the preview is asked for: one request per pause, not per key. */
+export const PREVIEW_DEBOUNCE_MS = 500;
+
+export type PreviewProblem =
+  /** The input cannot be filled in yet (422): what to fix, in the API's words. */
+  | { kind: 'input'; message: string; errors: FieldError[] }
+  /** The JSON tab's text is not JSON. */
+  | { kind: 'json' }
+  /** Anything else (rate limit, no worker, offline): a sentence. */
+  | { kind: 'failed'; message: string };
+
+export interface LivePreviewState {
+  /** An object URL of the latest page rendered (kept while a newer one is refused or on its way). */
+  imageUrl?: string;
+  updating: boolean;
+  problem?: PreviewProblem;
+  /** Asks again now, whatever the debounce. */
+  refresh: () => void;
+}
+
+/**
+ * The live preview's data: `inputText` (the JSON the Generate button would send) is rendered
+ * PREVIEW_DEBOUNCE_MS after it or the template's `revision` (its updated_at: types, formats,
+ * locale) last changed. Only the newest request counts: an older one is
+ * aborted, and an answer that arrives after a newer request started is dropped. A 429 asks
+ * again once its Retry-After has passed.
+ */
+export function useLivePreview(id: string, isUat: boolean, inputText: string, revision?: string): LivePreviewState {
+  const [imageUrl, setImageUrl] = useState<string>();
+  const [updating, setUpdating] = useState(false);
+  const [problem, setProblem] = useState<PreviewProblem>();
+  const latest = useRef<{ seq: number; controller?: AbortController }>({ seq: 0 });
+  const retryTimer = useRef<number | undefined>(undefined);
+  const inputRef = useRef(inputText);
+  inputRef.current = inputText;
+
+  const run = useCallback(async () => {
+    window.clearTimeout(retryTimer.current);
+    latest.current.controller?.abort();
+    const seq = latest.current.seq + 1;
+    const controller = new AbortController();
+    latest.current = { seq, controller };
+    let input: unknown;
+    try {
+      input = JSON.parse(inputRef.current);
+    } catch {
+      setUpdating(false);
+      setProblem({ kind: 'json' });
+      return;
+    }
+    setUpdating(true);
+    try {
+      const png = await renderPreview(id, isUat, { input_json: input as TemplatePreviewRequest['input_json'] }, controller.signal);
+      if (latest.current.seq !== seq) return;
+      const url = URL.createObjectURL(png);
+      setImageUrl((previous) => {
+        if (previous) URL.revokeObjectURL(previous);
+        return url;
+      });
+      setProblem(undefined);
+    } catch (error) {
+      if (latest.current.seq !== seq || (error as Error).name === 'AbortError') return;
+      if (error instanceof ApiError && error.status === 422) setProblem({ kind: 'input', message: error.message, errors: error.errors });
+      else {
+        setProblem({ kind: 'failed', message: error instanceof Error ? error.message : String(error) });
+        if (error instanceof ApiError && error.retryAfterSeconds) retryTimer.current = window.setTimeout(() => void run(), error.retryAfterSeconds * 1000);
+      }
+    } finally {
+      if (latest.current.seq === seq) setUpdating(false);
+    }
+  }, [id, isUat]);
+
+  // The first page at once, then PREVIEW_DEBOUNCE_MS after each change.
+  const first = useRef(true);
+  useEffect(() => {
+    const delay = first.current ? 0 : PREVIEW_DEBOUNCE_MS;
+    first.current = false;
+    const timer = window.setTimeout(() => void run(), delay);
+    return () => window.clearTimeout(timer);
+  }, [inputText, revision, run]);
+
+  // Leaving the page: nothing in flight, no timer, no object URL left behind.
+  useEffect(
+    () => () => {
+      latest.current.controller?.abort();
+      window.clearTimeout(retryTimer.current);
+      setImageUrl((previous) => {
+        if (previous) URL.revokeObjectURL(previous);
+        return undefined;
+      });
+    },
+    [],
+  );
+
+  return { imageUrl, updating, problem, refresh: () => void run() };
+}

@@ -1,0 +1,223 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Redis } from 'ioredis';
+import pixelmatch from 'pixelmatch';
+import { PNG } from 'pngjs';
+import { eventually } from '../support';
+import { apiClient, buildDocx, paragraph, pngDataUri, startCanary, startStack, type ApiClient, type Canary, type Stack } from '@docgen/testing';
+
+/** POST /templates/{id}/preview (API.md §14): the filled first page from the warm pools, nothing stored. */
+
+const invoiceDocx = buildDocx({
+  body: [
+    paragraph('Invoice for {client_name}'),
+    paragraph('Total {total}'),
+    paragraph('{#items}'),
+    paragraph('Item: {description}'),
+    paragraph('{/items}'),
+    paragraph('{%logo}'),
+  ].join(''),
+});
+const INPUT = {
+  client_name: 'Ada Lovelace',
+  total: '1,250.00',
+  items: [{ description: 'Analytical engine, one unit' }],
+  logo: pngDataUri(120, 40, [20, 90, 200]),
+};
+const letterHtml = Buffer.from('<!doctype html><html><body><h1 style="color:#123">Dear {name}</h1><p>Your order {order} has shipped.</p></body></html>');
+
+const decode = (png: Buffer) => PNG.sync.read(png);
+/** How many pixels of two same-sized pages differ (pixelmatch's default threshold). */
+const differingPixels = (a: PNG, b: PNG) => pixelmatch(a.data, b.data, null, a.width, a.height);
+/** Pixels that are not near-white: a page with text and a logo has many. */
+const inkedPixels = (png: PNG) => {
+  let count = 0;
+  for (let i = 0; i < png.data.length; i += 4) if (png.data[i]! < 200 || png.data[i + 1]! < 200 || png.data[i + 2]! < 200) count += 1;
+  return count;
+};
+
+async function storedFiles(dir: string): Promise<string[]> {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => path.join(entry.parentPath, entry.name))
+    .sort();
+}
+
+describe('live preview of the filled first page', () => {
+  let stack: Stack;
+  let api: ApiClient;
+  let stranger: ApiClient;
+  let templateId: string;
+  let redis: Redis;
+  let canary: Canary;
+
+  beforeAll(async () => {
+    stack = await startStack({ env: { PREVIEW_RATE_LIMIT: '1000' } });
+    api = apiClient(stack.gateways[0]!.url, (await stack.organization()).apiKey);
+    stranger = apiClient(stack.gateways[0]!.url, (await stack.organization()).apiKey);
+    templateId = (await api.uploadTemplate(invoiceDocx, 'Invoice.docx')).id;
+    // The stored preview of the template as uploaded (queued at upload) is a file of its own: let it land first.
+    await eventually(async () => (await api.call('GET', `/api/v1/templates/${templateId}/preview`)).status === 200, 'the stored template preview');
+    redis = new Redis(stack.env.REDIS_URL!);
+    canary = await startCanary();
+  }, 120_000);
+  afterAll(async () => {
+    redis?.disconnect();
+    await canary?.close();
+    await stack?.close();
+  });
+
+  const preview = (client: ApiClient, id: string, body: unknown, query = '') => client.call('POST', `/api/v1/templates/${id}/preview${query}`, body);
+
+  it('answers a PNG of the filled first page, which follows the input and stores nothing', async () => {
+    const filesBefore = await storedFiles(stack.env.STORAGE_DIR!);
+    const first = await preview(api, templateId, { input_json: INPUT });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('content-type')).toBe('image/png');
+    expect(first.headers.get('cache-control')).toBe('no-store');
+    const a = decode(first.raw);
+    // An A4 page (11906 x 16838 twips), its longer side 1100 px.
+    expect(a.height).toBe(1100);
+    expect(a.width).toBeGreaterThanOrEqual(776);
+    expect(a.width).toBeLessThanOrEqual(780);
+    expect(inkedPixels(a)).toBeGreaterThan(2_000);
+
+    const again = decode((await preview(api, templateId, { input_json: INPUT })).raw);
+    expect(differingPixels(a, again)).toBe(0); // the same input, the same page
+
+    const other = await preview(api, templateId, { input_json: { ...INPUT, client_name: 'Grace Hopper', total: '99.00' } });
+    expect(other.status).toBe(200);
+    const b = decode(other.raw);
+    expect([b.width, b.height]).toEqual([a.width, a.height]);
+    expect(differingPixels(a, b)).toBeGreaterThan(200);
+
+    // Nothing stored: no document, no file, and nothing left waiting in Redis.
+    expect(await stack.database.db.document.count()).toBe(0);
+    expect(await storedFiles(stack.env.STORAGE_DIR!)).toEqual(filesBefore);
+    expect(await redis.keys(`${stack.env.REDIS_KEY_PREFIX}live-preview:*`)).toEqual([]);
+  }, 60_000);
+
+  it('is the page the document gets: the same pixels as page 1 of the generated PDF', async () => {
+    const png = decode((await preview(api, templateId, { input_json: INPUT })).raw);
+    const created = await api.call('POST', '/api/v1/documents', { template_id: templateId, input_json: INPUT, output_format: 'pdf' });
+    expect((await api.waitForDocument(created.body.id as string)).status).toBe('ready');
+    const pdf = (await api.call('GET', `/api/v1/documents/${created.body.id}/download`)).raw;
+    const dir = mkdtempSync(path.join(tmpdir(), 'docgen-live-preview-'));
+    try {
+      writeFileSync(path.join(dir, 'doc.pdf'), pdf);
+      execFileSync('pdftoppm', ['-png', '-f', '1', '-l', '1', '-scale-to', '1100', path.join(dir, 'doc.pdf'), path.join(dir, 'page')]);
+      const page = decode(
+        readFileSync(
+          path.join(
+            dir,
+            readdirSync(dir).find((f) => f.startsWith('page'))!,
+          ),
+        ),
+      );
+      expect([page.width, page.height]).toEqual([png.width, png.height]);
+      expect(differingPixels(png, page)).toBeLessThan(png.width * png.height * 0.001);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 90_000);
+
+  it('prints an HTML template through Chromium, following the input', async () => {
+    const html = await api.postFile('/api/v1/templates', letterHtml, 'letter.html');
+    expect(html.status).toBe(201);
+    const one = await preview(api, html.body.id as string, { input_json: { name: 'Ada', order: 'A-1' } });
+    const two = await preview(api, html.body.id as string, { input_json: { name: 'Grace', order: 'B-22' } });
+    expect([one.status, two.status]).toEqual([200, 200]);
+    const [a, b] = [decode(one.raw), decode(two.raw)];
+    expect(a.height).toBe(1100);
+    expect(inkedPixels(a)).toBeGreaterThan(500);
+    expect(differingPixels(a, b)).toBeGreaterThan(100);
+  }, 60_000);
+
+  it('lists every input problem as a 422, in the shape of §9, before any worker is asked', async () => {
+    const res = await preview(api, templateId, { input_json: { items: 'not a list', logo: INPUT.logo } });
+    expect(res.status).toBe(422);
+    expect(res.body.code).toBe('validation_failed');
+    const paths = (res.body.errors as { path: string; message: string }[]).map((e) => e.path).sort();
+    expect(paths).toEqual(['input_json.client_name', 'input_json.items', 'input_json.total']);
+    expect(res.body.detail).toMatch(/^3 problems: /);
+
+    // The body itself, as POST /documents checks it.
+    const bad = await preview(api, templateId, { input_json: 'text', template_version: 0 });
+    expect(bad.status).toBe(422);
+    expect((bad.body.errors as { path: string }[]).map((e) => e.path).sort()).toEqual(['input_json', 'template_version']);
+    const nul = await preview(api, templateId, { input_json: { ...INPUT, client_name: 'A\u0000B' } });
+    expect(nul.status).toBe(422);
+    expect(nul.body.errors[0].path).toBe('input_json.client_name');
+  });
+
+  it('refuses what the worker finds at render time (an image behind the outbound guard) as a 422, fetching nothing', async () => {
+    const res = await preview(api, templateId, { input_json: { ...INPUT, logo: `${canary.url}/logo.png` } });
+    expect(res.status).toBe(422);
+    expect(res.body.code).toBe('validation_failed');
+    expect(res.body.detail).toMatch(/private or reserved network address/);
+    expect(res.body.errors).toEqual([{ path: 'input_json', message: res.body.detail }]);
+    expect(canary.connections()).toBe(0);
+  });
+
+  it("is 404 for another organisation's template, the other environment, and a version the template does not have", async () => {
+    const foreign = await preview(stranger, templateId, { input_json: INPUT });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toEqual({ detail: 'Template not found', code: 'template_not_found' });
+    expect((await preview(api, templateId, { input_json: INPUT }, '?is_uat=true')).status).toBe(404);
+    const version = await preview(api, templateId, { input_json: INPUT, template_version: 2 });
+    expect(version.status).toBe(404);
+    expect(version.body).toEqual({ detail: 'Template version not found', code: 'version_not_found' });
+    expect((await preview(api, templateId, { input_json: INPUT, template_version: 1 })).status).toBe(200);
+  });
+
+  it('limits each API key to PREVIEW_RATE_LIMIT a minute (429 with Retry-After), on every gateway', async () => {
+    const limited = await stack.start('gateway', { PREVIEW_RATE_LIMIT: '2' });
+    const org = await stack.organization();
+    const client = apiClient(limited.url, org.apiKey);
+    const own = (await client.uploadTemplate(invoiceDocx, 'Invoice.docx')).id;
+    // A request that fails its input still counts: the limit is on asking.
+    expect((await preview(client, own, { input_json: {} })).status).toBe(422);
+    expect((await preview(client, own, { input_json: INPUT })).status).toBe(200);
+    const refused = await preview(client, own, { input_json: INPUT });
+    expect(refused.status).toBe(429);
+    expect(Object.keys(refused.body)).toEqual(['detail']);
+    expect(refused.body.detail).toMatch(/^Too many previews: at most 2 a minute for each person or API key; try again in \d+ s\.$/);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    // Another API key is not held back, and the organisation's other requests still go through.
+    expect((await client.call('GET', `/api/v1/templates/${own}`)).status).toBe(200);
+    expect((await preview(api, templateId, { input_json: INPUT })).status).toBe(200);
+  }, 120_000);
+});
+
+describe('live preview without a render worker', () => {
+  let stack: Stack;
+  let api: ApiClient;
+
+  beforeAll(async () => {
+    stack = await startStack({ workers: 0, env: { PREVIEW_TIMEOUT_MS: '1000' } });
+    api = apiClient(stack.gateways[0]!.url, (await stack.organization()).apiKey);
+  }, 120_000);
+  afterAll(() => stack?.close());
+
+  it('answers 503 once PREVIEW_TIMEOUT_MS (+1 s) has passed, and leaves neither the job nor the request behind', async () => {
+    const { id } = await api.uploadTemplate(invoiceDocx, 'Invoice.docx');
+    const started = Date.now();
+    const res = await api.call('POST', `/api/v1/templates/${id}/preview`, { input_json: INPUT });
+    const took = Date.now() - started;
+    expect(res.status).toBe(503);
+    expect(res.body).toEqual({ detail: 'No render worker rendered the preview within 2 s; please try again shortly.', code: 'dependency_unavailable' });
+    expect(took).toBeGreaterThanOrEqual(1_900);
+    expect(took).toBeLessThan(10_000);
+    const redis = new Redis(stack.env.REDIS_URL!);
+    try {
+      expect(await redis.keys(`${stack.env.REDIS_KEY_PREFIX}live-preview:*`)).toEqual([]);
+      expect(await redis.llen(`${stack.env.REDIS_KEY_PREFIX}bull:live-previews:wait`)).toBe(0);
+    } finally {
+      redis.disconnect();
+    }
+    expect(await stack.database.db.document.count()).toBe(0);
+  }, 60_000);
+});
