@@ -36,7 +36,8 @@ function pathParameters(path: string) {
     name,
     in: 'path',
     required: true,
-    schema: { type: 'string', format: 'uuid' },
+    // `{n}`: a template's version number (API.md §12); every other path parameter is an id.
+    schema: name === 'n' ? { type: 'integer', minimum: 1 } : { type: 'string', format: 'uuid' },
   }));
 }
 
