@@ -104,7 +104,14 @@ function operationObject(op: Operation) {
       ...(op.query ? queryParameters(op.query) : []),
       ...(op.headers ?? []).map((header) => ({ in: 'header', ...header })),
     ],
-    ...(op.body ? { requestBody: { required: true, content: { [op.body.contentType]: { schema: toSchema(op.body.schema, 'input') } } } } : {}),
+    ...(op.body
+      ? {
+          requestBody: {
+            required: !('optional' in op.body && op.body.optional),
+            content: { [op.body.contentType]: { schema: toSchema(op.body.schema, 'input') } },
+          },
+        }
+      : {}),
     responses,
   };
 }

@@ -66,6 +66,8 @@ export interface JsonBody {
   schema: z.ZodType;
   /** What its 415 asks for: "Send <name> as application/json". Not part of the OpenAPI document. */
   name: string;
+  /** The body may be left out: a request without one is read as `{}` (publish, promote). */
+  optional?: boolean;
 }
 
 /** A multipart upload: the file in the field `file`, the schema's other fields beside it. */
@@ -281,7 +283,7 @@ const operationTable = [
     tag: 'Template versions',
     authenticated: true,
     query: EnvironmentQuery,
-    body: { contentType: 'application/json', schema: PublishBody, name: 'the publish options' },
+    body: { contentType: 'application/json', schema: PublishBody, name: 'the publish options', optional: true },
     responses: {
       200: { description: 'The template, now at this version', schema: Template },
       ...errorResponses(400, 401, 404, 409, 413, 415, 422, 429, 503),
@@ -300,7 +302,7 @@ const operationTable = [
     tag: 'Template versions',
     authenticated: true,
     query: EnvironmentQuery,
-    body: { contentType: 'application/json', schema: PublishBody, name: 'the promotion options' },
+    body: { contentType: 'application/json', schema: PublishBody, name: 'the promotion options', optional: true },
     responses: {
       200: { description: 'The production template', schema: Template },
       ...errorResponses(400, 401, 404, 409, 413, 415, 422, 429, 503),
