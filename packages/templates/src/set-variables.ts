@@ -1,3 +1,4 @@
+import { templateNotFound } from '@docgen/documents';
 import type { TemplateVariableBody, VariablesPatch } from '@docgen/contracts';
 import type { Database, Scope, Template } from '@docgen/db';
 import type { z } from 'zod';
@@ -22,7 +23,7 @@ export async function setVariables(
   return db.$transaction(async (tx) => {
     await lockTemplate(tx, template.id);
     const current = await tx.template.findFirst({ where: { id: template.id, deletedAt: null } });
-    if (!current) throw versionNotFound();
+    if (!current) throw templateNotFound();
     const version = await tx.templateVersion.findUnique({ where: { templateId_version: { templateId: template.id, version: number ?? current.version } } });
     if (!version) throw versionNotFound();
     if (version.status === 'superseded') {

@@ -1,3 +1,4 @@
+import { templateNotFound } from '@docgen/documents';
 import { randomUUID } from 'node:crypto';
 import type { Caller } from '@docgen/access';
 import type { Scope, TemplateVersion } from '@docgen/db';
@@ -35,7 +36,7 @@ export async function createVersion(
     deps.db.$transaction(async (tx) => {
       await lockTemplate(tx, template.id);
       const live = await tx.template.findFirst({ where: { id: template.id, deletedAt: null }, select: { id: true } });
-      if (!live) throw new TemplatesError('template_not_found', 'Template not found');
+      if (!live) throw templateNotFound();
       const newest = await tx.templateVersion.aggregate({ where: { templateId: template.id }, _max: { version: true } });
       const created = await tx.templateVersion.create({
         data: {

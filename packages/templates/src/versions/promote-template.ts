@@ -1,3 +1,4 @@
+import { templateNotFound } from '@docgen/documents';
 import type { Caller } from '@docgen/access';
 import type { Database, Scope, Template, TemplateVersion } from '@docgen/db';
 import { TemplatesError } from '../errors';
@@ -43,7 +44,7 @@ export async function promoteTemplate(db: Database, caller: Caller, scope: Scope
   return db.$transaction(async (tx) => {
     await lockTemplate(tx, uat.id);
     const source = await tx.templateVersion.findFirst({ where: { templateId: uat.id, status: 'published' } });
-    if (!source) throw new TemplatesError('template_not_found', 'Template not found');
+    if (!source) throw templateNotFound();
     const existing = await promotedTo(tx, uat);
     if (!existing) {
       const now = new Date();

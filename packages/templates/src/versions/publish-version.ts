@@ -1,3 +1,4 @@
+import { templateNotFound } from '@docgen/documents';
 import type { Caller } from '@docgen/access';
 import type { Database, Scope, Template } from '@docgen/db';
 import { versionNotFound } from '../errors';
@@ -26,7 +27,7 @@ export async function publishVersion(
       tx.templateVersion.findFirst({ where: { templateId: template.id, status: 'published' } }),
       tx.template.findFirst({ where: { id: template.id, deletedAt: null } }),
     ]);
-    if (!live) throw versionNotFound();
+    if (!live) throw templateNotFound();
     if (!target) throw versionNotFound();
     if (target.status === 'published') return live;
     if (published) guard(published, target, options.force ?? false, `Publishing version ${number}`);

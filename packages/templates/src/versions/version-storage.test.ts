@@ -90,7 +90,7 @@ describe.each(DRIVERS)('version files under retention ($name storage)', ({ start
             organizationId: org.organizationId,
             templateId: template.id,
             status: 'ready',
-            inputFormat: 'json',
+            inputFormat: 'docx',
             outputFormat: 'pdf',
             inputJson: { name: 'x' },
             files: ['pdf'],
