@@ -10,11 +10,11 @@ const pngSize = (png: Buffer) => ({ signature: png.subarray(1, 4).toString(), wi
 
 const INVOICE_HTML = Buffer.from('<!doctype html><html><body><h1>Invoice for {client name}</h1><p>Total: {total}</p></body></html>');
 
-/** Polls the preview until it is no longer being prepared. */
-async function previewWhenDone(api: ApiClient, templateId: string, timeoutMs = 60_000): Promise<ApiResponse> {
+/** Polls the preview (the template's, or `versions/<n>/preview`) until it is no longer being prepared. */
+async function previewWhenDone(api: ApiClient, templateId: string, timeoutMs = 60_000, of = 'preview'): Promise<ApiResponse> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const res = await api.call('GET', `/api/v1/templates/${templateId}/preview`);
+    const res = await api.call('GET', `/api/v1/templates/${templateId}/${of}`);
     if (res.status !== 202) return res;
     if (Date.now() > deadline) throw new Error(`preview of ${templateId} still being prepared after ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -151,6 +151,31 @@ describe('HTML import on the render worker (gateway + worker processes, LibreOff
     expect(pngSize(preview.raw).width).toBeGreaterThanOrEqual(580);
     if (process.env.KEEP_PREVIEW) await writeFile(process.env.KEEP_PREVIEW, preview.raw);
   }, 60_000);
+
+  it('converts and checks a new version like an upload, previews each version of its own, and keeps the published one rendering', async () => {
+    const first = await api.postFile('/api/v1/templates', INVOICE_HTML, 'invoice.html');
+    const id = first.body.id as string;
+    const html = '<!doctype html><html><body><table border="1"><tr><td>Second</td><td>{total}</td></tr></table><p>{note}</p></body></html>';
+    const second = await api.postFile(`/api/v1/templates/${id}/versions`, Buffer.from(html), 'invoice-2.html');
+    expect(second.status).toBe(201);
+    expect(second.body).toMatchObject({ version: 2, status: 'draft' });
+    expect(second.body.variables.map((v: { name: string }) => v.name)).toEqual(['total', 'note']);
+    const [one, two, published] = await Promise.all([
+      previewWhenDone(api, id, 60_000, 'versions/1/preview'),
+      previewWhenDone(api, id, 60_000, 'versions/2/preview'),
+      previewWhenDone(api, id),
+    ]);
+    expect([one.status, two.status, published.status]).toEqual([200, 200, 200]);
+    expect(one.raw.equals(two.raw)).toBe(false);
+    expect(published.raw.equals(one.raw)).toBe(true);
+    const file = await api.call('GET', `/api/v1/templates/${id}/versions/2/file`);
+    expect(
+      new PizZip(file.raw)
+        .file('word/document.xml')!
+        .asText()
+        .replace(/<[^>]+>/g, ''),
+    ).toContain('Second');
+  }, 90_000);
 
   it('still answers 422 with every error for HTML with broken tags, and stores nothing', async () => {
     const before = await stack.database.db.template.count();

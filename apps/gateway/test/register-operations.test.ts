@@ -21,6 +21,8 @@ const JSON_415: Record<string, string> = {
   createDocument: 'Send the request as application/json',
   createWebhook: 'Send the endpoint as application/json',
   renderTemplatePreview: 'Send the preview request as application/json',
+  publishTemplateVersion: 'Send the publish options as application/json',
+  promoteTemplate: 'Send the promotion options as application/json',
 };
 
 const ID = '0b6f1a57-3a7e-4c2a-9a40-6d8e52a7e0a1';

@@ -4,7 +4,8 @@ import { ConversionFailedError, ConversionTimeoutError } from '@docgen/converter
 import type { Database } from '@docgen/db';
 import type { Logger } from '@docgen/observability';
 import { TemplatePreviewJob } from '@docgen/queue';
-import { templatePreviewKey, type FileStorage } from '@docgen/storage';
+import { templateVersionPreviewKey, type FileStorage } from '@docgen/storage';
+import { markPreview, versionForPreview } from '@docgen/templates';
 import { printableTemplate } from '@docgen/templating';
 import type { DocxToPdf } from './converter';
 import { Deadline, RenderTimeoutError } from './deadline';
@@ -24,17 +25,18 @@ export interface TemplatePreviewDeps {
 }
 
 /**
- * Renders a template's first page as uploaded (tags visible) once: the stored DOCX →
- * PDF on the warm pool → PNG with pdftoppm → storage; then the template row says
- * `ready`. A template LibreOffice cannot render says `failed` with the reason at once;
- * other failures are retried and say `failed` after the last attempt.
- * The row is updated with plain SQL so the template's own updated_at stays as it was.
+ * Renders a template version's first page as uploaded (tags visible) once: the stored DOCX
+ * → PDF on the warm pool → PNG with pdftoppm → storage; then the version (and the template,
+ * when it is the published one) says `ready` (markPreview, packages/templates). A template
+ * LibreOffice cannot render says `failed` with the reason at once; other failures are
+ * retried and say `failed` after the last attempt. A job without a version is the
+ * published version's.
  */
 export async function processTemplatePreview(job: Job<TemplatePreviewJob>, deps: TemplatePreviewDeps): Promise<string> {
-  const { templateId } = TemplatePreviewJob.parse(job.data);
-  const template = await deps.db.template.findUnique({ where: { id: templateId } });
-  if (!template || template.deletedAt) return 'gone';
-  const log = deps.logger.child({ templateId, attempt: job.attemptsMade + 1 });
+  const { templateId, version } = TemplatePreviewJob.parse(job.data);
+  const template = await versionForPreview(deps.db, templateId, version);
+  if (!template) return 'gone';
+  const log = deps.logger.child({ templateId, version: template.version, attempt: job.attemptsMade + 1 });
   const deadline = new Deadline(Date.now() + deps.renderTimeoutMs, deps.renderTimeoutMs);
   const started = performance.now();
   try {
@@ -43,8 +45,8 @@ export async function processTemplatePreview(job: Job<TemplatePreviewJob>, deps:
         ? await deps.printer.toPdf(printableTemplate(await deps.templateHtml(template.htmlFileKey)), { deadline, log })
         : await deps.converter.toPdf(await deps.templateFile(template.fileKey), { deadline, log });
     const png = await firstPagePng(pdf, { timeoutMs: Math.max(1_000, deadline.remainingMs()) });
-    await deps.storage.put(templatePreviewKey(template.organizationId, template.id), png);
-    await deps.db.$executeRaw`UPDATE templates SET preview_status = 'ready', preview_error = NULL WHERE id = ${template.id}::uuid`;
+    await deps.storage.put(templateVersionPreviewKey(template.organizationId, templateId, template.version), png);
+    await markPreview(deps.db, templateId, template.version, 'ready', null);
     log.info({ ms: Math.round(performance.now() - started), bytes: png.length }, 'template preview ready');
     return 'ready';
   } catch (error) {
@@ -60,7 +62,7 @@ export async function processTemplatePreview(job: Job<TemplatePreviewJob>, deps:
     }
     const reason = templateFault ? (error as Error).message : 'the render worker could not render it; upload the template again';
     if (!templateFault) log.warn({ err: error }, 'template preview failed on its last attempt');
-    await deps.db.$executeRaw`UPDATE templates SET preview_status = 'failed', preview_error = ${reason.slice(0, 500)} WHERE id = ${template.id}::uuid`;
+    await markPreview(deps.db, templateId, template.version, 'failed', reason);
     log.info({ reason }, 'template preview failed');
     return 'failed';
   } finally {

@@ -32,8 +32,16 @@ export {
   InputJsonSchema,
   isDateFormat,
   DEFAULT_DATE_FORMAT,
+  PromotedFrom,
+  TemplateVersion,
+  CreatedTemplateVersion,
+  TemplateVersionList,
+  TemplateVersionUpload,
+  PublishBody,
+  VariablesQuery,
   type TemplateBody,
   type TemplateVariableBody,
+  type TemplateVersionBody,
 } from './templates';
 export { TemplatePreviewBody } from './live-preview';
 export {
@@ -58,10 +66,12 @@ export {
   presentBulkJob,
   presentDocument,
   presentTemplate,
+  presentTemplateVersion,
   type ApiKeyRecord,
   type BulkJobRecord,
   type DocumentRecord,
   type TemplateRecord,
+  type TemplateVersionRecord,
 } from './present';
 export {
   WEBHOOK_EVENTS,

@@ -36,7 +36,8 @@ function pathParameters(path: string) {
     name,
     in: 'path',
     required: true,
-    schema: { type: 'string', format: 'uuid' },
+    // `{n}`: a template's version number (API.md §12); every other path parameter is an id.
+    schema: name === 'n' ? { type: 'integer', minimum: 1 } : { type: 'string', format: 'uuid' },
   }));
 }
 
@@ -103,7 +104,14 @@ function operationObject(op: Operation) {
       ...(op.query ? queryParameters(op.query) : []),
       ...(op.headers ?? []).map((header) => ({ in: 'header', ...header })),
     ],
-    ...(op.body ? { requestBody: { required: true, content: { [op.body.contentType]: { schema: toSchema(op.body.schema, 'input') } } } } : {}),
+    ...(op.body
+      ? {
+          requestBody: {
+            required: !('optional' in op.body && op.body.optional),
+            content: { [op.body.contentType]: { schema: toSchema(op.body.schema, 'input') } },
+          },
+        }
+      : {}),
     responses,
   };
 }

@@ -6,7 +6,21 @@ import { CreateDocumentBody, Document, DocumentListQuery, DocumentPage, Download
 import { TemplatePreviewBody } from './live-preview';
 import { MeResponse } from './me';
 import { ApiKeyList, ChangePasswordBody, CreateApiKeyBody, CreateMemberBody, CreatedApiKey, CreatedMember, MemberList, Session, SignInBody } from './people';
-import { CreatedTemplate, InputJsonSchema, Template, TemplatePage, TemplatePatch, TemplateUpload, VariablesPatch } from './templates';
+import {
+  CreatedTemplate,
+  CreatedTemplateVersion,
+  InputJsonSchema,
+  PublishBody,
+  Template,
+  TemplatePage,
+  TemplatePatch,
+  TemplateUpload,
+  TemplateVersion,
+  TemplateVersionList,
+  TemplateVersionUpload,
+  VariablesPatch,
+  VariablesQuery,
+} from './templates';
 import { CreateWebhookBody, CreatedWebhookEndpoint, WebhookDeliveryPage, WebhookEndpointPage, WebhookListQuery, WebhookTestAccepted } from './webhooks';
 
 export interface ResponseSpec {
@@ -53,6 +67,8 @@ export interface JsonBody {
   schema: z.ZodType;
   /** What its 415 asks for: "Send <name> as application/json". Not part of the OpenAPI document. */
   name: string;
+  /** The body may be left out: a request without one is read as `{}` (publish, promote). */
+  optional?: boolean;
 }
 
 /** A multipart upload: the file in the field `file`, the schema's other fields beside it. */
@@ -126,10 +142,11 @@ const operationTable = [
     method: 'patch',
     path: '/api/v1/templates/{id}/variables',
     operationId: 'updateTemplateVariables',
-    summary: 'Change variable types (text ↔ date ↔ number, boolean ↔ list, list fields as "items.price"), formats and whether they are required',
+    summary:
+      'Change variable types (text ↔ date ↔ number, boolean ↔ list, list fields as "items.price"), formats and whether they are required: of the published version, or of `version` (a draft)',
     tag: 'Templates',
     authenticated: true,
-    query: EnvironmentQuery,
+    query: VariablesQuery,
     body: { contentType: 'application/json', schema: VariablesPatch, name: 'the variables' },
     responses: { 200: { description: 'The updated template', schema: Template }, ...errorResponses(400, 401, 404, 413, 415, 422, 429, 503) },
   }),
@@ -224,6 +241,106 @@ const operationTable = [
     authenticated: true,
     query: EnvironmentQuery,
     responses: { 204: { description: 'Deleted' }, ...errorResponses(401, 404, 422, 429, 503) },
+  }),
+  defineOperation({
+    method: 'post',
+    path: '/api/v1/templates/{id}/versions',
+    operationId: 'createTemplateVersion',
+    summary: 'Upload a new file for a template: its next version, a draft, checked like an upload',
+    tag: 'Template versions',
+    authenticated: true,
+    query: EnvironmentQuery,
+    body: { contentType: 'multipart/form-data', schema: TemplateVersionUpload },
+    responses: { 201: { description: 'The draft version', schema: CreatedTemplateVersion }, ...errorResponses(401, 404, 413, 415, 422, 429, 503) },
+  }),
+  defineOperation({
+    method: 'get',
+    path: '/api/v1/templates/{id}/versions',
+    operationId: 'listTemplateVersions',
+    summary: "A template's versions, newest first",
+    tag: 'Template versions',
+    authenticated: true,
+    query: EnvironmentQuery,
+    responses: { 200: { description: 'The versions', schema: TemplateVersionList }, ...errorResponses(401, 404, 422, 429, 503) },
+  }),
+  defineOperation({
+    method: 'get',
+    path: '/api/v1/templates/{id}/versions/{n}',
+    operationId: 'getTemplateVersion',
+    summary: 'One version of a template',
+    tag: 'Template versions',
+    authenticated: true,
+    query: EnvironmentQuery,
+    responses: { 200: { description: 'The version', schema: TemplateVersion }, ...errorResponses(401, 404, 422, 429, 503) },
+  }),
+  defineOperation({
+    method: 'get',
+    path: '/api/v1/templates/{id}/versions/{n}/file',
+    operationId: 'downloadTemplateVersionFile',
+    summary: "A version's stored file (DOCX; HTML uploads as converted)",
+    tag: 'Template versions',
+    authenticated: true,
+    query: EnvironmentQuery,
+    responses: {
+      200: { description: 'The DOCX', contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' },
+      ...errorResponses(401, 404, 422, 429, 503),
+    },
+  }),
+  defineOperation({
+    method: 'get',
+    path: '/api/v1/templates/{id}/versions/{n}/preview',
+    operationId: 'getTemplateVersionPreview',
+    summary: "A version's first page (tags visible), a PNG about 600 px wide",
+    tag: 'Template versions',
+    authenticated: true,
+    query: EnvironmentQuery,
+    responses: {
+      200: { description: 'The preview', contentType: 'image/png' },
+      202: {
+        description: 'The preview is being prepared by a render worker; ask again after Retry-After seconds',
+        schema: MessageBody,
+        headers: { 'Retry-After': { description: 'Seconds to wait before asking again', schema: { type: 'integer' } } },
+      },
+      ...errorResponses(401, 404, 409, 422, 429, 503),
+      409: { description: 'The version has no preview: its first page could not be rendered (`detail` says why)', schema: ErrorBody },
+    },
+  }),
+  defineOperation({
+    method: 'post',
+    path: '/api/v1/templates/{id}/versions/{n}/publish',
+    operationId: 'publishTemplateVersion',
+    summary: 'Publish a version: it renders by default from now on (publishing an older version is a rollback)',
+    tag: 'Template versions',
+    authenticated: true,
+    query: EnvironmentQuery,
+    body: { contentType: 'application/json', schema: PublishBody, name: 'the publish options', optional: true },
+    responses: {
+      200: { description: 'The template, now at this version', schema: Template },
+      ...errorResponses(400, 401, 404, 409, 413, 415, 422, 429, 503),
+      409: {
+        description: 'breaking_change: it would reject inputs the published version accepts; `errors` names each change (send `force: true` to publish anyway)',
+        schema: ValidationErrorBody,
+      },
+    },
+  }),
+  defineOperation({
+    method: 'post',
+    path: '/api/v1/templates/{id}/promote',
+    operationId: 'promoteTemplate',
+    summary:
+      "Promote a UAT template's published version to production: the production template of the same name is created on the first promotion, and gets a new published version afterwards",
+    tag: 'Template versions',
+    authenticated: true,
+    query: EnvironmentQuery,
+    body: { contentType: 'application/json', schema: PublishBody, name: 'the promotion options', optional: true },
+    responses: {
+      200: { description: 'The production template', schema: Template },
+      ...errorResponses(400, 401, 404, 409, 413, 415, 422, 429, 503),
+      409: {
+        description: "breaking_change: it would reject inputs the production template's published version accepts; `errors` names each change",
+        schema: ValidationErrorBody,
+      },
+    },
   }),
   defineOperation({
     method: 'post',

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { BulkJob, type BulkJobBody } from './bulk-jobs';
 import { Document, type DocumentBody } from './documents';
 import type { ApiKey } from './people';
-import { Template, type TemplateBody } from './templates';
+import { Template, TemplateVersion, type TemplateBody, type TemplateVersionBody } from './templates';
 
 /** The stored fields a Document is presented from (a database row has them all). */
 export interface DocumentRecord {
@@ -34,9 +34,30 @@ export interface TemplateRecord {
   locale: string;
   variables: unknown;
   correctedTokens: unknown;
+  version: number;
+  draftVersion: number | null;
+  promotedFromTemplateId: string | null;
+  promotedFromVersion: number | null;
   createdAt: Date;
   updatedAt: Date;
 }
+
+export interface TemplateVersionRecord {
+  version: number;
+  status: string;
+  variables: unknown;
+  correctedTokens: unknown;
+  fileSha256: string | null;
+  promotedFromTemplateId: string | null;
+  promotedFromVersion: number | null;
+  createdAt: Date;
+  createdBy: string | null;
+  publishedAt: Date | null;
+  publishedBy: string | null;
+}
+
+const promotedFrom = (row: { promotedFromTemplateId: string | null; promotedFromVersion: number | null }) =>
+  row.promotedFromTemplateId && row.promotedFromVersion ? { template_id: row.promotedFromTemplateId, version: row.promotedFromVersion } : null;
 
 /** A document as the API shows it: the response body, and the `data` of its webhook events. */
 export function presentDocument(doc: DocumentRecord): DocumentBody {
@@ -69,8 +90,26 @@ export function presentTemplate(template: TemplateRecord): TemplateBody {
     locale: template.locale,
     variables: template.variables,
     corrected_tokens: template.correctedTokens,
+    version: template.version,
+    draft_version: template.draftVersion,
+    promoted_from: promotedFrom(template),
     created_at: template.createdAt.toISOString(),
     updated_at: template.updatedAt.toISOString(),
+  });
+}
+
+export function presentTemplateVersion(version: TemplateVersionRecord): TemplateVersionBody {
+  return TemplateVersion.parse({
+    version: version.version,
+    status: version.status,
+    variables: version.variables,
+    corrected_tokens: version.correctedTokens,
+    file_sha256: version.fileSha256,
+    promoted_from: promotedFrom(version),
+    created_at: version.createdAt.toISOString(),
+    created_by: version.createdBy,
+    published_at: version.publishedAt?.toISOString() ?? null,
+    published_by: version.publishedBy,
   });
 }
 

@@ -88,6 +88,8 @@ export const Locale = z
 /** A checked locale as ICU spells it (de-de → de-DE). */
 export const canonicalLocale = (tag: string): string => Intl.getCanonicalLocales(tag)[0]!;
 
+export const PromotedFrom = z.object({ template_id: z.uuid(), version: z.number().int().min(1) }).register(apiSchemas, { id: 'PromotedFrom' });
+
 export const Template = z
   .object({
     id: z.uuid(),
@@ -97,6 +99,11 @@ export const Template = z
     locale: z.string().describe('BCP 47; numbers and month and day names render in it.'),
     variables: z.array(TemplateVariable),
     corrected_tokens: z.array(z.object({ from: z.string(), to: z.string() })),
+    version: z.number().int().min(1).describe('The published version: what renders when a document names no template_version.'),
+    draft_version: z.number().int().min(1).nullable().describe('The newest draft version, or null.'),
+    promoted_from: PromotedFrom.nullable().describe(
+      'Production templates: the UAT template and version its published version was promoted from; null otherwise.',
+    ),
     created_at: Timestamp,
     updated_at: Timestamp,
   })
@@ -156,5 +163,48 @@ export const VariablesPatch = z
   })
   .register(apiSchemas, { id: 'VariablesPatch' });
 
+/** One immutable numbered file of a template, with its own variable settings (API.md §12). */
+export const TemplateVersion = z
+  .object({
+    version: z.number().int().min(1),
+    status: z.enum(['draft', 'published', 'superseded']),
+    variables: z.array(TemplateVariable),
+    corrected_tokens: z.array(z.object({ from: z.string(), to: z.string() })),
+    file_sha256: z.string().describe("SHA-256 (hex) of the version's file as GET .../versions/{n}/file serves it."),
+    promoted_from: PromotedFrom.nullable().describe('Set when promotion from a UAT template created this version.'),
+    created_at: Timestamp,
+    created_by: z.string().nullable().describe("The person's email or the API key's name; null for a version 1 that predates versions."),
+    published_at: Timestamp.nullable().describe('When it was last published; null for a draft never published.'),
+    published_by: z.string().nullable(),
+  })
+  .register(apiSchemas, { id: 'TemplateVersion' });
+
+export const CreatedTemplateVersion = TemplateVersion.extend({
+  warnings: z.array(z.string()).optional().describe('HTML uploads: problems that do not stop the version (as on upload).'),
+}).register(apiSchemas, { id: 'CreatedTemplateVersion' });
+
+export const TemplateVersionList = z.object({ items: z.array(TemplateVersion) }).register(apiSchemas, { id: 'TemplateVersionList' });
+
+export const TemplateVersionUpload = z.object({
+  file: BinaryFile.describe('The new version: a .docx for a DOCX template, a .html for an HTML template.'),
+});
+
+export const PublishBody = z
+  .object({ force: z.boolean().optional().describe('Publish even when the change is breaking (`409 breaking_change` otherwise).') })
+  .strict()
+  .register(apiSchemas, { id: 'PublishBody' });
+
+/** `?version=n` on PATCH .../variables: a draft's settings instead of the published version's. */
+export const VariablesQuery = z.object({
+  is_uat: IsUatParam,
+  version: z
+    .string()
+    .regex(/^[1-9]\d{0,8}$/, { error: 'must be a version number' })
+    .optional()
+    .transform((value) => (value === undefined ? undefined : Number(value)))
+    .describe('The version to edit (a draft, or the published one); default the published version.'),
+});
+
+export type TemplateVersionBody = z.output<typeof TemplateVersion>;
 export type TemplateBody = z.output<typeof Template>;
 export type TemplateVariableBody = z.output<typeof TemplateVariable>;

@@ -13,15 +13,12 @@ const ALLOWED: { pattern: RegExp; why: string }[] = [
   { pattern: /^packages\/documents\//, why: 'documents, bulk jobs, outbox events' },
   { pattern: /^packages\/access\//, why: 'organisations, API keys, people, sessions' },
   { pattern: /^packages\/webhooks\//, why: 'webhook endpoints and their delivery log' },
+  { pattern: /^packages\/templates\//, why: 'templates, their versions and preview state' },
   { pattern: /^packages\/db\/src\/migrate/, why: 'the migration runner' },
   { pattern: /^packages\/testing\//, why: 'test support: seeds a database per test file' },
-  // templates domain: moving in issue 29's next step
-  { pattern: /^apps\/gateway\/src\/templates\//, why: 'templates domain: moving in issue 29 next step' },
-  { pattern: /^apps\/gateway\/src\/routes\/templates\.ts$/, why: 'templates domain: moving in issue 29 next step' },
-  { pattern: /^apps\/render-worker\/src\/process-template-/, why: 'templates domain: moving in issue 29 next step' },
 ];
 
-const MODELS = 'organization|apiKey|template|document|outboxEvent|webhookEndpoint|webhookDelivery|bulkJob|user|membership|session';
+const MODELS = 'organization|apiKey|template|templateVersion|document|outboxEvent|webhookEndpoint|webhookDelivery|bulkJob|user|membership|session';
 const PRISMA_WRITE = new RegExp(
   `\\b(?:${MODELS})\\s*\\.\\s*(?:create|createMany|createManyAndReturn|update|updateMany|updateManyAndReturn|upsert|delete|deleteMany)\\s*\\(`,
   'g',
@@ -64,13 +61,14 @@ function writesOutsideDomains(allowed = ALLOWED, root = ROOT): string[] {
 }
 
 describe('database writes stay in the domain packages', () => {
-  it('finds no Prisma or SQL write in an app or a package other than documents, access, webhooks, migrations and test support', () => {
+  it('finds no Prisma or SQL write in an app or a package other than documents, access, webhooks, templates, migrations and test support', () => {
     expect(writesOutsideDomains()).toEqual([]);
   });
 
   it('reads the domains’ own writes when nothing is allowed (the scan reaches the code)', () => {
     const everywhere = writesOutsideDomains([]);
-    for (const room of ['packages/documents/', 'packages/access/', 'packages/webhooks/']) expect(everywhere.some((hit) => hit.startsWith(room))).toBe(true);
+    for (const room of ['packages/documents/', 'packages/access/', 'packages/webhooks/', 'packages/templates/'])
+      expect(everywhere.some((hit) => hit.startsWith(room))).toBe(true);
   });
 
   it('would catch one: a Prisma write, a raw write and a SQL statement', () => {

@@ -43,9 +43,11 @@ export function createTemplateImportQueue(connection: ConnectionOptions | Redis,
 }
 
 /** The first page of a stored template as a PNG, rendered once; the job id is the template id. */
-export const TemplatePreviewJob = z.object({ templateId: z.uuid() });
+/** `version` absent: the template's published version (jobs queued before versions existed). */
+export const TemplatePreviewJob = z.object({ templateId: z.uuid(), version: z.number().int().min(1).optional() });
 export type TemplatePreviewJob = z.output<typeof TemplatePreviewJob>;
-export const previewJobId = (job: TemplatePreviewJob) => `preview.${job.templateId}`;
+export const previewJobId = (job: TemplatePreviewJob) =>
+  job.version === undefined ? `preview.${job.templateId}` : `preview.${job.templateId}.v${job.version}`;
 
 export const TEMPLATE_PREVIEW_JOB_OPTIONS: JobsOptions = {
   attempts: 3,
@@ -64,7 +66,7 @@ export function createTemplatePreviewQueue(connection: ConnectionOptions | Redis
 }
 
 /** Queues the preview of a template; a preview already queued or running is not queued twice. */
-export async function queuePreview(queue: Queue<TemplatePreviewJob>, templateId: string): Promise<void> {
-  const data = { templateId };
+export async function queuePreview(queue: Queue<TemplatePreviewJob>, templateId: string, version?: number): Promise<void> {
+  const data = version === undefined ? { templateId } : { templateId, version };
   await queue.add('preview', data, { jobId: previewJobId(data) });
 }

@@ -7,6 +7,17 @@ export const templateHtmlKey = (organizationId: string, templateId: string) => `
 /** The first page of a template as uploaded, rendered once by the render worker. */
 export const templatePreviewKey = (organizationId: string, templateId: string) => `templates/${organizationId}/${templateId}.preview.png`;
 
+/**
+ * A later version's files (API.md §12), named by the version's own id so they are written
+ * before its number is taken; version 1 keeps the template's keys above. Never overwritten.
+ */
+export const templateVersionFileKey = (organizationId: string, templateId: string, versionId: string, extension: 'docx' | 'html') =>
+  `templates/${organizationId}/${templateId}.${versionId}.${extension}`;
+
+/** A version's first page; version 1's is the template's own preview key. */
+export const templateVersionPreviewKey = (organizationId: string, templateId: string, version: number) =>
+  version === 1 ? templatePreviewKey(organizationId, templateId) : `templates/${organizationId}/${templateId}.v${version}.preview.png`;
+
 /** Per generation, so a retried document never reads a half-replaced file of the previous try. */
 export const documentFileKey = (doc: { organizationId: string; id: string; generation: number }, extension: 'pdf' | 'docx') =>
   `documents/${doc.organizationId}/${doc.id}/g${doc.generation}.${extension}`;

@@ -10,6 +10,8 @@ export function contentTypeCheck(operation: Operation): RequestHandler[] {
   if (body?.contentType !== 'application/json') return [];
   return [
     (req, _res, next) => {
+      // An operation whose body may be left out (`{"force"?: ...}`) takes a request with no body as {}.
+      if (body.optional && !hasBody(req)) return next();
       if (!req.is('application/json')) throw new HttpError('unsupported_media_type', `Send ${body.name} as application/json`);
       next();
     },
@@ -24,8 +26,10 @@ export function bodyParser(operation: Operation): (req: Request) => unknown {
     const form = body.schema.omit({ file: true });
     return (req) => form.parse(storable(req.body ?? {}));
   }
-  return (req) => body.schema.parse(storable(req.body));
+  return (req) => body.schema.parse(storable(body.optional && !hasBody(req) ? {} : req.body));
 }
+
+const hasBody = (req: Request) => req.headers['transfer-encoding'] !== undefined || (req.headers['content-length'] ?? '0') !== '0';
 
 /**
  * Every body, whatever its operation: text PostgreSQL cannot store (a NUL, half a surrogate

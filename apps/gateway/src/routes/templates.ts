@@ -1,26 +1,38 @@
+import type { Request, Response } from 'express';
 import { pipeline } from 'node:stream/promises';
-import { canonicalLocale, type TemplateVariableBody } from '@docgen/contracts';
+import { canonicalLocale, presentTemplate, presentTemplateVersion } from '@docgen/contracts';
 import type { Queue } from 'bullmq';
-import type { Database } from '@docgen/db';
+import type { Database, Scope } from '@docgen/db';
 import type { UntrustedWork } from '@docgen/untrusted-work';
 import type { TemplatePreviewJob } from '@docgen/queue';
 import type { FileStorage } from '@docgen/storage';
+import {
+  createTemplate,
+  createVersion,
+  deleteTemplate,
+  findTemplate,
+  findVersion,
+  listVersions,
+  promoteTemplate,
+  publishVersion,
+  requestPreview,
+  setTemplateSettings,
+  setVariables,
+  templatePreview,
+  versionNotFound,
+  type PreviewAnswer,
+} from '@docgen/templates';
 import { RenderInputError, checkInput, inputJsonSchema, type PackageLimits, type TemplateVariable } from '@docgen/templating';
 import { HttpError } from '../errors';
 import { requireCaller } from '../middleware/authenticate';
 import { singleFileUpload } from '../middleware/single-file-upload';
 import type { OperationHandler, OperationHandlers } from '../operations/operation-handler';
 import { afterCursor, decodeCursor, newestFirst, toPage } from '../pagination';
-import { createTemplate } from '../templates/create-template';
-import { findTemplate } from '../templates/find-template';
 import type { HtmlImporter } from '../templates/html-importer';
 import type { LivePreviews } from '../templates/live-previews';
 import { takePreviewAllowance } from '../templates/preview-rate-limit';
 import { previewSource } from '../templates/preview-source';
 import type { SlidingWindowRateLimiter } from '../rate-limiter';
-import { requestPreview, templatePreview } from '../templates/template-preview';
-import { presentTemplate } from '@docgen/contracts';
-import { updateVariables } from '../templates/update-variables';
 
 const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
 
@@ -65,22 +77,59 @@ type TemplateOperationId =
   | 'getTemplatePreview'
   | 'renderTemplatePreview'
   | 'updateTemplateVariables'
-  | 'deleteTemplate';
+  | 'deleteTemplate'
+  | 'createTemplateVersion'
+  | 'listTemplateVersions'
+  | 'getTemplateVersion'
+  | 'downloadTemplateVersionFile'
+  | 'getTemplateVersionPreview'
+  | 'publishTemplateVersion'
+  | 'promoteTemplate';
+
+/** The caller's organisation in the environment the request addresses. */
+const scopeOf = (req: Request, isUat: boolean): Scope => ({ organizationId: requireCaller(req).organization.id, isUat });
+
+/** `{n}` of a version path: a positive integer, or the version does not exist. */
+function versionNumber(n: string): number {
+  if (!/^[1-9]\d{0,8}$/.test(n)) throw versionNotFound();
+  return Number(n);
+}
+
+/** The uploaded file of a multipart request, or the problem with it. */
+function uploadedFile(req: Request): { file: Buffer; filename: string } {
+  if (!req.file) {
+    throw new HttpError('validation_failed', 'No template file; send it in the multipart field "file"', { errors: [{ path: 'file', message: 'Required' }] });
+  }
+  if (req.file.size === 0) throw new HttpError('validation_failed', 'The uploaded file is empty', { errors: [{ path: 'file', message: 'is empty' }] });
+  return { file: req.file.buffer, filename: Buffer.from(req.file.originalname, 'latin1').toString('utf8') };
+}
 
 export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<TemplateOperationId> {
   const { db, storage } = deps;
 
+  const sendDocx = async (res: Response, fileKey: string, filename: string) => {
+    const { stream, size } = await storage.open(fileKey);
+    res.setHeader('Content-Type', DOCX_TYPE);
+    res.setHeader('Content-Length', String(size));
+    res.setHeader('Content-Disposition', attachment(filename));
+    await pipeline(stream, res);
+  };
+
+  const sendPreview = async (res: Response, preview: PreviewAnswer, reply: (status: 202, body: { detail: string }) => void) => {
+    if (!preview.ready) {
+      res.setHeader('Retry-After', String(PREVIEW_RETRY_AFTER_S));
+      reply(202, { detail: 'The preview is being prepared; try again in a few seconds' });
+      return;
+    }
+    res.setHeader('Content-Type', 'image/png');
+    res.setHeader('Content-Length', String(preview.size));
+    res.setHeader('Cache-Control', 'private, max-age=3600');
+    await pipeline(preview.stream, res);
+  };
+
   const uploadTemplate: OperationHandler<'createTemplate'> = async ({ req, body: form, query: { is_uat: queryUat }, reply }) => {
-    const caller = requireCaller(req);
-    if (!req.file) {
-      throw new HttpError('validation_failed', 'No template file; send it in the multipart field "file"', { errors: [{ path: 'file', message: 'Required' }] });
-    }
-    if (req.file.size === 0) {
-      throw new HttpError('validation_failed', 'The uploaded file is empty', { errors: [{ path: 'file', message: 'is empty' }] });
-    }
-    const template = await createTemplate(deps, caller, {
-      file: req.file.buffer,
-      filename: Buffer.from(req.file.originalname, 'latin1').toString('utf8'),
+    const template = await createTemplate(deps, requireCaller(req), {
+      ...uploadedFile(req),
       name: form.name,
       isUat: form.is_uat || queryUat,
       locale: form.locale === undefined ? undefined : canonicalLocale(form.locale),
@@ -102,22 +151,19 @@ export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<Tem
   };
 
   const getTemplate: OperationHandler<'getTemplate'> = async ({ req, params, query: { is_uat }, reply }) => {
-    reply(200, presentTemplate(await findTemplate(db, requireCaller(req), params.id, is_uat)));
+    reply(200, presentTemplate(await findTemplate(db, scopeOf(req, is_uat), params.id)));
   };
 
   const updateTemplate: OperationHandler<'updateTemplate'> = async ({ req, params, query: { is_uat }, body: patch, reply }) => {
-    const caller = requireCaller(req);
-    const template = await findTemplate(db, caller, params.id, is_uat);
-    const data = {
+    const settings = {
       ...(patch.name === undefined ? {} : { name: patch.name }),
       ...(patch.locale === undefined ? {} : { locale: canonicalLocale(patch.locale) }),
     };
-    const updated = Object.keys(data).length === 0 ? template : await db.template.update({ where: { id: template.id }, data });
-    reply(200, presentTemplate(updated));
+    reply(200, presentTemplate(await setTemplateSettings(db, scopeOf(req, is_uat), params.id, settings)));
   };
 
   const getTemplateInputSchema: OperationHandler<'getTemplateInputSchema'> = async ({ req, params, query: { is_uat }, reply }) => {
-    const template = await findTemplate(db, requireCaller(req), params.id, is_uat);
+    const template = await findTemplate(db, scopeOf(req, is_uat), params.id);
     reply(200, {
       $id: `urn:docgen:template:${template.id}:input`,
       title: `input_json of "${template.name}"`,
@@ -126,26 +172,13 @@ export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<Tem
   };
 
   const downloadTemplateFile: OperationHandler<'downloadTemplateFile'> = async ({ req, res, params, query: { is_uat } }) => {
-    const template = await findTemplate(db, requireCaller(req), params.id, is_uat);
-    const { stream, size } = await storage.open(template.fileKey);
-    res.setHeader('Content-Type', DOCX_TYPE);
-    res.setHeader('Content-Length', String(size));
-    res.setHeader('Content-Disposition', attachment(`${template.name}.docx`));
-    await pipeline(stream, res);
+    const template = await findTemplate(db, scopeOf(req, is_uat), params.id);
+    await sendDocx(res, template.fileKey, `${template.name}.docx`);
   };
 
   const getTemplatePreview: OperationHandler<'getTemplatePreview'> = async ({ req, res, params, query: { is_uat }, reply }) => {
-    const template = await findTemplate(db, requireCaller(req), params.id, is_uat);
-    const preview = await templatePreview(deps, template);
-    if (!preview.ready) {
-      res.setHeader('Retry-After', String(PREVIEW_RETRY_AFTER_S));
-      reply(202, { detail: 'The preview is being prepared; try again in a few seconds' });
-      return;
-    }
-    res.setHeader('Content-Type', 'image/png');
-    res.setHeader('Content-Length', String(preview.size));
-    res.setHeader('Cache-Control', 'private, max-age=3600');
-    await pipeline(preview.stream, res);
+    const template = await findTemplate(db, scopeOf(req, is_uat), params.id);
+    await sendPreview(res, await templatePreview(deps, template), reply);
   };
 
   // The live preview: checked here as a document's input is checked at render time (every
@@ -153,8 +186,9 @@ export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<Tem
   const renderTemplatePreview: OperationHandler<'renderTemplatePreview'> = async ({ req, res, params, query: { is_uat }, body }) => {
     const caller = requireCaller(req);
     await takePreviewAllowance(deps.previewLimiter, caller, deps.previewRateLimit);
-    const template = await findTemplate(db, caller, params.id, is_uat);
-    const source = previewSource(template, body.template_version);
+    const scope = scopeOf(req, is_uat);
+    const template = await findTemplate(db, scope, params.id);
+    const source = await previewSource(deps, scope, template, body.template_version);
     try {
       checkInput(source.variables as unknown as TemplateVariable[], body.input_json);
     } catch (error) {
@@ -171,18 +205,52 @@ export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<Tem
     res.end(outcome.png);
   };
 
-  const updateTemplateVariables: OperationHandler<'updateTemplateVariables'> = async ({ req, params, query: { is_uat }, body: patch, reply }) => {
-    const caller = requireCaller(req);
-    const template = await findTemplate(db, caller, params.id, is_uat);
-    const variables = updateVariables(template.variables as TemplateVariableBody[], patch.variables);
-    const updated = await db.template.update({ where: { id: template.id }, data: { variables } });
-    reply(200, presentTemplate(updated));
+  const updateTemplateVariables: OperationHandler<'updateTemplateVariables'> = async ({ req, params, query: { is_uat, version }, body: patch, reply }) => {
+    reply(200, presentTemplate(await setVariables(db, scopeOf(req, is_uat), params.id, patch.variables, version)));
   };
 
-  const deleteTemplate: OperationHandler<'deleteTemplate'> = async ({ req, params, query: { is_uat }, reply }) => {
-    const template = await findTemplate(db, requireCaller(req), params.id, is_uat);
-    await db.template.update({ where: { id: template.id }, data: { deletedAt: new Date() } });
+  const removeTemplate: OperationHandler<'deleteTemplate'> = async ({ req, params, query: { is_uat }, reply }) => {
+    await deleteTemplate(db, scopeOf(req, is_uat), params.id);
     reply(204);
+  };
+
+  const uploadVersion: OperationHandler<'createTemplateVersion'> = async ({ req, params, query: { is_uat }, reply }) => {
+    const version = await createVersion(deps, requireCaller(req), scopeOf(req, is_uat), params.id, uploadedFile(req));
+    req.log.info({ templateId: version.templateId, version: version.version, bytes: version.fileSize }, 'template version stored');
+    await requestPreview(deps, version.templateId, version.version).catch((error: unknown) => req.log.warn({ err: error }, 'template preview not queued'));
+    reply(201, { ...presentTemplateVersion(version), ...(version.warnings ? { warnings: version.warnings } : {}) });
+  };
+
+  const listTemplateVersions: OperationHandler<'listTemplateVersions'> = async ({ req, params, query: { is_uat }, reply }) => {
+    reply(200, { items: (await listVersions(deps, scopeOf(req, is_uat), params.id)).map(presentTemplateVersion) });
+  };
+
+  const getTemplateVersion: OperationHandler<'getTemplateVersion'> = async ({ req, params, query: { is_uat }, reply }) => {
+    const { version } = await findVersion(deps, scopeOf(req, is_uat), params.id, versionNumber(params.n));
+    reply(200, presentTemplateVersion(version));
+  };
+
+  const downloadTemplateVersionFile: OperationHandler<'downloadTemplateVersionFile'> = async ({ req, res, params, query: { is_uat } }) => {
+    const { template, version } = await findVersion(deps, scopeOf(req, is_uat), params.id, versionNumber(params.n));
+    await sendDocx(res, version.fileKey, `${template.name} v${version.version}.docx`);
+  };
+
+  const getTemplateVersionPreview: OperationHandler<'getTemplateVersionPreview'> = async ({ req, res, params, query: { is_uat }, reply }) => {
+    const { template, version } = await findVersion(deps, scopeOf(req, is_uat), params.id, versionNumber(params.n));
+    await sendPreview(res, await templatePreview(deps, template, version), reply);
+  };
+
+  const publishTemplateVersion: OperationHandler<'publishTemplateVersion'> = async ({ req, params, query: { is_uat }, body, reply }) => {
+    const caller = requireCaller(req);
+    reply(200, presentTemplate(await publishVersion(db, caller, scopeOf(req, is_uat), params.id, versionNumber(params.n), { force: body.force })));
+  };
+
+  const promote: OperationHandler<'promoteTemplate'> = async ({ req, params, query: { is_uat }, body, reply }) => {
+    const template = await promoteTemplate(db, requireCaller(req), scopeOf(req, is_uat), params.id, { force: body.force });
+    if (template.previewStatus === null) {
+      await requestPreview(deps, template.id).catch((error: unknown) => req.log.warn({ err: error }, 'template preview not queued'));
+    }
+    reply(200, presentTemplate(template));
   };
 
   return {
@@ -196,6 +264,13 @@ export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<Tem
     getTemplatePreview,
     renderTemplatePreview,
     updateTemplateVariables: { queryBeforeBody: true, handle: updateTemplateVariables },
-    deleteTemplate,
+    deleteTemplate: removeTemplate,
+    createTemplateVersion: { before: [singleFileUpload(deps.maxUploadBytes)], handle: uploadVersion },
+    listTemplateVersions,
+    getTemplateVersion,
+    downloadTemplateVersionFile,
+    getTemplateVersionPreview,
+    publishTemplateVersion,
+    promoteTemplate: promote,
   };
 }

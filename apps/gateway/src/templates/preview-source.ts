@@ -1,25 +1,26 @@
-import type { Template } from '@docgen/db';
+import type { Database, Scope, Template } from '@docgen/db';
 import type { LivePreviewRequest } from '@docgen/queue';
-import { HttpError } from '../errors';
-
-/** Until templates have versions (API.md §12), every template is at this one, published version. */
-const ONLY_VERSION = 1;
+import type { FileStorage } from '@docgen/storage';
+import { findVersion } from '@docgen/templates';
 
 /**
- * What a live preview fills: the template's file, variables and locale at `version` (default:
- * the published one). The one place that knows which versions exist — wire it to the versions
- * table when §12 lands: a draft is previewable too ("Try this version"). Until then only
- * version 1 exists; any other number is `404 version_not_found`, as an unknown version will be.
+ * What a live preview fills: the file, variables and locale of the template at `version`
+ * (default: the published one; a draft too, for "Try this version"). An unknown version is
+ * `404 version_not_found`.
  */
-export function previewSource(template: Template, version: number | undefined): LivePreviewRequest['source'] {
-  const wanted = version ?? ONLY_VERSION;
-  if (wanted !== ONLY_VERSION) throw new HttpError('version_not_found');
+export async function previewSource(
+  deps: { db: Database; storage: FileStorage },
+  scope: Scope,
+  template: Template,
+  version: number | undefined,
+): Promise<LivePreviewRequest['source']> {
+  const wanted = version === undefined ? template : (await findVersion(deps, scope, template.id, version)).version;
   return {
     templateId: template.id,
-    version: wanted,
-    fileKey: template.fileKey,
-    htmlFileKey: template.htmlFileKey,
-    variables: template.variables as LivePreviewRequest['source']['variables'],
+    version: version ?? template.version,
+    fileKey: wanted.fileKey,
+    htmlFileKey: wanted.htmlFileKey,
+    variables: wanted.variables as LivePreviewRequest['source']['variables'],
     locale: template.locale,
   };
 }

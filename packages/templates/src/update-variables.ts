@@ -1,7 +1,7 @@
 import { DEFAULT_DATE_FORMAT, type TemplateVariableBody, type VariablesPatch } from '@docgen/contracts';
 import { switchableTypes, type VariableType } from '@docgen/templating';
 import type { z } from 'zod';
-import { HttpError } from '../errors';
+import { invalid } from './errors';
 
 type Patch = z.output<typeof VariablesPatch>['variables'];
 type Change = Patch[number];
@@ -77,7 +77,7 @@ export function updateVariables(current: TemplateVariableBody[], patch: Patch): 
     else variable.format = format;
     if (change.required !== undefined) variable.required = change.required;
   });
-  if (problems.length > 0) throw new HttpError('validation_failed', problems[0]!.message, { errors: problems });
+  if (problems.length > 0) throw invalid(problems);
   return next;
 }
 

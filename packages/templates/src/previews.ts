@@ -1,0 +1,89 @@
+import type { Readable } from 'node:stream';
+import type { Queue } from 'bullmq';
+import type { Database, Template, TemplateVersion } from '@docgen/db';
+import { queuePreview, type TemplatePreviewJob } from '@docgen/queue';
+import { FileNotFoundError, templateVersionPreviewKey, type FileStorage } from '@docgen/storage';
+import { TemplatesError } from './errors';
+
+export type PreviewAnswer = { ready: true; stream: Readable; size: number } | { ready: false };
+
+export interface PreviewDeps {
+  db: Database;
+  storage: FileStorage;
+  previews: Queue<TemplatePreviewJob>;
+}
+
+/**
+ * The stored first page of a template's published version (`version` absent) or of one
+ * version, or the news that it is being prepared: it is queued whenever it is asked for and
+ * not there (templates stored before previews existed, a queue that lost its job, a file
+ * gone from storage). A preview that could not be rendered is no_preview saying why; it is
+ * not tried again.
+ */
+export async function templatePreview(deps: PreviewDeps, template: Template, version?: TemplateVersion): Promise<PreviewAnswer> {
+  const { previewStatus, previewError } = version ?? template;
+  const number = version?.version ?? template.version;
+  if (previewStatus === 'failed') {
+    throw new TemplatesError('no_preview', `This template has no preview: its first page could not be rendered (${previewError ?? 'unknown reason'})`);
+  }
+  if (previewStatus === 'ready') {
+    try {
+      const { stream, size } = await deps.storage.open(templateVersionPreviewKey(template.organizationId, template.id, number));
+      return { ready: true, stream, size };
+    } catch (error) {
+      if (!(error instanceof FileNotFoundError)) throw error;
+    }
+  }
+  await requestPreview(deps, template.id, version?.version);
+  return { ready: false };
+}
+
+/**
+ * Marks a version's preview pending (the published version's when `version` is absent, and
+ * the template's copy when it is the published one) and queues it; a job already queued is
+ * not queued twice.
+ */
+export async function requestPreview(deps: Pick<PreviewDeps, 'db' | 'previews'>, templateId: string, version?: number): Promise<void> {
+  await markPreview(deps.db, templateId, version, 'pending', null);
+  await queuePreview(deps.previews, templateId, version).catch(() => {
+    throw new TemplatesError('queue_unavailable', 'The job queue (Redis) is unreachable');
+  });
+}
+
+/**
+ * A version's preview state, and the template's copy of it when that version is the
+ * published one, in one statement. Plain SQL: the template itself has not changed, so its
+ * updated_at stays. `pending` is not written over `pending` (nor its error cleared).
+ */
+export async function markPreview(
+  db: Database,
+  templateId: string,
+  version: number | undefined,
+  status: 'pending' | 'ready' | 'failed',
+  reason: string | null,
+): Promise<void> {
+  const error = reason?.slice(0, 500) ?? null;
+  await db.$executeRaw`
+    WITH target AS (
+      SELECT t.id, COALESCE(${version}::int, t.version) AS version FROM templates t WHERE t.id = ${templateId}::uuid
+    ), marked AS (
+      UPDATE template_versions v SET preview_status = ${status}, preview_error = ${error}
+      FROM target WHERE v.template_id = target.id AND v.version = target.version AND v.preview_status IS DISTINCT FROM ${status}
+      RETURNING v.template_id, v.version
+    )
+    UPDATE templates t SET preview_status = ${status}, preview_error = ${error}
+    FROM target WHERE t.id = target.id AND t.version = target.version AND t.preview_status IS DISTINCT FROM ${status}`;
+}
+
+/** What a render worker needs to draw a version's first page; undefined when the template is gone. */
+export async function versionForPreview(
+  db: Database,
+  templateId: string,
+  version?: number,
+): Promise<(Pick<TemplateVersion, 'version' | 'fileKey' | 'htmlFileKey'> & { organizationId: string; templateId: string }) | undefined> {
+  const template = await db.template.findUnique({ where: { id: templateId } });
+  if (!template || template.deletedAt) return undefined;
+  const row = await db.templateVersion.findUnique({ where: { templateId_version: { templateId, version: version ?? template.version } } });
+  if (!row) return undefined;
+  return { organizationId: template.organizationId, templateId, version: row.version, fileKey: row.fileKey, htmlFileKey: row.htmlFileKey };
+}

@@ -1,0 +1,113 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Caller } from '@docgen/access';
+import { purgeExpired } from '@docgen/documents';
+import { createLogger } from '@docgen/observability';
+import { FileNotFoundError, LocalFileStorage, S3FileStorage, documentFileKey, type FileStorage } from '@docgen/storage';
+import { DEFAULT_PACKAGE_LIMITS } from '@docgen/templating';
+import { buildDocx, createTestDatabase, paragraph, seedOrganization, startS3Server, type TestDatabase } from '@docgen/testing';
+import { UntrustedWork } from '@docgen/untrusted-work';
+import { createTemplate } from '../create-template';
+import { deleteTemplate } from '../template-writes';
+import { createVersion } from './create-version';
+import { publishVersion } from './publish-version';
+
+const DRIVERS: { name: string; start: () => Promise<{ storage: FileStorage; close: () => Promise<void> }> }[] = [
+  {
+    name: 'local',
+    start: async () => {
+      const root = await mkdtemp(path.join(tmpdir(), 'versions-'));
+      return { storage: new LocalFileStorage(root), close: () => rm(root, { recursive: true, force: true }) };
+    },
+  },
+  {
+    name: 's3',
+    start: async () => {
+      const server = await startS3Server();
+      const storage = new S3FileStorage({
+        bucket: server.bucket,
+        endpoint: server.endpoint,
+        forcePathStyle: true,
+        prefix: 'docgen/',
+        client: { credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } },
+      });
+      return { storage, close: server.close };
+    },
+  },
+];
+
+const exists = (storage: FileStorage, key: string) =>
+  storage.get(key).then(
+    () => true,
+    (error: unknown) => {
+      if (error instanceof FileNotFoundError) return false;
+      throw error;
+    },
+  );
+
+/**
+ * A version's file is never purged while the published pointer or a document may need it
+ * (issue 32, item 6): retention removes old documents' files, and deleting the template
+ * hides it, on either storage driver; every version's file stays.
+ */
+describe.each(DRIVERS)('version files under retention ($name storage)', ({ start }) => {
+  let database: TestDatabase;
+  let storage: FileStorage;
+  let close: () => Promise<void>;
+  let untrusted: UntrustedWork;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    ({ storage, close } = await start());
+    untrusted = new UntrustedWork({ threads: 2, memoryMb: 512, timeoutMs: 90_000 });
+  });
+  afterAll(async () => {
+    await untrusted.close();
+    await close();
+    await database.drop();
+  });
+
+  it('keeps every version’s file when the documents rendered from them are purged and the template is deleted', async () => {
+    const org = await seedOrganization(database.db);
+    const caller = {
+      organization: { id: org.organizationId, name: 'org', rateLimitPerMinute: 60 },
+      apiKey: { id: org.apiKeyId, name: 'ci', prefix: 'svc_', expiresAt: null },
+    } as Caller;
+    const scope = { organizationId: org.organizationId, isUat: false };
+    const deps = { db: database.db, storage, limits: DEFAULT_PACKAGE_LIMITS, untrusted, importer: { toDocx: () => Promise.reject(new Error('no HTML here')) } };
+    const template = await createTemplate(deps, caller, { file: buildDocx({ body: paragraph('Hello {name}') }), filename: 'hello.docx', isUat: false });
+    const draft = await createVersion(deps, caller, scope, template.id, { file: buildDocx({ body: paragraph('Hi {name}') }), filename: 'hi.docx' });
+    await publishVersion(database.db, caller, scope, template.id, 2);
+    expect(draft.fileKey).not.toBe(template.fileKey);
+
+    // An old document of each version, ready with its PDF in storage.
+    const old = new Date(Date.now() - 40 * 24 * 3600 * 1000);
+    const documents = await Promise.all(
+      [1, 2].map(() =>
+        database.db.document.create({
+          data: {
+            organizationId: org.organizationId,
+            templateId: template.id,
+            status: 'ready',
+            inputFormat: 'docx',
+            outputFormat: 'pdf',
+            inputJson: { name: 'x' },
+            files: ['pdf'],
+            createdAt: old,
+          },
+        }),
+      ),
+    );
+    for (const doc of documents) await storage.put(documentFileKey(doc, 'pdf'), Buffer.from('%PDF-1.7'));
+
+    const purged = await purgeExpired({ db: database.db, storage, logger: createLogger('test', 'silent') }, { retentionDays: 30 });
+    expect(purged.documents.sort()).toEqual(documents.map((doc) => doc.id).sort());
+    for (const doc of documents) expect(await exists(storage, documentFileKey(doc, 'pdf'))).toBe(false);
+
+    await deleteTemplate(database.db, scope, template.id);
+    const versions = await database.db.templateVersion.findMany({ where: { templateId: template.id } });
+    expect(versions).toHaveLength(2);
+    for (const version of versions) expect(await exists(storage, version.fileKey)).toBe(true);
+  }, 240_000);
+});
