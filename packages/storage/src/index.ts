@@ -2,4 +2,13 @@ export { type FileStorage, type DownloadUrlOptions, FileNotFoundError } from './
 export { LocalFileStorage } from './local-file-storage';
 export { S3FileStorage, type S3StorageOptions } from './s3-file-storage';
 export { storageEnv, createStorage, describeStorage, type StorageConfig } from './config';
-export { templateFileKey, templateHtmlKey, templatePreviewKey, documentFileKey, documentFilesPrefix, documentFileGeneration, bulkZipKey } from './keys';
+export {
+  templateFileKey,
+  templateHtmlKey,
+  templatePreviewKey,
+  documentFileKey,
+  documentFilesPrefix,
+  documentFileGeneration,
+  bulkZipKey,
+  renderingBaselinePrefix,
+} from './keys';
