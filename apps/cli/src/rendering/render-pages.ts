@@ -16,6 +16,8 @@ const exec = promisify(execFile);
 export const RASTER_DPI = 100;
 /** Pages compared per template; a longer document is compared on its first pages. */
 export const MAX_PAGES = 50;
+/** The render worker's default MAX_OUTPUT_BYTES: a stored input that would fill a larger document fails its line. */
+const MAX_OUTPUT_BYTES = 50 * 1024 * 1024;
 
 export interface RendererOptions {
   timeoutMs: number;
@@ -61,10 +63,10 @@ export class PageRenderer {
     if (version.htmlFileKey) {
       const html = (await this.storage.get(version.htmlFileKey)).toString('utf8');
       const printer = await this.htmlPrinter();
-      return printer.print(fillHtml(html, variables, input, images, { locale }));
+      return printer.print(fillHtml(html, variables, input, images, { locale, maxOutputBytes: MAX_OUTPUT_BYTES }));
     }
     const template = storedDocxPackage(await this.storage.get(version.fileKey));
-    const docx = renderDocx(template, variables, input, images, { locale });
+    const docx = renderDocx(template, variables, input, images, { locale, maxOutputBytes: MAX_OUTPUT_BYTES });
     return this.converter.convert(docx, 'docx', 'pdf');
   }
 
