@@ -204,6 +204,13 @@ describe('docgen templates check-rendering', () => {
   }, 300_000);
 
   it('counts a page added by a changed template file as fully changed, and --update accepts it', async () => {
+    // A file LibreOffice cannot open is that version's failed line with the reason, not a crash.
+    await storage.put(templateFileKey(orgB.organizationId, docxB), Buffer.from('not a docx'));
+    const broken = await docgen();
+    expect(broken.code).toBe(1);
+    expect(lineOf(broken.lines, docxB)).toMatchObject({ baseline: 'failed', changed_ratio: 1, error: expect.any(String) });
+    expect(lineOf(broken.lines, docxA)).toMatchObject({ baseline: 'compared', changed_ratio: 0 });
+
     // The file under B's template now says "for" instead of "to" and breaks onto a second page.
     const twoPages = buildDocx({ body: `${paragraph('Letter for {recipient}')}<w:p><w:r><w:br w:type="page"/></w:r></w:p>${paragraph('Second page')}` });
     await storage.put(templateFileKey(orgB.organizationId, docxB), twoPages);
