@@ -706,17 +706,17 @@ export interface components {
         TemplateVariable: {
             name: string;
             /** @enum {string} */
-            type: "text" | "date" | "number" | "boolean" | "list" | "image";
+            type: "text" | "date" | "number" | "boolean" | "list" | "image" | "object";
             required: boolean;
             /** @description Date variables: how the date is written, e.g. DD/MM/YYYY. Number variables: a NumberFormat. */
             format?: string | components["schemas"]["NumberFormat"];
-            /** @description List variables: the tags used inside the loop ("inner.field" for nested loops). */
+            /** @description List variables: the tags used inside the loop ("inner.field" for nested loops). Object variables: the members expressions read ("address", "address.city"). */
             fields?: string[];
-            /** @description List variables: the type of each field, keyed like fields. */
+            /** @description List and object variables: the type of each field, keyed like fields. */
             field_types?: {
-                [key: string]: "text" | "date" | "number" | "boolean" | "list" | "image";
+                [key: string]: "text" | "date" | "number" | "boolean" | "list" | "image" | "object";
             };
-            /** @description List variables: the format of each date or number field, keyed like fields. */
+            /** @description List and object variables: the format of each date or number field, keyed like fields. */
             field_formats?: {
                 [key: string]: string | components["schemas"]["NumberFormat"];
             };
@@ -790,7 +790,7 @@ export interface components {
                 /** @description A variable, or a list field as "items.price" ("orders.lines.qty" when nested). */
                 name: string;
                 /** @enum {string} */
-                type?: "text" | "date" | "number" | "boolean" | "list" | "image";
+                type?: "text" | "date" | "number" | "boolean" | "list" | "image" | "object";
                 /** @description A date format string for a date, a NumberFormat object for a number. */
                 format?: string | components["schemas"]["NumberFormat"];
                 required?: boolean;
