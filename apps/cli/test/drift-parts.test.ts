@@ -29,6 +29,13 @@ describe('the drift check’s sample input', () => {
         fields: ['id', 'lines', 'lines.sku', 'lines.price', 'lines.photo'],
         field_types: { id: 'text', lines: 'list', 'lines.sku': 'text', 'lines.price': 'number', 'lines.photo': 'image' },
       },
+      {
+        name: 'client',
+        type: 'object',
+        required: true,
+        fields: ['name', 'address', 'address.city', 'since'],
+        field_types: { name: 'text', address: 'object', 'address.city': 'text', since: 'date' },
+      },
     ];
     const input = sampleInput(variables);
     expect(() => checkInput(variables, input)).not.toThrow();
@@ -43,6 +50,7 @@ describe('the drift check’s sample input', () => {
       { id: 'Sample id 1', lines: [expect.objectContaining({ sku: 'Sample sku 1', price: 1234.5 }), expect.objectContaining({ sku: 'Sample sku 2' })] },
       expect.objectContaining({ id: 'Sample id 2' }),
     ]);
+    expect(input.client).toEqual({ name: 'Sample client name', address: { city: 'Sample client address city' }, since: '2026-01-31' });
     expect(sampleInput(variables)).toEqual(input);
   });
 });

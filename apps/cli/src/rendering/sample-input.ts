@@ -4,7 +4,8 @@ import { PLACEHOLDER_IMAGE_URI } from './placeholder-image';
 /**
  * An input every variable of the template accepts, the same on every run (a baseline made
  * from today's date would drift tomorrow): text names its variable, a fixed date and
- * number, true for conditions, two rows per list, the placeholder picture for images.
+ * number, true for conditions, two rows per list, every member of an object, the
+ * placeholder picture for images.
  * Optional variables get values too, so that every part of the template is drawn.
  */
 export function sampleInput(variables: TemplateVariable[]): Record<string, unknown> {
@@ -26,13 +27,18 @@ function sampleValue(type: VariableType, name: string, variable: TemplateVariabl
     case 'image':
       return PLACEHOLDER_IMAGE_URI;
     case 'list':
-      return [1, 2].map((row) => {
-        const item: Record<string, unknown> = {};
-        for (const [field, fieldType] of directFields(variable, prefix)) {
-          const key = field.slice(prefix.length);
-          item[key] = sampleValue(fieldType, `${key} ${row}`, variable, `${field}.`);
-        }
-        return item;
-      });
+      return [1, 2].map((row) => members(variable, prefix, (key) => `${key} ${row}`));
+    case 'object':
+      return members(variable, prefix, (key) => `${name} ${key}`);
   }
+}
+
+/** A list row's or an object's members, each named for the text it shows. */
+function members(variable: TemplateVariable, prefix: string, label: (key: string) => string): Record<string, unknown> {
+  const item: Record<string, unknown> = {};
+  for (const [field, fieldType] of directFields(variable, prefix)) {
+    const key = field.slice(prefix.length);
+    item[key] = sampleValue(fieldType, label(key), variable, `${field}.`);
+  }
+  return item;
 }
