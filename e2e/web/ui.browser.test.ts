@@ -148,7 +148,7 @@ describe('web UI in a real browser against the real services', () => {
     await page.getByRole('heading', { name: 'Invoice', exact: true, level: 1 }).waitFor();
   });
 
-  it('templates: switch environment, a rejected upload shows every problem, an upload adds a link', async () => {
+  it('templates: switch environment, a rejected upload shows every problem, an upload opens the new template and adds a link', async () => {
     await page.goto(`${base}/templates`);
     await page.getByRole('heading', { name: 'Templates', exact: true }).waitFor();
     await page.getByRole('link', { name: 'Invoice', exact: true }).waitFor();
@@ -172,6 +172,9 @@ describe('web UI in a real browser against the real services', () => {
       .getByLabel('Template file', { exact: true })
       .setInputFiles({ name: 'Letter.html', mimeType: 'text/html', buffer: Buffer.from('<p>Dear {name},</p>') });
     await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    // The author lands on the new template (§14), and finds it in the list on the way back.
+    await page.getByRole('heading', { name: 'Letter', exact: true, level: 1 }).waitFor();
+    await page.getByRole('link', { name: 'Back to the UAT list', exact: true }).click();
     await page.getByRole('link', { name: 'Letter', exact: true }).waitFor();
     const uat = await client.call('GET', '/api/v1/templates?is_uat=true');
     expect(uat.body.items.map((t: { name: string }) => t.name)).toEqual(['Letter']);

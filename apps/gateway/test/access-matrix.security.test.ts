@@ -34,6 +34,7 @@ const EXPECTED: Record<string, Rule> = {
   getDocument: 'anyone',
   downloadDocument: 'anyone',
   createBulkJob: 'anyone',
+  listBulkJobs: 'anyone',
   getBulkJob: 'anyone',
   downloadBulkJob: 'anyone',
   createWebhook: 'admin',

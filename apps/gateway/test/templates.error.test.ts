@@ -147,10 +147,12 @@ describe('templates: bad variable changes and queries', () => {
     expect(currency.body.errors).toContainEqual({ path: 'variables.0.format.currency', message: 'is required when style is currency' });
   });
 
-  it('refuses a locale ICU cannot format, and unknown template fields', async () => {
+  it('refuses a locale ICU cannot format, a blank name and unknown template fields', async () => {
     const res = await request(harness.app).patch(`/api/v1/templates/${id}`).set('X-API-Key', org.apiKey).send({ locale: 'xx-invalid-tag-!!' }).expect(422);
     expect(res.body.errors).toEqual([{ path: 'locale', message: 'must be a BCP 47 language tag this server can format, such as en-US, de-DE or ja-JP' }]);
-    await request(harness.app).patch(`/api/v1/templates/${id}`).set('X-API-Key', org.apiKey).send({ name: 'renamed' }).expect(422);
+    await request(harness.app).patch(`/api/v1/templates/${id}`).set('X-API-Key', org.apiKey).send({ format: 'html' }).expect(422);
+    const blank = await request(harness.app).patch(`/api/v1/templates/${id}`).set('X-API-Key', org.apiKey).send({ name: '   ' }).expect(422);
+    expect(blank.body.errors[0].path).toBe('name');
   });
 
   it('leaves the template unchanged after a refused change', async () => {

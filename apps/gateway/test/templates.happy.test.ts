@@ -131,6 +131,8 @@ describe('templates: upload, read, list, correct, change variables, delete', () 
     ]);
     const relocated = await api().patch(`/api/v1/templates/${id}`).set('X-API-Key', org.apiKey).send({ locale: 'ja-jp' }).expect(200);
     expect(relocated.body).toMatchObject({ locale: 'ja-JP', variables: patched.body.variables });
+    const renamed = await api().patch(`/api/v1/templates/${id}`).set('X-API-Key', org.apiKey).send({ name: '  Invoice (2027)  ' }).expect(200);
+    expect(renamed.body).toMatchObject({ id, name: 'Invoice (2027)', locale: 'ja-JP' });
     const schema = await api().get(`/api/v1/templates/${id}/schema`).set('X-API-Key', org.apiKey).expect(200);
     expect(schema.body).toMatchObject({
       $schema: 'https://json-schema.org/draft/2020-12/schema',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BinaryFile, IsUatParam, Timestamp } from './common';
+import { BinaryFile, CursorParam, IsUatParam, LimitParam, Timestamp, page } from './common';
 import { OutputFormat } from './documents';
 import { apiSchemas } from './registry';
 
@@ -19,6 +19,16 @@ export const BulkJob = z
     completed_at: Timestamp.nullable(),
   })
   .register(apiSchemas, { id: 'BulkJob' });
+
+export const BulkJobPage = page(BulkJob).register(apiSchemas, { id: 'BulkJobPage' });
+
+export const BulkJobListQuery = z.object({
+  template_id: z.uuid({ error: 'must be a template id (UUID)' }).optional(),
+  status: BulkJobStatus.optional(),
+  is_uat: IsUatParam,
+  limit: LimitParam,
+  cursor: CursorParam,
+});
 
 export const BulkJobUpload = z.object({
   file: BinaryFile.describe('.xlsx (first sheet) or .csv; first row = token names, one document per later row.'),

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { BulkJob, BulkJobUpload } from './bulk-jobs';
+import { BulkJob, BulkJobListQuery, BulkJobPage, BulkJobUpload } from './bulk-jobs';
 import { ErrorBody, MessageBody, RateLimitedBody, errorResponses } from './errors';
 import { EnvironmentQuery, ListQuery } from './common';
 import { CreateDocumentBody, Document, DocumentListQuery, DocumentPage, DownloadQuery, TemplateHistoryQuery } from './documents';
@@ -136,7 +136,7 @@ const operationTable = [
     method: 'patch',
     path: '/api/v1/templates/{id}',
     operationId: 'updateTemplate',
-    summary: "Change a template's locale (BCP 47), in which its numbers and dates render",
+    summary: 'Rename a template, or change its locale (BCP 47), in which its numbers and dates render',
     tag: 'Templates',
     authenticated: true,
     query: EnvironmentQuery,
@@ -345,6 +345,16 @@ const operationTable = [
         schema: RateLimitedBody,
       },
     },
+  }),
+  defineOperation({
+    method: 'get',
+    path: '/api/v1/bulk-jobs',
+    operationId: 'listBulkJobs',
+    summary: 'Bulk jobs of the environment, newest first',
+    tag: 'Bulk generation',
+    authenticated: true,
+    query: BulkJobListQuery,
+    responses: { 200: { description: 'A page of bulk jobs', schema: BulkJobPage }, ...errorResponses(401, 422, 429, 503) },
   }),
   defineOperation({
     method: 'get',

@@ -121,7 +121,13 @@ export const TemplateUpload = z.object({
   locale: Locale.optional().describe('BCP 47 language tag (default en-US); numbers and dates render in it.'),
 });
 
-export const TemplatePatch = z.object({ locale: Locale.optional() }).strict().register(apiSchemas, { id: 'TemplatePatch' });
+export const TemplatePatch = z
+  .object({
+    name: z.string().trim().min(1).max(200).optional().describe('A new name for the template (its id and documents stay).'),
+    locale: Locale.optional(),
+  })
+  .strict()
+  .register(apiSchemas, { id: 'TemplatePatch' });
 
 /** GET /templates/{id}/schema: a JSON Schema (draft 2020-12) document. */
 export const InputJsonSchema = z

@@ -95,8 +95,11 @@ export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<Tem
   const updateTemplate: OperationHandler<'updateTemplate'> = async ({ req, params, query: { is_uat }, body: patch, reply }) => {
     const caller = requireCaller(req);
     const template = await findTemplate(db, caller, params.id, is_uat);
-    const updated =
-      patch.locale === undefined ? template : await db.template.update({ where: { id: template.id }, data: { locale: canonicalLocale(patch.locale) } });
+    const data = {
+      ...(patch.name === undefined ? {} : { name: patch.name }),
+      ...(patch.locale === undefined ? {} : { locale: canonicalLocale(patch.locale) }),
+    };
+    const updated = Object.keys(data).length === 0 ? template : await db.template.update({ where: { id: template.id }, data });
     reply(200, presentTemplate(updated));
   };
 

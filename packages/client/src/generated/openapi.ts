@@ -51,7 +51,7 @@ export interface paths {
         delete: operations["deleteTemplate"];
         options?: never;
         head?: never;
-        /** Change a template's locale (BCP 47), in which its numbers and dates render */
+        /** Rename a template, or change its locale (BCP 47), in which its numbers and dates render */
         patch: operations["updateTemplate"];
         trace?: never;
     };
@@ -268,7 +268,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Bulk jobs of the environment, newest first */
+        get: operations["listBulkJobs"];
         put?: never;
         /** One document per spreadsheet row (.xlsx or .csv), collected into one ZIP */
         post: operations["createBulkJob"];
@@ -603,6 +604,10 @@ export interface components {
             created_at: string;
             completed_at: string | null;
         };
+        BulkJobPage: {
+            items: components["schemas"]["BulkJob"][];
+            next_cursor: string | null;
+        };
         /** @enum {string} */
         Role: "admin" | "member";
         Session: {
@@ -778,6 +783,8 @@ export interface components {
             warnings?: string[];
         };
         TemplatePatch: {
+            /** @description A new name for the template (its id and documents stay). */
+            name?: string;
             /** @description BCP 47 language tag; numbers and dates render in it (stored in canonical form, de-de → de-DE). */
             locale?: string;
         };
@@ -3228,6 +3235,94 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until a request slot frees up */
                     "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists each problem */
+            422: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Organisation over its rate limit (see Retry-After) */
+            429: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description A dependency (PostgreSQL or Redis) is unreachable */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listBulkJobs: {
+        parameters: {
+            query?: {
+                template_id?: string;
+                status?: "queued" | "running" | "completed" | "failed";
+                is_uat?: "0" | "1" | "true" | "false";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of bulk jobs */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkJobPage"];
+                };
+            };
+            /** @description X-API-Key missing, not svc_-prefixed, unknown, revoked or expired, and no live session cookie */
+            401: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

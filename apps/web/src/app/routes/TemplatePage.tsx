@@ -1,5 +1,5 @@
-import { lazy, Suspense, useEffect, useState } from 'react';
-import { Link, useParams, useSearchParams } from 'react-router';
+import { lazy, Suspense, useCallback, useEffect, useMemo, useState } from 'react';
+import { Link, useLocation, useParams, useSearchParams } from 'react-router';
 import { ErrorAlert } from '../../components/ErrorAlert';
 import { RadioGroup } from '../../components/RadioGroup';
 import { usePageTitle } from '../../components/usePageTitle';
@@ -10,10 +10,12 @@ import { DocumentStatus } from '../../features/documents/components/DocumentStat
 import { HistoryTable } from '../../features/documents/components/HistoryTable';
 import { InputForm } from '../../features/documents/components/InputForm';
 import { sampleInput, withoutBlankOptionals, type Input } from '../../features/documents/components/input-model';
-import { checkInput, type InputProblem } from '../../features/documents/components/schema-check';
+import { checkInput, serverProblems, type InputProblem } from '../../features/documents/components/schema-check';
 import { Tabs } from '../../features/documents/components/Tabs';
 import { useTemplate } from '../../features/templates/api/get-template';
 import { useTemplateSchema } from '../../features/templates/api/get-template-schema';
+import { CallFromCode } from '../../features/templates/components/CallFromCode';
+import { TemplateActions } from '../../features/templates/components/TemplateActions';
 import { TemplatePreview } from '../../features/templates/components/TemplatePreview';
 import { VariablesTable } from '../../features/templates/components/VariablesTable';
 
@@ -26,6 +28,7 @@ const pretty = (value: unknown) => JSON.stringify(value, null, 2);
 export function TemplatePage() {
   const { id = '' } = useParams();
   const [params] = useSearchParams();
+  const arrival = useLocation().state as { uploaded?: boolean; warnings?: string[] } | null;
   const isUat = params.get('is_uat') === 'true';
   const template = useTemplate(id, isUat);
   const schema = useTemplateSchema(id, isUat, template.data?.updated_at);
@@ -36,7 +39,10 @@ export function TemplatePage() {
   const [input, setInput] = useState<Input>({});
   const [jsonText, setJsonText] = useState('{}');
   const [jsonProblems, setJsonProblems] = useState<InputProblem[]>([]);
-  const [sendProblems, setSendProblems] = useState<InputProblem[]>([]);
+  // Form mode checks every field once Generate was pressed, and again as the author fixes them.
+  const [submitted, setSubmitted] = useState(false);
+  // What the API said about the last failed document's input (§9 `errors`), until the input changes.
+  const [apiProblems, setApiProblems] = useState<InputProblem[]>([]);
   const [outputFormat, setOutputFormat] = useState<OutputFormat>('pdf');
   const [documentId, setDocumentId] = useState<string>();
 
@@ -52,6 +58,24 @@ export function TemplatePage() {
       return merged;
     });
   }, [variablesKey]);
+
+  const variables = template.data?.variables;
+  const formProblems = useMemo(() => {
+    if (!submitted || !variables) return [];
+    const problems = checkInput(JSON.stringify(withoutBlankOptionals(input, variables)), schema.data).problems;
+    // In the order of the form, top to bottom.
+    const rank = (path: string) => variables.findIndex((variable) => path === variable.name || path.startsWith(`${variable.name}[`));
+    return [...problems].sort((a, b) => rank(a.path) - rank(b.path) || a.path.localeCompare(b.path, undefined, { numeric: true }));
+  }, [submitted, input, variables, schema.data]);
+  const fieldProblems = useMemo(
+    () => Object.fromEntries([...apiProblems, ...formProblems].map((problem) => [problem.path, problem.fieldMessage])),
+    [apiProblems, formProblems],
+  );
+  const onFailed = useCallback((errors: { path: string; message: string }[]) => setApiProblems(serverProblems(errors)), []);
+  const changeInput = (next: Input) => {
+    setApiProblems([]);
+    setInput(next);
+  };
 
   if (template.isPending)
     return (
@@ -79,21 +103,28 @@ export function TemplatePage() {
       const parsed = checkInput(jsonText, undefined);
       if (parsed.problems.length === 0) setInput(parsed.value as Input);
     }
-    setSendProblems([]);
     setMode(next);
   };
 
   const applyInput = (used: Record<string, unknown>) => {
-    setInput(used);
+    changeInput(used);
     setJsonText(pretty(used));
-    setSendProblems([]);
+    // The form is far above the history: take the author to it.
+    const heading = document.getElementById('generate-heading');
+    heading?.scrollIntoView({ block: 'start' });
+    heading?.focus({ preventScroll: true });
   };
 
   const generate = () => {
     const candidate = mode === 'json' ? jsonText : JSON.stringify(withoutBlankOptionals(input, data.variables));
     const checked = checkInput(candidate, schema.data);
-    setSendProblems(checked.problems);
-    if (checked.problems.length) return;
+    setSubmitted(mode === 'form');
+    if (checked.problems.length) {
+      // The first field to fix gets the focus; its message is its description.
+      if (mode === 'form') requestAnimationFrame(() => document.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
+      return;
+    }
+    setApiProblems([]);
     setDocumentId(undefined);
     create.mutate(
       { template_id: data.id, input_json: checked.value as Input, output_format: outputFormat, is_uat: data.is_uat },
@@ -107,23 +138,45 @@ export function TemplatePage() {
       <p className="breadcrumb">
         <Link to={data.is_uat ? '/templates?is_uat=true' : '/templates'}>Back to the {data.is_uat ? 'UAT' : 'Production'} list</Link>
       </p>
-      <h1>{data.name}</h1>
+      <div className="title-row">
+        <h1>{data.name}</h1>
+        {data.is_uat ? (
+          <span className="badge badge-uat" title="This template lives in the UAT environment">
+            UAT
+          </span>
+        ) : null}
+      </div>
       <p className="hint">
         {data.format.toUpperCase()} template{data.locale ? ` · locale ${data.locale}` : ''}
         {data.corrected_tokens.length ? ` · tags renamed at upload: ${data.corrected_tokens.map((t) => `${t.from} → ${t.to}`).join(', ')}` : ''}
       </p>
+      {arrival?.uploaded ? (
+        <div className="notice" aria-live="polite">
+          <p>Uploaded. Check the variables below, then generate a first document.</p>
+          {arrival.warnings?.length ? (
+            <ul>
+              {arrival.warnings.map((warning) => (
+                <li key={warning}>{warning}</li>
+              ))}
+            </ul>
+          ) : null}
+        </div>
+      ) : null}
+      <TemplateActions template={data} />
 
       <TemplatePreview id={data.id} isUat={data.is_uat} name={data.name} />
       <VariablesTable template={data} />
 
       <section aria-labelledby="generate-heading" className="card">
-        <h2 id="generate-heading">Generate a document</h2>
+        <h2 id="generate-heading" tabIndex={-1}>
+          Generate a document
+        </h2>
         <Tabs<Mode>
           label="Input mode"
           selected={mode}
           onSelect={switchMode}
           tabs={[
-            { value: 'form', label: 'Form', panel: <InputForm variables={data.variables} input={input} onChange={setInput} /> },
+            { value: 'form', label: 'Form', panel: <InputForm variables={data.variables} input={input} problems={fieldProblems} onChange={changeInput} /> },
             {
               value: 'json',
               label: 'JSON',
@@ -170,22 +223,23 @@ export function TemplatePage() {
         <button type="button" onClick={generate} disabled={create.isPending}>
           Generate
         </button>
-        {sendProblems.length && mode === 'form' ? (
+        {formProblems.length && mode === 'form' ? (
           <div role="alert" className="alert">
-            <strong>Not sent; fix these first:</strong>
+            <strong>Not sent; fix {formProblems.length === 1 ? 'this' : `these ${formProblems.length}`} first:</strong>
             <ul>
-              {sendProblems.map((problem) => (
-                <li key={problem.message}>{problem.message}</li>
+              {formProblems.map((problem) => (
+                <li key={problem.path}>{problem.message}</li>
               ))}
             </ul>
           </div>
         ) : null}
         <ErrorAlert error={create.error} title="The document was not created" />
-        {documentId ? <DocumentStatus documentId={documentId} isUat={data.is_uat} /> : null}
+        {documentId ? <DocumentStatus documentId={documentId} isUat={data.is_uat} onFailed={onFailed} /> : null}
       </section>
 
       <HistoryTable templateId={data.id} isUat={data.is_uat} onUseInput={applyInput} />
       <BulkSection template={data} outputFormat={outputFormat} />
+      <CallFromCode template={data} />
     </main>
   );
 }

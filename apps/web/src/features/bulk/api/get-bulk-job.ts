@@ -1,4 +1,5 @@
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
 import { api, apiUrl } from '../../../lib/api-client';
 import type { BulkJob } from '../../../lib/api-types';
 
@@ -10,11 +11,25 @@ export function getBulkJob(id: string, isUat: boolean): Promise<BulkJob> {
 
 export const bulkZipUrl = (id: string, isUat: boolean) => apiUrl(`/bulk-jobs/${encodeURIComponent(id)}/download`, { is_uat: isUat });
 
+const isFinished = (job: BulkJob | undefined) => job?.status === 'completed' || job?.status === 'failed';
+
+/**
+ * Polls a bulk job until it completes or fails. Its rows are documents of the template: the
+ * template's history (query key ['history', templateId]) is refreshed as rows finish and at the end.
+ */
 export function useBulkJob(id: string | undefined, isUat: boolean) {
-  return useQuery({
+  const queryClient = useQueryClient();
+  const query = useQuery({
     queryKey: ['bulk-job', id],
     queryFn: () => getBulkJob(id!, isUat),
     enabled: Boolean(id),
-    refetchInterval: (q) => (q.state.data?.status === 'completed' || q.state.data?.status === 'failed' ? false : 700),
+    refetchInterval: (q) => (isFinished(q.state.data) ? false : 700),
   });
+  const templateId = query.data?.template_id;
+  const done = query.data ? query.data.succeeded + query.data.failed : 0;
+  const finished = isFinished(query.data);
+  useEffect(() => {
+    if (templateId) void queryClient.invalidateQueries({ queryKey: ['history', templateId] });
+  }, [done, finished, templateId, queryClient]);
+  return query;
 }

@@ -1,7 +1,7 @@
 import { Fragment, useState } from 'react';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import { formatTime } from '../../../lib/format';
-import type { DocumentRecord } from '../../../lib/api-types';
+import type { DocumentRecord, DocumentStatus } from '../../../lib/api-types';
 import { documentDownloadUrl } from '../api/download-url';
 import { useTemplateDocuments } from '../api/list-template-documents';
 
@@ -11,16 +11,30 @@ const downloadable = (document: DocumentRecord) => document.status === 'ready' &
 /** Retention removes the input with the files: a purged document has none to show or reuse. */
 const hasInput = (document: DocumentRecord) => Boolean(document.input_json) && !document.purged_at;
 
-/** The template's documents, newest first, with their input, downloads and "Use this input". */
+const STATUSES: DocumentStatus[] = ['queued', 'rendering', 'ready', 'failed'];
+
+/** The template's documents, newest first, a page at a time, with their input, downloads and "Use this input". */
 export function HistoryTable({ templateId, isUat, onUseInput }: { templateId: string; isUat: boolean; onUseInput: (input: Record<string, unknown>) => void }) {
-  const history = useTemplateDocuments(templateId, isUat);
+  const [status, setStatus] = useState<DocumentStatus | ''>('');
+  const history = useTemplateDocuments(templateId, isUat, status || undefined);
   const [open, setOpen] = useState<string | null>(null);
-  const items: DocumentRecord[] = history.data?.items ?? [];
+  const items: DocumentRecord[] = history.data?.pages.flatMap((page) => page.items) ?? [];
   return (
     <section aria-labelledby="history-heading" className="card">
       <h2 id="history-heading">History</h2>
+      <label className="history-filter">
+        Status
+        <select value={status} onChange={(e) => setStatus(e.target.value as DocumentStatus | '')}>
+          <option value="">All</option>
+          {STATUSES.map((value) => (
+            <option key={value} value={value}>
+              {value}
+            </option>
+          ))}
+        </select>
+      </label>
       <ErrorAlert error={history.error} />
-      {history.data && items.length === 0 ? <p>No documents yet. Generate one above.</p> : null}
+      {history.data && items.length === 0 ? <p>{status ? `No ${status} documents.` : 'No documents yet. Generate one above.'}</p> : null}
       {items.length > 0 ? (
         <div className="scroll-x" tabIndex={0}>
           <table className="history">
@@ -106,6 +120,12 @@ export function HistoryTable({ templateId, isUat, onUseInput }: { templateId: st
           </table>
         </div>
       ) : null}
+      {history.hasNextPage ? (
+        <button type="button" className="secondary" disabled={history.isFetchingNextPage} onClick={() => void history.fetchNextPage()}>
+          Load more
+        </button>
+      ) : null}
+      {history.isFetchingNextPage ? <p aria-live="polite">Loading more…</p> : null}
     </section>
   );
 }

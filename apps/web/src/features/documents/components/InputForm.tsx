@@ -1,30 +1,59 @@
+import { useId } from 'react';
 import type { Variable, VariableType } from '../../../lib/api-types';
 import { sampleRow, withMember, type Input } from './input-model';
+
+/** Problems by field path ("client_name", "items[0].price"), in plain words. */
+export type FieldProblems = Record<string, string>;
 
 interface FieldProps {
   label: string;
   type: VariableType | undefined;
   value: unknown;
   required: boolean;
+  problem: string | undefined;
   onChange: (value: unknown) => void;
 }
 
-/** One input per value type: date picker, number, checkbox, URL for images, text otherwise. */
-function Field({ label, type, value, required, onChange }: FieldProps) {
+/**
+ * One input per value type: date picker, number, checkbox, URL for images, text otherwise.
+ * A problem is shown under the field and is its accessible description (aria-invalid).
+ * The required mark is outside the label and aria-hidden; `required` announces it.
+ */
+function Field({ label, type, value, required, problem, onChange }: FieldProps) {
+  const errorId = useId();
+  const inputId = useId();
+  const described = problem ? { 'aria-invalid': true as const, 'aria-describedby': errorId } : {};
+  const error = problem ? (
+    <span id={errorId} className="field-error">
+      {problem}
+    </span>
+  ) : null;
   if (type === 'boolean') {
     return (
-      <label className="check">
-        <input type="checkbox" checked={value === true} onChange={(e) => onChange(e.target.checked)} />
-        {label}
-      </label>
+      <div className="field">
+        <label className="check">
+          <input type="checkbox" checked={value === true} onChange={(e) => onChange(e.target.checked)} {...described} />
+          {label}
+        </label>
+        {error}
+      </div>
     );
   }
   const inputType = type === 'date' ? 'date' : type === 'number' ? 'number' : type === 'image' ? 'url' : 'text';
   const text = value === undefined || value === null ? '' : String(value);
   return (
-    <label>
-      {label}
+    <div className="field">
+      {/* The mark stays outside the label: the field's name is the variable's name, nothing more. */}
+      <div className="field-label">
+        <label htmlFor={inputId}>{label}</label>
+        {required ? (
+          <span aria-hidden="true" className="required-mark">
+            *
+          </span>
+        ) : null}
+      </div>
       <input
+        id={inputId}
         type={inputType}
         required={required}
         step={type === 'number' ? 'any' : undefined}
@@ -34,24 +63,42 @@ function Field({ label, type, value, required, onChange }: FieldProps) {
           if (type !== 'number') return onChange(e.target.value);
           onChange(e.target.value === '' ? '' : Number(e.target.value));
         }}
+        {...described}
       />
-    </label>
+      {error}
+    </div>
   );
 }
 
 function ListEditor({
   variable,
   rows,
+  problems,
   onChange,
 }: {
   variable: Variable;
   rows: Record<string, unknown>[];
+  problems: FieldProblems;
   onChange: (rows: Record<string, unknown>[]) => void;
 }) {
   const setField = (index: number, field: string, value: unknown) => onChange(rows.map((row, i) => (i === index ? { ...row, [field]: value } : row)));
+  const own = problems[variable.name];
+  const ownId = useId();
   return (
-    <fieldset className="list-editor">
-      <legend>{variable.name}</legend>
+    <fieldset className="list-editor" aria-describedby={own ? ownId : undefined}>
+      <legend>
+        {variable.name}
+        {variable.required ? (
+          <span aria-hidden="true" className="required-mark">
+            *
+          </span>
+        ) : null}
+      </legend>
+      {own ? (
+        <p id={ownId} className="field-error">
+          {own}
+        </p>
+      ) : null}
       {rows.length === 0 ? <p className="hint">No rows yet.</p> : null}
       {rows.map((row, index) => (
         <div key={index} className="list-row">
@@ -61,7 +108,8 @@ function ListEditor({
               label={field}
               type={variable.field_types?.[field]}
               value={row[field]}
-              required={false}
+              required
+              problem={problems[`${variable.name}[${index}].${field}`]}
               onChange={(value) => setField(index, field, value)}
             />
           ))}
@@ -78,7 +126,17 @@ function ListEditor({
 }
 
 /** An object's members (`client.address.city`) as fields; lists inside an object are edited in JSON mode. */
-function ObjectEditor({ variable, value, onChange }: { variable: Variable; value: unknown; onChange: (value: Record<string, unknown>) => void }) {
+function ObjectEditor({
+  variable,
+  value,
+  problems,
+  onChange,
+}: {
+  variable: Variable;
+  value: unknown;
+  problems: FieldProblems;
+  onChange: (value: Record<string, unknown>) => void;
+}) {
   const object = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
   const leaves = (variable.fields ?? []).filter((field) => !['object', 'list'].includes(variable.field_types?.[field] ?? 'text'));
   const read = (path: string[]) =>
@@ -93,6 +151,7 @@ function ObjectEditor({ variable, value, onChange }: { variable: Variable; value
           type={variable.field_types?.[field]}
           value={read(field.split('.'))}
           required={variable.required}
+          problem={problems[`${variable.name}.${field}`]}
           onChange={(next) => onChange(withMember(object, field.split('.'), next))}
         />
       ))}
@@ -100,17 +159,36 @@ function ObjectEditor({ variable, value, onChange }: { variable: Variable; value
   );
 }
 
-/** Form mode: one field per variable, labelled by its name. */
-export function InputForm({ variables, input, onChange }: { variables: Variable[]; input: Input; onChange: (input: Input) => void }) {
+/** Form mode: one field per variable, labelled by its name; required ones marked with *. */
+export function InputForm({
+  variables,
+  input,
+  problems = {},
+  onChange,
+}: {
+  variables: Variable[];
+  input: Input;
+  problems?: FieldProblems;
+  onChange: (input: Input) => void;
+}) {
   if (variables.length === 0) return <p>This template has no variables: Generate renders it as it is.</p>;
   return (
     <div className="stack">
+      {variables.some((variable) => variable.required) ? (
+        <p className="hint">
+          <span aria-hidden="true" className="required-mark">
+            *
+          </span>{' '}
+          required
+        </p>
+      ) : null}
       {variables.map((variable) =>
         variable.type === 'object' ? (
           <ObjectEditor
             key={variable.name}
             variable={variable}
             value={input[variable.name]}
+            problems={problems}
             onChange={(value) => onChange({ ...input, [variable.name]: value })}
           />
         ) : variable.type === 'list' ? (
@@ -118,6 +196,7 @@ export function InputForm({ variables, input, onChange }: { variables: Variable[
             key={variable.name}
             variable={variable}
             rows={Array.isArray(input[variable.name]) ? (input[variable.name] as Record<string, unknown>[]) : []}
+            problems={problems}
             onChange={(rows) => onChange({ ...input, [variable.name]: rows })}
           />
         ) : (
@@ -127,6 +206,7 @@ export function InputForm({ variables, input, onChange }: { variables: Variable[
             type={variable.type}
             value={input[variable.name]}
             required={variable.required}
+            problem={problems[variable.name]}
             onChange={(value) => onChange({ ...input, [variable.name]: value })}
           />
         ),

@@ -2,12 +2,12 @@ import type { Variable, VariableType } from '../../../lib/api-types';
 
 export type Input = Record<string, unknown>;
 
+/**
+ * The blank a field starts with. No made-up values: a price pre-filled 0 or a date pre-filled
+ * today would print in the document if the author missed the field.
+ */
 function sampleValue(type: VariableType | undefined): unknown {
   switch (type) {
-    case 'date':
-      return new Date().toISOString().slice(0, 10);
-    case 'number':
-      return 0;
     case 'boolean':
       return false;
     default:

@@ -1,5 +1,5 @@
 import { useRef, useState, type FormEvent } from 'react';
-import { Link, useSearchParams } from 'react-router';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import { RadioGroup } from '../../../components/RadioGroup';
 import { usePageTitle } from '../../../components/usePageTitle';
@@ -18,6 +18,7 @@ export function TemplatesPage() {
   const templates = useTemplates(isUat);
   const upload = useUploadTemplate();
   const fileInput = useRef<HTMLInputElement>(null);
+  const navigate = useNavigate();
   const [missingFile, setMissingFile] = useState(false);
 
   const submit = (event: FormEvent) => {
@@ -28,8 +29,10 @@ export function TemplatesPage() {
     upload.mutate(
       { file, isUat },
       {
-        onSuccess: () => {
-          if (fileInput.current) fileInput.current.value = '';
+        // The author's next step is on the new template's page: its variables and a first document.
+        onSuccess: (created) => {
+          const warnings = (created as { warnings?: string[] }).warnings ?? [];
+          void navigate(templatePath(created.id, created.is_uat), { state: { uploaded: true, warnings } });
         },
       },
     );
@@ -72,7 +75,6 @@ export function TemplatesPage() {
           </div>
         ) : null}
         <ErrorAlert error={upload.error} title="The template was not uploaded" />
-        {upload.data ? <p aria-live="polite">Uploaded “{upload.data.name}”: it is in the list below.</p> : null}
       </section>
 
       <section aria-labelledby="list-heading">

@@ -1,28 +1,30 @@
-import { useState } from 'react';
+import { Fragment, useState } from 'react';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import type { Template, VariableType } from '../../../lib/api-types';
 import { useUpdateVariables } from '../api/update-variables';
+import { FormatDialog } from './FormatDialog';
+import { LocaleSelect } from './LocaleSelect';
+import { allowedTypes, describeFormat, TYPE_LABELS, variableRows, type NumberFormat, type VariableRow } from './variable-rules';
 
-const TYPES: { value: VariableType; label: string }[] = [
-  { value: 'text', label: 'Text' },
-  { value: 'date', label: 'Date' },
-  { value: 'number', label: 'Number' },
-  { value: 'boolean', label: 'Boolean' },
-  { value: 'list', label: 'List' },
-  { value: 'image', label: 'Image' },
-  { value: 'object', label: 'Object' },
-];
+type Change = { type?: VariableType; required?: boolean; format?: string | NumberFormat };
 
-/** Each change is saved at once with PATCH .../variables. */
+/**
+ * Each variable (and each field of a list, as "items.price") with its type, whether it is
+ * required and its format. Types and Required are saved at once; a format in its dialog.
+ */
 export function VariablesTable({ template }: { template: Template }) {
   const update = useUpdateVariables();
   // What the person chose shows at once; the server's answer replaces it when it lands.
-  const [pending, setPending] = useState<Record<string, { type?: VariableType; required?: boolean }>>({});
-  const save = (name: string, change: { type?: VariableType; required?: boolean }) => {
+  const [pending, setPending] = useState<Record<string, Change>>({});
+  const [editing, setEditing] = useState<VariableRow>();
+  const [formatError, setFormatError] = useState<unknown>();
+  const save = (name: string, change: Change, onSuccess?: () => void) => {
     setPending((all) => ({ ...all, [name]: { ...all[name], ...change } }));
     update.mutate(
       { id: template.id, isUat: template.is_uat, variables: [{ name, ...change }] },
       {
+        onSuccess,
+        onError: (error) => setFormatError(error),
         onSettled: () =>
           setPending((all) => {
             const { [name]: _done, ...rest } = all;
@@ -31,52 +33,87 @@ export function VariablesTable({ template }: { template: Template }) {
       },
     );
   };
+  const rows = template.variables.flatMap(variableRows);
 
   return (
     <section aria-labelledby="variables-heading" className="card">
       <h2 id="variables-heading">Variables panel</h2>
       {template.variables.length === 0 ? <p>This template has no tags.</p> : null}
       <div className="scroll-x" tabIndex={0}>
-        <table>
+        <table className="variables">
           <caption>Variables</caption>
           <thead>
             <tr>
               <th scope="col">Name</th>
               <th scope="col">Type</th>
               <th scope="col">Required</th>
-              <th scope="col">Fields</th>
+              <th scope="col">Format</th>
             </tr>
           </thead>
           <tbody>
-            {template.variables.map((variable) => (
-              <tr key={variable.name}>
-                <th scope="row">
-                  <code>{variable.name}</code>
-                </th>
-                <td>
-                  <select
-                    aria-label={`Type of ${variable.name}`}
-                    value={pending[variable.name]?.type ?? variable.type}
-                    onChange={(e) => save(variable.name, { type: e.target.value as VariableType })}
-                  >
-                    {TYPES.map((type) => (
-                      <option key={type.value} value={type.value}>
-                        {type.label}
-                      </option>
-                    ))}
-                  </select>
-                </td>
-                <td>
-                  <input
-                    type="checkbox"
-                    aria-label={`Required ${variable.name}`}
-                    checked={pending[variable.name]?.required ?? variable.required}
-                    onChange={(e) => save(variable.name, { required: e.target.checked })}
-                  />
-                </td>
-                <td>{variable.fields?.length ? variable.fields.join(', ') : '—'}</td>
-              </tr>
-            ))}
+            {rows.map((row) => {
+              const type = pending[row.name]?.type ?? row.type;
+              const required = template.variables.find((v) => v.name === row.name)?.required;
+              return (
+                <tr key={row.name} className={row.isField ? 'field-row' : undefined}>
+                  <th scope="row">
+                    {/* "items.price" may wrap at its dot on a phone, never inside a word. */}
+                    <code>
+                      {row.name.split('.').map((part, index) => (
+                        <Fragment key={index}>
+                          {index > 0 ? (
+                            <>
+                              <wbr />.
+                            </>
+                          ) : null}
+                          {part}
+                        </Fragment>
+                      ))}
+                    </code>
+                  </th>
+                  <td>
+                    <select aria-label={`Type of ${row.name}`} value={type} onChange={(e) => save(row.name, { type: e.target.value as VariableType })}>
+                      {allowedTypes(row.type, row.hasFields).map((value) => (
+                        <option key={value} value={value}>
+                          {TYPE_LABELS[value]}
+                        </option>
+                      ))}
+                    </select>
+                  </td>
+                  <td>
+                    {row.isField ? (
+                      <span className="hint">always</span>
+                    ) : (
+                      <input
+                        type="checkbox"
+                        aria-label={`Required ${row.name}`}
+                        checked={pending[row.name]?.required ?? required ?? true}
+                        onChange={(e) => save(row.name, { required: e.target.checked })}
+                      />
+                    )}
+                  </td>
+                  <td>
+                    {type === 'date' || type === 'number' ? (
+                      <div className="row tight">
+                        <span>{type === row.type ? describeFormat(row, template.locale) : ''}</span>
+                        <button
+                          type="button"
+                          className="secondary"
+                          onClick={() => {
+                            setFormatError(undefined);
+                            setEditing({ ...row, type });
+                          }}
+                        >
+                          Format of {row.name}
+                        </button>
+                      </div>
+                    ) : (
+                      <span className="hint">—</span>
+                    )}
+                  </td>
+                </tr>
+              );
+            })}
           </tbody>
         </table>
       </div>
@@ -84,7 +121,18 @@ export function VariablesTable({ template }: { template: Template }) {
       <p aria-live="polite" className="hint">
         {update.isPending ? 'Saving…' : update.isSuccess ? 'Saved.' : ''}
       </p>
-      <ErrorAlert error={update.error} title="The change was not saved" />
+      {editing ? null : <ErrorAlert error={update.error} title="The change was not saved" />}
+      <LocaleSelect template={template} />
+      {editing ? (
+        <FormatDialog
+          row={editing}
+          locale={template.locale}
+          saving={update.isPending}
+          error={formatError}
+          onSave={(format) => save(editing.name, { type: editing.type, format }, () => setEditing(undefined))}
+          onClose={() => setEditing(undefined)}
+        />
+      ) : null}
     </section>
   );
 }
