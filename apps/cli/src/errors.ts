@@ -19,5 +19,9 @@ export const USAGE = `Usage: npm run -s docgen -- <command>
   keys list --org <id|name>
   keys revoke <key-id>
   users create --org <id|name> --email <email> [--role admin|member]
+  templates check-rendering [--org <id|name>] [--threshold 0.01] [--update] [--out <dir>]
+      re-renders every published template version, compares its pages with the stored
+      baseline, prints one JSON line each, writes diff PNGs to <dir> (default ./rendering-drift);
+      exit 1 when a page changed more than the threshold. --update stores new baselines.
 
-Prints one JSON object on stdout; messages go to stderr. DATABASE_URL selects the database.`;
+Prints one JSON object on stdout (check-rendering: one per line); messages go to stderr. DATABASE_URL selects the database.`;

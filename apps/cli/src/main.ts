@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { commonEnv, ConfigError, loadConfig } from '@docgen/config';
 import { createPrismaClient, isDatabaseUnavailable, type Database } from '@docgen/db';
+import { checkRendering } from './commands/check-rendering';
 import { seedDemo } from './commands/demo';
 import { createKey, listKeys, revokeKey } from './commands/keys';
 import { createOrganization, listOrganizations, setRateLimit } from './commands/orgs';
@@ -26,6 +27,9 @@ function parse(argv: string[]) {
         'key-file': { type: 'string' },
         email: { type: 'string' },
         role: { type: 'string' },
+        threshold: { type: 'string' },
+        out: { type: 'string' },
+        update: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -67,8 +71,13 @@ async function main(): Promise<number> {
   const { DATABASE_URL } = loadConfig(z.object({ DATABASE_URL: commonEnv.DATABASE_URL }));
   const db = createPrismaClient(DATABASE_URL, { poolSize: 1 });
   try {
-    const { help: _help, ...options } = values;
-    const result = await run(db, `${group} ${action}`.trim(), rest, options);
+    const { help: _help, update, ...options } = values;
+    const command = `${group} ${action}`.trim();
+    if (command === 'templates check-rendering') {
+      return await checkRendering(db, options, { update }, (line) => process.stdout.write(`${line}\n`), warn);
+    }
+    if (update !== undefined) throw usageError('--update belongs to templates check-rendering');
+    const result = await run(db, command, rest, options);
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return 0;
   } finally {

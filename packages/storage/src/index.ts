@@ -12,4 +12,5 @@ export {
   documentFilesPrefix,
   documentFileGeneration,
   bulkZipKey,
+  renderingBaselinePrefix,
 } from './keys';

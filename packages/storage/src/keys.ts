@@ -39,3 +39,7 @@ const SAFE_KEY = /^[A-Za-z0-9_-][A-Za-z0-9._-]*(\/[A-Za-z0-9_-][A-Za-z0-9._-]*)*
 export function assertSafeKey(key: string): void {
   if (!SAFE_KEY.test(key) || key.split('/').includes('..')) throw new Error(`Invalid storage key: ${key}`);
 }
+
+/** The drift check's baseline of one template version: its page images and baseline.json (the input they were rendered from). */
+export const renderingBaselinePrefix = (organizationId: string, templateId: string, version: number) =>
+  `rendering-baselines/${organizationId}/${templateId}/v${version}/`;

@@ -7,6 +7,7 @@ export {
   type VariableFormat,
   type InspectedPart,
   switchableTypes,
+  directFields,
   detectVariables,
 } from './variables';
 // For fillers other than docxtemplater's (HTML): the same expressions, on the input as sent.
