@@ -40,6 +40,8 @@ export {
   DocumentPage,
   DocumentStatus,
   CreateDocumentBody,
+  CreateMergeBody,
+  MAX_MERGE_SOURCES,
   DocumentListQuery,
   TemplateHistoryQuery,
   DownloadQuery,
