@@ -53,6 +53,7 @@ export function bulkJobHandlers(deps: BulkJobRouteDeps): OperationHandlers<'crea
       isUat: form.is_uat || queryUat,
       file: req.file.buffer,
       format: spreadsheetFormat(filename, req.file.buffer),
+      pdfOptions: form.pdf_options,
     });
     req.log.info({ bulkJobId: bulk.id, rows: bulk.totalRows }, 'bulk job queued');
     reply(202, presentBulkJob(bulk));
