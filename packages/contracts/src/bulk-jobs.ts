@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { BinaryFile, IsUatParam, Timestamp } from './common';
-import { OutputFormat, PdfOptions, pdfOptionsIssues } from './documents';
+import { OutputFormat, PdfOptions } from './documents';
 import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from './storable-json';
 import { apiSchemas } from './registry';
 
@@ -35,20 +35,20 @@ const JsonField = <T extends z.ZodType>(schema: T) =>
     })
     .pipe(schema);
 
-export const BulkJobUpload = z
-  .object({
-    file: BinaryFile.describe('.xlsx (first sheet) or .csv; first row = token names, one document per later row.'),
-    template_id: z.uuid({ error: 'must be a template id (UUID)' }),
-    output_format: OutputFormat,
-    is_uat: IsUatParam,
-    pdf_options: JsonField(PdfOptions)
-      .optional()
-      .describe('PdfOptions as a JSON string (API.md §13): every row\'s document gets them; passwords are used for this bulk job only and shown as "***".'),
-  })
-  .check((ctx) => {
-    const unstorableOption = ctx.value.pdf_options && unstorableTextPath(ctx.value.pdf_options);
-    if (unstorableOption) ctx.issues.push({ code: 'custom', input: ctx.value, path: ['pdf_options', ...unstorableOption], message: UNSTORABLE_TEXT_MESSAGE });
-    pdfOptionsIssues(ctx.value).forEach(({ path, message }) => ctx.issues.push({ code: 'custom', input: ctx.value, path, message }));
-  });
+export const BulkJobUpload = z.object({
+  file: BinaryFile.describe('.xlsx (first sheet) or .csv; first row = token names, one document per later row.'),
+  template_id: z.uuid({ error: 'must be a template id (UUID)' }),
+  output_format: OutputFormat,
+  is_uat: IsUatParam,
+  pdf_options: JsonField(PdfOptions)
+    .check((ctx) => {
+      const unstorable = unstorableTextPath(ctx.value);
+      if (unstorable) ctx.issues.push({ code: 'custom', input: ctx.value, path: unstorable, message: UNSTORABLE_TEXT_MESSAGE });
+    })
+    .optional()
+    .describe(
+      'PdfOptions as a JSON string (API.md §13): every row\'s document gets them, refused in the same combinations as on POST /documents; passwords are used for this bulk job only and shown as "***".',
+    ),
+});
 
 export type BulkJobBody = z.output<typeof BulkJob>;

@@ -152,7 +152,7 @@ export const CreateMergeBody = z
     ctx.value.documents.forEach((id, index) => {
       const first = seen.get(id.toLowerCase());
       if (first === undefined) seen.set(id.toLowerCase(), index);
-      else ctx.issues.push({ code: 'custom', input: ctx.value, path: ['documents', index], message: `repeats documents[${first}]; list each document once` });
+      else ctx.issues.push({ code: 'custom', input: ctx.value, path: ['documents', index], message: `repeats documents.${first}; list each document once` });
     });
     const unstorableOption = ctx.value.pdf_options && unstorableTextPath(ctx.value.pdf_options);
     if (unstorableOption) ctx.issues.push({ code: 'custom', input: ctx.value, path: ['pdf_options', ...unstorableOption], message: UNSTORABLE_TEXT_MESSAGE });

@@ -253,7 +253,7 @@ const operationTable = [
       ...errorResponses(400, 401, 413, 415, 422, 429, 503),
       422: {
         description:
-          'Validation failed, or a listed document cannot be merged (unknown, of another organisation or environment, not ready, without a PDF, purged, encrypted): `errors` names each by its path, e.g. documents[1]',
+          'Validation failed, or a listed document cannot be merged (unknown, of another organisation or environment, not ready, without a PDF, purged, encrypted): `errors` names each by its path, e.g. documents.1',
         schema: ValidationErrorBody,
       },
       429: {

@@ -86,11 +86,12 @@ async function sourceProblems(db: Database, ids: string[], request: CreateMergeR
   const problems: Problem[] = [];
   for (const row of rows) {
     const why = whyNotMergeable(row);
-    if (why) problems.push({ path: `documents[${row.ord - 1}]`, message: why });
+    // Named as every validation error names a list's element (documents.1), so one request's problems read alike.
+    if (why) problems.push({ path: `documents.${row.ord - 1}`, message: why });
   }
   if (!problems.length) return undefined;
   const first = problems[0]!;
-  const id = ids[Number(/\d+/.exec(first.path)![0])];
+  const id = ids[Number(first.path.slice('documents.'.length))];
   const more = problems.length > 1 ? ` (and ${problems.length - 1} more; see errors)` : '';
   return new DocumentError('merge_source_invalid', `Document ${id} cannot be merged: ${first.message}${more}`, problems);
 }

@@ -9,3 +9,6 @@ ALTER TABLE "documents" ADD COLUMN "merged_from" UUID[] NOT NULL DEFAULT '{}';
 -- for under the migration's lock; new and updated rows are checked.
 ALTER TABLE "documents" ADD CONSTRAINT "documents_template_or_merge"
   CHECK (("template_id" IS NULL) = (cardinality("merged_from") >= 2)) NOT VALID;
+-- A merge's input is PDFs.
+ALTER TABLE "documents" DROP CONSTRAINT "documents_input_format_check";
+ALTER TABLE "documents" ADD CONSTRAINT "documents_input_format_check" CHECK ("input_format" IN ('docx', 'html', 'pdf')) NOT VALID;

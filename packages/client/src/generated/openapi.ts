@@ -2473,7 +2473,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Validation failed, or a listed document cannot be merged (unknown, of another organisation or environment, not ready, without a PDF, purged, encrypted): `errors` names each by its path, e.g. documents[1] */
+            /** @description Validation failed, or a listed document cannot be merged (unknown, of another organisation or environment, not ready, without a PDF, purged, encrypted): `errors` names each by its path, e.g. documents.1 */
             422: {
                 headers: {
                     /** @description Requests allowed per window */
