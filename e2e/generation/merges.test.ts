@@ -161,7 +161,7 @@ describe('merging documents (API.md §13, POST /api/v1/merges): gateway + render
     const theirs = await generate(other, 'Eve', { template_id: theirTemplate.body.id });
     expect(theirs).toMatchObject({ status: 'ready' });
     // A UAT document of this organisation (its own UAT template).
-    const uatTemplate = await api.postFile('/api/v1/templates', buildDocx({ body: paragraph('UAT page of {name}') }), 'uat.docx', { is_uat: 'true' });
+    const uatTemplate = await api.postFile('/api/v1/templates', buildDocx({ body: paragraph('Test page of {name}') }), 'uat.docx', { is_uat: 'true' });
     const uatDoc = await api.call('POST', '/api/v1/documents?is_uat=true', {
       template_id: uatTemplate.body.id,
       input_json: { name: 'Uma' },
@@ -185,6 +185,20 @@ describe('merging documents (API.md §13, POST /api/v1/merges): gateway + render
     });
     // And the other way round: the production document is unknown to a UAT merge.
     const fromUat = await merge(api, { documents: [uatReady.id, mine.id] }, {}, '?is_uat=true');
+    // Two UAT documents merge in UAT; their pages keep the one UAT watermark they had (not drawn twice).
+    const secondUat = await api.call('POST', '/api/v1/documents?is_uat=true', {
+      template_id: uatTemplate.body.id,
+      input_json: { name: 'Ulf' },
+      output_format: 'pdf',
+    });
+    await api.waitForDocument(secondUat.body.id as string, undefined, undefined, '?is_uat=true');
+    const uatMerge = await merge(api, { documents: [uatReady.id, secondUat.body.id] }, {}, '?is_uat=true');
+    expect(uatMerge.status).toBe(202);
+    expect(await api.waitForDocument(uatMerge.body.id as string, undefined, undefined, '?is_uat=true')).toMatchObject({ status: 'ready', is_uat: true });
+    const uatPdf = (await download(uatMerge.body.id as string, '?is_uat=true')).raw;
+    expect(pageText(uatPdf, 1)).toContain('TestpageofUma');
+    expect(pageText(uatPdf, 2)).toContain('TestpageofUlf');
+    for (const page of [1, 2]) expect(pageText(uatPdf, page).match(/UAT/g)).toHaveLength(1);
     expect(fromUat.body).toMatchObject({ code: 'merge_source_invalid', errors: [{ path: 'documents.1', message: 'not found' }] });
     // Nothing was created for any of them.
     expect(await stack.database.db.document.count({ where: { templateId: null, mergedFrom: { has: mine.id as string } } })).toBe(0);
