@@ -44,6 +44,34 @@ describe('examples/ run against the real service', () => {
     expect(text).toContain('Analytical engine tuning');
   });
 
+  it("the README's curl block runs as written (bash and curl only) and its document ends ready", async () => {
+    const readme = readFileSync(path.join(repoRoot, 'README.md'), 'utf8');
+    const block = /With curl \(the whole round trip[^\n]*\n\n```bash\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(block).toBeDefined();
+    expect(block).not.toMatch(/uuidgen|\bjq\b/);
+    const api = apiClient(env.DOCGEN_URL!, env.DOCGEN_API_KEY!);
+    const template = await api.postFile('/api/v1/templates', readFileSync(path.join(examples, 'sample-invoice.html')), 'sample-invoice.html');
+    // Only the placeholders change: the template id `npm start` prints and this stack's address.
+    const script = block!.replaceAll('<id>', template.body.id).replaceAll('http://127.0.0.1:8080', env.DOCGEN_URL!);
+    const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
+      execFile('bash', ['-eo', 'pipefail', '-c', script], { env: { PATH: '/usr/bin:/bin', ...env }, cwd: repoRoot }, (error, stdout, stderr) =>
+        resolve({ code: error ? (error.code as number) : 0, stdout, stderr }),
+      ),
+    );
+    expect(result.code).toBe(0);
+    const queued = JSON.parse(result.stdout) as { id: string; status: string };
+    expect(queued.status).toBe('queued');
+    const done = await eventually(
+      async () => {
+        const document = (await api.call('GET', `/api/v1/documents/${queued.id}`)).body;
+        return document.status === 'ready' || document.status === 'failed' ? document : undefined;
+      },
+      'the README document to finish',
+      60_000,
+    );
+    expect({ status: done.status, error: done.error_message }).toEqual({ status: 'ready', error: undefined });
+  });
+
   it('generate-pdf.mjs generates and saves a PDF', async () => {
     const api = apiClient(env.DOCGEN_URL!, env.DOCGEN_API_KEY!);
     const template = await api.postFile('/api/v1/templates', readFileSync(path.join(examples, 'sample-invoice.html')), 'sample-invoice.html');

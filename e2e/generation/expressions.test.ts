@@ -115,6 +115,51 @@ describe('templates that compute (API §11), through the whole stack', () => {
     ]);
   });
 
+  it('lists an object read by member paths in variables and the schema, formats its members, and checks them before rendering', async () => {
+    const template = await api.uploadTemplate(
+      buildDocx({
+        body:
+          paragraph('Ship to {client.name}, {client.address.city | upper}') +
+          paragraph('Credit: {client.credit}') +
+          paragraph('{client.note | default:"no note"}'),
+      }),
+      'objects.docx',
+    );
+    expect(template.variables).toEqual([
+      {
+        name: 'client',
+        type: 'object',
+        required: true,
+        fields: ['name', 'address', 'address.city', 'credit'],
+        field_types: { name: 'text', address: 'object', 'address.city': 'text', credit: 'text' },
+      },
+    ]);
+    const patched = await api.call('PATCH', `/api/v1/templates/${template.id}/variables`, {
+      variables: [{ name: 'client.credit', type: 'number', format: { style: 'currency', currency: 'EUR' } }],
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body.variables[0]).toMatchObject({ field_types: { credit: 'number' }, field_formats: { credit: { style: 'currency', currency: 'EUR' } } });
+    const refused = await api.call('PATCH', `/api/v1/templates/${template.id}/variables`, { variables: [{ name: 'client.address.city', required: false }] });
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail).toBe('"client.address.city" is an object field; every field of an object is required');
+
+    const schema = await api.call('GET', `/api/v1/templates/${template.id}/schema`);
+    expect(schema.body.properties.client).toMatchObject({ type: 'object', required: ['name', 'address', 'credit'] });
+
+    const ready = await generate(template.id, { client: { name: 'Ada', address: { city: 'Lyon' }, credit: '1234.5' } });
+    expect(ready.status).toBe('ready');
+    const text = pdfText((await api.call('GET', `/api/v1/documents/${ready.id}/download`)).raw).replace(/\s+/g, ' ');
+    expect(text).toContain('Ship to Ada, LYON');
+    expect(text).toContain('Credit: €1,234.50');
+    expect(text).toContain('no note');
+
+    const missing = await generate(template.id, { client: { name: 'Ada', credit: 'lots' } });
+    expect(missing.status).toBe('failed');
+    expect(missing.error_message).toBe(
+      '2 problems: Missing required token "client.address"; Token "client.credit" must be a number (or a numeric string like "1234.50")',
+    );
+  });
+
   it('fails a document naming the tag and the row on a runtime error, and a barcode that cannot be drawn', async () => {
     const template = await api.uploadTemplate(
       buildDocx({ body: table([['{#items}{name}', '{total / quantity | number:2}{/items}']]) + paragraph('{%sku | barcode:"ean13"}') }),

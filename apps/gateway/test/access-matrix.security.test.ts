@@ -35,6 +35,7 @@ const EXPECTED: Record<string, Rule> = {
   getDocument: 'anyone',
   downloadDocument: 'anyone',
   createBulkJob: 'anyone',
+  listBulkJobs: 'anyone',
   getBulkJob: 'anyone',
   downloadBulkJob: 'anyone',
   createWebhook: 'admin',

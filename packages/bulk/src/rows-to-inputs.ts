@@ -11,7 +11,7 @@ export interface RowInput {
 /**
  * Matches the header to the template's tokens (corrected like template tokens: "client
  * name" is client_name) and turns each row into an input_json. A list token's cell holds
- * a JSON array; a cell that is not valid JSON is passed on as text, so the row fails with
+ * a JSON array, an object token's a JSON object; a cell that is not valid JSON is passed on as text, so the row fails with
  * the message a single document would get.
  */
 export function rowsToInputs(sheet: Sheet, variables: TemplateVariable[]): RowInput[] {
@@ -60,14 +60,14 @@ export function checkHeader(header: string[], variables: TemplateVariable[]): st
   return names;
 }
 
-/** A list cell holds JSON; a boolean cell TRUE or FALSE (any case), as spreadsheets write them. */
+/** A list or object cell holds JSON; a boolean cell TRUE or FALSE (any case), as spreadsheets write them. */
 function fromText(cell: string, type: TemplateVariable['type'] | undefined): unknown {
-  if (type === 'list') return parseList(cell);
+  if (type === 'list' || type === 'object') return parseJson(cell);
   if (type === 'boolean' && /^(true|false)$/i.test(cell.trim())) return cell.trim().toLowerCase() === 'true';
   return cell;
 }
 
-function parseList(cell: string): unknown {
+function parseJson(cell: string): unknown {
   try {
     return JSON.parse(cell);
   } catch {

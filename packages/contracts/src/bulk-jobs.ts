@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BinaryFile, IsUatParam, Timestamp } from './common';
+import { BinaryFile, CursorParam, IsUatParam, LimitParam, Timestamp, page } from './common';
 import { OutputFormat, PdfOptions } from './documents';
 import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from './storable-json';
 import { apiSchemas } from './registry';
@@ -20,6 +20,16 @@ export const BulkJob = z
     completed_at: Timestamp.nullable(),
   })
   .register(apiSchemas, { id: 'BulkJob' });
+
+export const BulkJobPage = page(BulkJob).register(apiSchemas, { id: 'BulkJobPage' });
+
+export const BulkJobListQuery = z.object({
+  template_id: z.uuid({ error: 'must be a template id (UUID)' }).optional(),
+  status: BulkJobStatus.optional(),
+  is_uat: IsUatParam,
+  limit: LimitParam,
+  cursor: CursorParam,
+});
 
 /** A form field holding JSON: parsed, then checked by the schema (its problems keep their paths under the field). */
 const JsonField = <T extends z.ZodType>(schema: T) =>

@@ -14,7 +14,7 @@ export {
 export { MeResponse } from './me';
 export { operations, type Operation, type OperationById, type OperationId } from './operations';
 export { buildOpenApiDocument } from './openapi';
-export { BulkJob, BulkJobStatus, BulkJobUpload, type BulkJobBody } from './bulk-jobs';
+export { BulkJob, BulkJobListQuery, BulkJobPage, BulkJobStatus, BulkJobUpload, type BulkJobBody } from './bulk-jobs';
 export { BinaryFile, IsUatParam, LimitParam, CursorParam, ListQuery, EnvironmentQuery, page, isUuid } from './common';
 export {
   Template,

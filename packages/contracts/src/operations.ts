@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { BulkJob, BulkJobUpload } from './bulk-jobs';
+import { BulkJob, BulkJobListQuery, BulkJobPage, BulkJobUpload } from './bulk-jobs';
 import { ErrorBody, MessageBody, RateLimitedBody, ValidationErrorBody, errorResponses } from './errors';
 import { EnvironmentQuery, ListQuery } from './common';
 import { CreateDocumentBody, CreateMergeBody, Document, DocumentListQuery, DocumentPage, DownloadQuery, TemplateHistoryQuery } from './documents';
@@ -381,6 +381,16 @@ const operationTable = [
         schema: RateLimitedBody,
       },
     },
+  }),
+  defineOperation({
+    method: 'get',
+    path: '/api/v1/bulk-jobs',
+    operationId: 'listBulkJobs',
+    summary: 'Bulk jobs of the environment, newest first',
+    tag: 'Bulk generation',
+    authenticated: true,
+    query: BulkJobListQuery,
+    responses: { 200: { description: 'A page of bulk jobs', schema: BulkJobPage }, ...errorResponses(401, 422, 429, 503) },
   }),
   defineOperation({
     method: 'get',

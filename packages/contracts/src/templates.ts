@@ -20,7 +20,7 @@ export function isDateFormat(format: string): boolean {
 }
 export const DEFAULT_DATE_FORMAT = 'YYYY-MM-DD';
 
-export const VariableType = z.enum(['text', 'date', 'number', 'boolean', 'list', 'image']);
+export const VariableType = z.enum(['text', 'date', 'number', 'boolean', 'list', 'image', 'object']);
 
 const fractionDigits = z.number().int().min(0).max(20);
 
@@ -55,9 +55,17 @@ export const TemplateVariable = z
     type: VariableType,
     required: z.boolean(),
     format: VariableFormat.optional().describe('Date variables: how the date is written, e.g. DD/MM/YYYY. Number variables: a NumberFormat.'),
-    fields: z.array(z.string()).optional().describe('List variables: the tags used inside the loop ("inner.field" for nested loops).'),
-    field_types: z.record(z.string(), VariableType).optional().describe('List variables: the type of each field, keyed like fields.'),
-    field_formats: z.record(z.string(), VariableFormat).optional().describe('List variables: the format of each date or number field, keyed like fields.'),
+    fields: z
+      .array(z.string())
+      .optional()
+      .describe(
+        'List variables: the tags used inside the loop ("inner.field" for nested loops). Object variables: the members expressions read ("address", "address.city").',
+      ),
+    field_types: z.record(z.string(), VariableType).optional().describe('List and object variables: the type of each field, keyed like fields.'),
+    field_formats: z
+      .record(z.string(), VariableFormat)
+      .optional()
+      .describe('List and object variables: the format of each date or number field, keyed like fields.'),
   })
   .register(apiSchemas, { id: 'TemplateVariable' });
 

@@ -127,6 +127,15 @@ function arithmetic(node: Expression & { kind: 'binary' }, left: unknown, right:
   }
 }
 
+/** `client.note | default:"-"`: a member that is absent, or read from nothing, is the default's to replace. */
+function evaluateOptional(node: Expression, scopes: readonly unknown[], context: EvaluationContext): unknown {
+  if (node.kind !== 'member') return evaluate(node, scopes, context);
+  const object = evaluateOptional(node.object, scopes, context);
+  if (object === null || object === undefined) return undefined;
+  if (isPlainObject(object) && !isForbiddenName(node.property) && !Object.hasOwn(object, node.property)) return undefined;
+  return member(object, node.property, node);
+}
+
 /**
  * Evaluates a parsed, checked expression. `scopes` is innermost first (a loop's element,
  * then what encloses it); a name is the first scope's own field of that name, and only
@@ -193,7 +202,7 @@ export function evaluate(node: Expression, scopes: readonly unknown[], context: 
     case 'filter': {
       const spec = filterSpec(node.name);
       if (!spec) throw new ExpressionError(`"${node.name}" is not a filter`);
-      const input = evaluate(node.input, scopes, context);
+      const input = spec.kind === 'default' ? evaluateOptional(node.input, scopes, context) : evaluate(node.input, scopes, context);
       const args = node.args.map((arg) => evaluate(arg, scopes, context)) as FilterArgument[];
       const each = node.each;
       return finite(

@@ -32,6 +32,8 @@ describe('the language', () => {
     ['NAME | lower', { NAME: 'ÄB' }, 'äb'],
     ['note | default:"n/a"', { note: '' }, 'n/a'],
     ['missing | default:"n/a"', {}, 'n/a'],
+    ['client.note | default:"n/a"', { client: {} }, 'n/a'],
+    ['client.address.city | default:"n/a"', { client: { address: null } }, 'n/a'],
     ['0.1 + 0.2 | number:2', {}, '0.30'],
     ['amount | number', { amount: 1234.5 }, '1,234.5'],
     ['amount | currency:"EUR"', { amount: 1234.5 }, '€1,234.50'],

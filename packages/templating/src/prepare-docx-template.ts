@@ -85,7 +85,13 @@ export function prepareDocxTemplate(upload: Buffer, limits: PackageLimits = DEFA
   return { file: removeExternalReferences(corrected), variables, correctedTokens };
 }
 
-function syntaxError(issues: TemplateIssue[]): TemplateError {
+function syntaxError(found: TemplateIssue[]): TemplateError {
+  // Our own scan and docxtemplater's both find some problems (a `{@raw}` tag): each is listed once.
+  const seen = new Set<string>();
+  const issues = found.filter((issue) => {
+    const key = JSON.stringify([issue.part ?? '', issue.tag ?? '', issue.message]);
+    return !seen.has(key) && Boolean(seen.add(key));
+  });
   const count = issues.length === 1 ? '1 error' : `${issues.length} errors`;
   return new TemplateError('syntax', `The template has ${count}; fix ${issues.length === 1 ? 'it' : 'them'} and upload again`, issues);
 }

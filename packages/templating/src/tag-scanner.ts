@@ -42,6 +42,24 @@ function segmentAt(segments: TextSegment[], offset: number): TextSegment | undef
 }
 
 /**
+ * The `{...}` tags of a text, in order, as docxtemplater delimits them: a "{" opens (a later
+ * one starts over), the next "}" closes; an unbalanced brace is no tag.
+ */
+export function braceTags(text: string): { raw: string; inner: string; start: number; end: number }[] {
+  const tags: { raw: string; inner: string; start: number; end: number }[] = [];
+  let open = -1;
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] === '{') open = i;
+    else if (text[i] === '}' && open >= 0) {
+      const raw = text.slice(open, i + 1);
+      tags.push({ raw, inner: raw.slice(1, -1).trim(), start: open, end: i + 1 });
+      open = -1;
+    }
+  }
+  return tags;
+}
+
+/**
  * Reads a WordprocessingML part the way docxtemplater does: the text of every <w:t>, in
  * document order, as one string, so a tag split over several runs is still one tag.
  * Unbalanced braces are skipped here; docxtemplater reports them.
@@ -61,25 +79,10 @@ export function scanPart(xml: string): ScannedPart {
     }
   }
 
-  const tags: TagOccurrence[] = [];
-  let open = -1;
-  for (let i = 0; i < text.length; i++) {
-    if (text[i] === '{') open = i;
-    else if (text[i] === '}' && open >= 0) {
-      const raw = text.slice(open, i + 1);
-      const inner = raw.slice(1, -1).trim();
-      const prefix = PREFIXES.has(inner[0] ?? '') ? inner[0]! : '';
-      tags.push({
-        raw,
-        prefix,
-        name: inner.slice(prefix.length).trim(),
-        start: open,
-        end: i + 1,
-        table: innermostTable(segmentAt(segments, open)?.node ?? null),
-      });
-      open = -1;
-    }
-  }
+  const tags: TagOccurrence[] = braceTags(text).map(({ raw, inner, start, end }) => {
+    const prefix = PREFIXES.has(inner[0] ?? '') ? inner[0]! : '';
+    return { raw, prefix, name: inner.slice(prefix.length).trim(), start, end, table: innermostTable(segmentAt(segments, start)?.node ?? null) };
+  });
   return { document, text, segments, tags };
 }
 

@@ -2,7 +2,7 @@ import { compileExpression, inferVariables, plainPath, type VariableUse } from '
 import { IMAGE_MODULE_NAME } from './image-module';
 import type { TemplateIssue } from './template-error';
 
-export type VariableType = 'text' | 'date' | 'number' | 'boolean' | 'list' | 'image';
+export type VariableType = 'text' | 'date' | 'number' | 'boolean' | 'list' | 'image' | 'object';
 
 /** How a number variable is written (Intl.NumberFormat in the template's locale). */
 export interface NumberFormat {
@@ -20,11 +20,14 @@ export interface TemplateVariable {
   required: boolean;
   /** Date variables: a date format string; number variables: a NumberFormat. */
   format?: VariableFormat;
-  /** List variables: the tags used inside the loop; nested loops as "inner" and "inner.field". */
+  /**
+   * List variables: the tags used inside the loop; nested loops as "inner" and "inner.field".
+   * Object variables: the members expressions read (`client.address.city` → "address", "address.city").
+   */
   fields?: string[];
-  /** List variables: each field's type, keyed like `fields`. */
+  /** List and object variables: each field's type, keyed like `fields`. */
   field_types?: Record<string, VariableType>;
-  /** List variables: the format of a date or number field, keyed like `fields`. */
+  /** List and object variables: the format of a date or number field, keyed like `fields`. */
   field_formats?: Record<string, VariableFormat>;
 }
 
@@ -45,11 +48,16 @@ function typeOfTag(part: InspectedPart): VariableType {
   return part.module === IMAGE_MODULE_NAME ? 'image' : 'text';
 }
 
-/** A name used as a section anywhere with tags inside is a list, even where another use is empty. */
+/**
+ * A name used as a section anywhere with tags inside is a list, even where another use is
+ * empty. An object read by member paths may also be tested by a section (`{#client}`); a
+ * loop over it keeps it a list (its member paths are then not described).
+ */
 function mergeTypes(a: VariableType, b: VariableType): VariableType | undefined {
   if (a === b) return a;
-  const sections = new Set<VariableType>(['list', 'boolean']);
-  return sections.has(a) && sections.has(b) ? 'list' : undefined;
+  const kinds = new Set([a, b]);
+  if (kinds.has('object')) return kinds.has('boolean') ? 'object' : kinds.has('list') ? 'list' : undefined;
+  return kinds.has('list') && kinds.has('boolean') ? 'list' : undefined;
 }
 
 /**
@@ -62,9 +70,14 @@ function readTag(part: InspectedPart): { name: string } | { uses: VariableUse[] 
   if (text === '.') return { name: part.value };
   const compiled = compileExpression(text, { image: part.module === IMAGE_MODULE_NAME });
   if (!compiled.ok) return undefined;
-  if (plainPath(compiled.ast)?.length === 1) return { name: part.value };
-  // Member paths (`client.address.city`) are read at render time; the schema cannot yet describe an object.
-  return { uses: inferVariables(compiled.ast).filter((use) => use.path.length === 1) };
+  const path = plainPath(compiled.ast);
+  if (path?.length === 1) return { name: part.value };
+  // A section on a member (`{#client.orders}…{/}`) may loop or test; what it reads is not described.
+  if (path && isLoop(part)) return { uses: [] };
+  const uses = inferVariables(compiled.ast);
+  // `{%client.logo}`: the member an image tag reads is an image.
+  if (path && part.module === IMAGE_MODULE_NAME) return { uses: uses.map((use) => ({ ...use, type: 'image' })) };
+  return { uses };
 }
 
 /**
@@ -80,20 +93,25 @@ function mergeInferred(known: VariableType, inferred: VariableType): VariableTyp
   return mergeTypes(known, inferred);
 }
 
-/** Field paths an expression inside a loop reads, added to `into`; fields with a default are optional, so left out. */
-function addExpressionFields(uses: VariableUse[], into: Map<string, VariableType>, prefix: string): void {
-  for (const use of uses) {
-    if (use.optional) continue;
-    const path = `${prefix}${use.path[0]}`;
+/**
+ * What one use reads, added to a scope's fields (`prefix` "" for a variable's own fields,
+ * "lines." inside a nested loop): `address.city` makes `address` an object and `address.city`
+ * the use's type; a list also gets the fields its aggregates read. A value with a default is
+ * optional, so left out.
+ */
+function addFieldUse(use: VariableUse, into: Map<string, VariableType>, prefix: string): void {
+  if (use.optional) return;
+  let path = '';
+  for (const [index, segment] of use.path.entries()) {
+    path = index === 0 ? `${prefix}${segment}` : `${path}.${segment}`;
+    const type = index < use.path.length - 1 ? 'object' : use.type;
     const known = into.get(path);
-    into.set(path, known ? (mergeInferred(known, use.type) ?? known) : use.type);
-    if (use.type === 'list')
-      addExpressionFields(
-        (use.fields ?? []).filter((field) => field.path.length === 1),
-        into,
-        `${path}.`,
-      );
+    const merged = known ? (mergeInferred(known, type) ?? known) : type;
+    into.set(path, merged);
+    // The members of a list (or of a name with another kind of use) are not described.
+    if (index < use.path.length - 1 && merged !== 'object') return;
   }
+  if (use.type === 'list') for (const field of use.fields ?? []) addFieldUse(field, into, `${path}.`);
 }
 
 /** Field paths inside a loop ("photo", "inner", "inner.sku") with their detected types. */
@@ -103,7 +121,7 @@ function loopFieldTypes(parts: InspectedPart[] = [], into = new Map<string, Vari
     const read = readTag(part);
     if (!read) continue;
     if ('uses' in read) {
-      addExpressionFields(read.uses, into, prefix);
+      for (const use of read.uses) addFieldUse(use, into, prefix);
       // A condition (`{#price > 100}…{/}`) shows its content in the same scope.
       if (isLoop(part)) loopFieldTypes(part.subparsed, into, prefix);
       continue;
@@ -132,24 +150,20 @@ export function detectVariables(parts: InspectedPart[]): { variables: TemplateVa
     issues.push({ tag: name, part: 'template', message: `"${name}" is used both as ${kind(a)} and as ${kind(b)}; use one kind of tag per name` });
   };
   const addUse = (use: VariableUse) => {
-    const name = use.path[0]!;
+    const [name, ...members] = use.path as [string, ...string[]];
+    const type = members.length > 0 ? 'object' : use.type;
     const existing = byName.get(name);
-    if (!existing) byName.set(name, { name, type: use.type, required: !use.optional });
+    if (!existing) byName.set(name, { name, type, required: !use.optional });
     else {
-      const merged = mergeInferred(existing.type, use.type);
+      const merged = mergeInferred(existing.type, type);
       if (merged) existing.type = merged;
-      else conflict(name, existing.type, use.type);
+      else conflict(name, existing.type, type);
       if (!use.optional) existing.required = true;
     }
-    if (use.type === 'list') {
-      const fields = inferredFields.get(name) ?? new Map<string, VariableType>();
-      addExpressionFields(
-        (use.fields ?? []).filter((field) => field.path.length === 1),
-        fields,
-        '',
-      );
-      inferredFields.set(name, fields);
-    }
+    const fields = inferredFields.get(name) ?? new Map<string, VariableType>();
+    if (members.length > 0) addFieldUse({ ...use, path: members }, fields, '');
+    else if (use.type === 'list') for (const field of use.fields ?? []) addFieldUse(field, fields, '');
+    inferredFields.set(name, fields);
   };
   const visit = (scopeParts: InspectedPart[]) => {
     for (const part of scopeParts) {
@@ -181,7 +195,7 @@ export function detectVariables(parts: InspectedPart[]): { variables: TemplateVa
   };
   visit(parts);
   for (const variable of byName.values()) {
-    if (variable.type !== 'list') continue;
+    if (variable.type !== 'list' && variable.type !== 'object') continue;
     const types = new Map<string, VariableType>(inferredFields.get(variable.name));
     for (const part of loopParts.get(variable.name) ?? []) loopFieldTypes(part.subparsed, types);
     variable.fields = [...types.keys()];

@@ -12,6 +12,7 @@ import { requireCaller } from '../middleware/authenticate';
 import { singleFileUpload } from '../middleware/single-file-upload';
 import type { OperationHandler, OperationHandlers } from '../operations/operation-handler';
 import type { SendStoredFile } from './send-stored-file';
+import { afterCursor, decodeCursor, newestFirst, toPage } from '../pagination';
 import { attachment } from './templates';
 
 export interface BulkJobRouteDeps {
@@ -38,7 +39,7 @@ function spreadsheetFormat(filename: string, file: Buffer): 'xlsx' | 'csv' {
   throw new HttpError('unsupported_media_type', `Upload the spreadsheet as .xlsx or .csv (got "${extension || filename}")`);
 }
 
-export function bulkJobHandlers(deps: BulkJobRouteDeps): OperationHandlers<'createBulkJob' | 'getBulkJob' | 'downloadBulkJob'> {
+export function bulkJobHandlers(deps: BulkJobRouteDeps): OperationHandlers<'createBulkJob' | 'listBulkJobs' | 'getBulkJob' | 'downloadBulkJob'> {
   const { db } = deps;
 
   const uploadBulkJob: OperationHandler<'createBulkJob'> = async ({ req, body: form, query: { is_uat: queryUat }, reply }) => {
@@ -61,6 +62,22 @@ export function bulkJobHandlers(deps: BulkJobRouteDeps): OperationHandlers<'crea
     });
     req.log.info({ bulkJobId: bulk.id, rows: bulk.totalRows }, 'bulk job queued');
     reply(202, presentBulkJob(bulk));
+  };
+
+  const listBulkJobs: OperationHandler<'listBulkJobs'> = async ({ req, query, reply }) => {
+    const caller = requireCaller(req);
+    const rows = await db.bulkJob.findMany({
+      where: {
+        organizationId: caller.organization.id,
+        isUat: query.is_uat,
+        ...(query.template_id ? { templateId: query.template_id } : {}),
+        ...(query.status ? { status: query.status } : {}),
+        ...afterCursor(decodeCursor(query.cursor)),
+      },
+      orderBy: newestFirst,
+      take: query.limit + 1,
+    });
+    reply(200, toPage(rows, query.limit, presentBulkJob));
   };
 
   const getBulkJob: OperationHandler<'getBulkJob'> = async ({ req, params, query: { is_uat }, reply }) => {
@@ -86,6 +103,7 @@ export function bulkJobHandlers(deps: BulkJobRouteDeps): OperationHandlers<'crea
 
   return {
     createBulkJob: { before: [singleFileUpload(deps.maxUploadBytes, 'the spreadsheet')], handle: uploadBulkJob },
+    listBulkJobs,
     getBulkJob,
     downloadBulkJob,
   };

@@ -37,7 +37,7 @@ function nextFormat(
 /**
  * Applies a PATCH to the detected variables. Only what the template's syntax leaves open
  * can change: text ↔ date ↔ number (with a format), boolean ↔ list for a section with no
- * tags inside, whether a value is required, and the same for list fields ("items.price").
+ * tags inside, whether a value is required, and the same for list and object fields ("items.price").
  */
 export function updateVariables(current: TemplateVariableBody[], patch: Patch): TemplateVariableBody[] {
   const problems: Problem[] = [];
@@ -81,12 +81,18 @@ export function updateVariables(current: TemplateVariableBody[], patch: Patch): 
   return next;
 }
 
-/** "items.price": a list field's type and format; fields are always required. */
+/** "items.price", "client.address.city": a list's or an object's field type and format; fields are always required. */
 function updateField(variable: TemplateVariableBody, field: string, change: Change): { field: string; message: string } | undefined {
   const label = `${variable.name}.${field}`;
   const fields = variable.fields ?? [];
-  if (variable.type !== 'list' || !fields.includes(field)) return { field: 'name', message: `"${label}" is not a field of a list of this template` };
-  if (change.required !== undefined) return { field: 'required', message: `"${label}" is a list field; every field of a list item is required` };
+  const holder = variable.type === 'object' ? 'object' : 'list';
+  if ((variable.type !== 'list' && variable.type !== 'object') || !fields.includes(field))
+    return { field: 'name', message: `"${label}" is not a field of a ${holder} of this template` };
+  if (change.required !== undefined)
+    return {
+      field: 'required',
+      message: `"${label}" is ${holder === 'object' ? 'an object' : 'a list'} field; every field of ${holder === 'object' ? 'an object' : 'a list item'} is required`,
+    };
   const types = (variable.field_types ??= Object.fromEntries(fields.map((f) => [f, fields.some((o) => o.startsWith(`${f}.`)) ? 'list' : 'text'])));
   const currentType = types[field] ?? 'text';
   const type = change.type ?? currentType;

@@ -9,6 +9,8 @@ import { AppShell } from './AppShell';
 const TemplatePage = lazy(() => import('./routes/TemplatePage').then((m) => ({ default: m.TemplatePage })));
 const DeveloperPage = lazy(() => import('./routes/DeveloperPage').then((m) => ({ default: m.DeveloperPage })));
 const MembersPage = lazy(() => import('../features/members/components/MembersPage').then((m) => ({ default: m.MembersPage })));
+const DocumentsPage = lazy(() => import('./routes/DocumentsPage').then((m) => ({ default: m.DocumentsPage })));
+const BulkJobsPage = lazy(() => import('./routes/BulkJobsPage').then((m) => ({ default: m.BulkJobsPage })));
 const AccountPage = lazy(() => import('../features/account/components/AccountPage').then((m) => ({ default: m.AccountPage })));
 
 const page = (element: ReactNode) => <Suspense fallback={<p role="status">Loading…</p>}>{element}</Suspense>;
@@ -35,6 +37,8 @@ export const router = createBrowserRouter([
           { index: true, element: <Navigate to="/templates" replace /> },
           { path: 'templates', element: <TemplatesPage /> },
           { path: 'templates/:id', element: page(<TemplatePage />) },
+          { path: 'documents', element: page(<DocumentsPage />) },
+          { path: 'bulk-jobs', element: page(<BulkJobsPage />) },
           { path: 'settings/developer', element: <RequireAdmin>{page(<DeveloperPage />)}</RequireAdmin> },
           { path: 'settings/members', element: <RequireAdmin>{page(<MembersPage />)}</RequireAdmin> },
           { path: 'settings/account', element: page(<AccountPage />) },

@@ -1,10 +1,12 @@
-import { useRef, useState } from 'react';
+import { useId, useRef, useState } from 'react';
 
 /**
- * A value shown once: read-only, selected on focus. Only one per page gets a Copy button
- * (`copyable`), so "Copy" always names one control.
+ * A value shown once: read-only, selected on focus, with a Copy button (API.md §14: every
+ * one-time secret has one). Two secrets on one page each have their own "Copy", inside the
+ * `.secret` box of its field; the button is described by the field's name.
  */
-export function SecretField({ label, value, note, copyable = false }: { label: string; value: string; note: string; copyable?: boolean }) {
+export function SecretField({ label, value, note, copyable = true }: { label: string; value: string; note: string; copyable?: boolean }) {
+  const labelId = useId();
   const field = useRef<HTMLInputElement>(null);
   const [copied, setCopied] = useState<string>();
   const copy = async () => {
@@ -20,11 +22,11 @@ export function SecretField({ label, value, note, copyable = false }: { label: s
     <div className="secret card">
       <div className="row">
         <label className="grow">
-          {label}
+          <span id={labelId}>{label}</span>
           <input ref={field} type="text" readOnly value={value} onFocus={(e) => e.target.select()} spellCheck={false} />
         </label>
         {copyable ? (
-          <button type="button" onClick={copy}>
+          <button type="button" onClick={copy} aria-describedby={labelId}>
             Copy
           </button>
         ) : null}

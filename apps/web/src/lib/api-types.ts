@@ -17,6 +17,7 @@ export type DocumentStatus = DocumentRecord['status'];
 export type OutputFormat = DocumentRecord['output_format'];
 export type CreateDocument = Schemas['CreateDocument'];
 export type BulkJob = Schemas['BulkJob'];
+export type BulkJobPage = Schemas['BulkJobPage'];
 export type Session = Schemas['Session'];
 export type ApiKey = Schemas['ApiKey'];
 export type CreatedApiKey = Schemas['CreatedApiKey'];

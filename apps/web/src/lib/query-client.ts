@@ -1,5 +1,6 @@
 import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
 import { ApiError } from './api-client';
+import { noteSuccess } from './later-success';
 
 /** A session that ended elsewhere (expiry, sign-out, password change): back to /login. */
 function onError(error: unknown): void {
@@ -8,7 +9,7 @@ function onError(error: unknown): void {
 
 export const queryClient: QueryClient = new QueryClient({
   queryCache: new QueryCache({ onError }),
-  mutationCache: new MutationCache({ onError }),
+  mutationCache: new MutationCache({ onError, onSuccess: noteSuccess }),
   defaultOptions: {
     queries: {
       staleTime: 5_000,

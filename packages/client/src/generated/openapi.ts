@@ -285,7 +285,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Bulk jobs of the environment, newest first */
+        get: operations["listBulkJobs"];
         put?: never;
         /** One document per spreadsheet row (.xlsx or .csv), collected into one ZIP */
         post: operations["createBulkJob"];
@@ -628,6 +629,10 @@ export interface components {
             created_at: string;
             completed_at: string | null;
         };
+        BulkJobPage: {
+            items: components["schemas"]["BulkJob"][];
+            next_cursor: string | null;
+        };
         /** @enum {string} */
         Role: "admin" | "member";
         Session: {
@@ -731,17 +736,17 @@ export interface components {
         TemplateVariable: {
             name: string;
             /** @enum {string} */
-            type: "text" | "date" | "number" | "boolean" | "list" | "image";
+            type: "text" | "date" | "number" | "boolean" | "list" | "image" | "object";
             required: boolean;
             /** @description Date variables: how the date is written, e.g. DD/MM/YYYY. Number variables: a NumberFormat. */
             format?: string | components["schemas"]["NumberFormat"];
-            /** @description List variables: the tags used inside the loop ("inner.field" for nested loops). */
+            /** @description List variables: the tags used inside the loop ("inner.field" for nested loops). Object variables: the members expressions read ("address", "address.city"). */
             fields?: string[];
-            /** @description List variables: the type of each field, keyed like fields. */
+            /** @description List and object variables: the type of each field, keyed like fields. */
             field_types?: {
-                [key: string]: "text" | "date" | "number" | "boolean" | "list" | "image";
+                [key: string]: "text" | "date" | "number" | "boolean" | "list" | "image" | "object";
             };
-            /** @description List variables: the format of each date or number field, keyed like fields. */
+            /** @description List and object variables: the format of each date or number field, keyed like fields. */
             field_formats?: {
                 [key: string]: string | components["schemas"]["NumberFormat"];
             };
@@ -815,7 +820,7 @@ export interface components {
                 /** @description A variable, or a list field as "items.price" ("orders.lines.qty" when nested). */
                 name: string;
                 /** @enum {string} */
-                type?: "text" | "date" | "number" | "boolean" | "list" | "image";
+                type?: "text" | "date" | "number" | "boolean" | "list" | "image" | "object";
                 /** @description A date format string for a date, a NumberFormat object for a number. */
                 format?: string | components["schemas"]["NumberFormat"];
                 required?: boolean;
@@ -3423,6 +3428,94 @@ export interface operations {
                     "RateLimit-Remaining"?: number;
                     /** @description Seconds until a request slot frees up */
                     "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists each problem */
+            422: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Organisation over its rate limit (see Retry-After) */
+            429: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description A dependency (PostgreSQL or Redis) is unreachable */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listBulkJobs: {
+        parameters: {
+            query?: {
+                template_id?: string;
+                status?: "queued" | "running" | "completed" | "failed";
+                is_uat?: "0" | "1" | "true" | "false";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of bulk jobs */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkJobPage"];
+                };
+            };
+            /** @description X-API-Key missing, not svc_-prefixed, unknown, revoked or expired, and no live session cookie */
+            401: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {

@@ -88,7 +88,9 @@ export function expressionParser(options: ExpressionParserOptions) {
         // Templates stored before the upload check existed: the problem surfaces here, named.
         if (!compiled.ok) return fail(tag, context, new ExpressionError(compiled.errors.map((e) => e.message).join('; ')));
         try {
-          const scopes = chain.map((s) => rawValues(s));
+          // A plain member path (`{client.credit}`) prints the prepared value, in its member's
+          // format, as a plain name does; anything that computes reads the values as sent.
+          const scopes = path ? chain : chain.map((s) => rawValues(s));
           return shape(evaluate(compiled.ast, scopes, { locale: options.locale, budget }), part, tag, options.locale);
         } catch (error) {
           return fail(tag, context, error);

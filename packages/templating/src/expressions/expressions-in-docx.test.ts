@@ -71,7 +71,52 @@ describe('expressions in DOCX templates', () => {
   it('reads member paths of objects', () => {
     const { file, variables } = prepared(paragraph('{client.address.city | upper}'));
     expect(textOf(renderDocx(file, variables, { client: { address: { city: 'Lyon' } } }))).toBe('LYON');
-    expect(failure(() => renderDocx(file, variables, { client: { name: 'x' } }))).toBe('Tag "{client.address.city | upper}": "client.address" is missing');
+    expect(failure(() => renderDocx(file, variables, { client: { name: 'x' } }))).toBe('Missing required token "client.address"');
+    expect(failure(() => renderDocx(file, variables, { client: { address: 'Lyon' } }))).toBe('Token "client.address" must be an object');
+  });
+
+  it('lists objects read by member paths, with their members typed by use, at the top level and in loops', () => {
+    const { file, variables } = prepared(
+      paragraph('{client.name} {client.address.city | upper} {client.discount * 2} {client.note | default:"-"}') +
+        table([['{#items}{product.name}', '{product.price | currency:"EUR"}{/items}']]),
+    );
+    expect(variables).toEqual([
+      {
+        name: 'client',
+        type: 'object',
+        required: true,
+        fields: ['name', 'address', 'address.city', 'discount'],
+        field_types: { name: 'text', address: 'object', 'address.city': 'text', discount: 'number' },
+      },
+      {
+        name: 'items',
+        type: 'list',
+        required: true,
+        fields: ['product', 'product.name', 'product.price'],
+        field_types: { product: 'object', 'product.name': 'text', 'product.price': 'number' },
+      },
+    ]);
+    const schema = inputJsonSchema(variables) as { properties: Record<string, Record<string, unknown>> };
+    expect(schema.properties.client).toMatchObject({
+      type: 'object',
+      required: ['name', 'address', 'discount'],
+      properties: { address: { type: 'object', required: ['city'] } },
+    });
+    const client = { name: 'Ada', address: { city: 'Lyon' }, discount: '0.15' };
+    const input = { client, items: [{ product: { name: 'Pen', price: '19.99' } }] };
+    expect(textOf(renderDocx(file, variables, input))).toBe('Ada LYON 0.3 -Pen€19.99');
+    expect(failure(() => renderDocx(file, variables, { ...input, client: { ...client, discount: 'lots' } }))).toBe(
+      'Token "client.discount" must be a number (or a numeric string like "1234.50")',
+    );
+    expect(failure(() => renderDocx(file, variables, { ...input, items: [{ product: { name: 'Pen' } }] }))).toBe(
+      'Missing value for "product.price" in item 1 of "items"',
+    );
+  });
+
+  it('keeps a name read both as text and as an object an upload problem, and leaves a section on a member undescribed', () => {
+    expect(uploadIssues(paragraph('{client} {client.name}'))[0]!.message).toBe('"client" is used both as text and as object; use one kind of tag per name');
+    const { variables } = prepared(paragraph('{#client.vip}VIP{/} {#client}{/client}{client.name}'));
+    expect(variables).toEqual([{ name: 'client', type: 'object', required: true, fields: ['name'], field_types: { name: 'text' } }]);
   });
 
   it('fails a document naming the tag, the value and the row, never printing NaN', () => {

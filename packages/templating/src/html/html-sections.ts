@@ -1,5 +1,6 @@
 import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element, Text } from 'domhandler';
+import { braceTags } from '../tag-scanner';
 
 // Where HTML allows no text of its own: a browser's parser moves text found here out of
 // the table or list, so a section tag written here is read in its element's terms.
@@ -11,21 +12,12 @@ interface SectionTag {
   name: string;
 }
 
-/** The `{...}` tags of a text, in order. */
+/** The `{...}` tags of a text, in order, as sections see them. */
 function tagsIn(text: string): SectionTag[] {
-  const tags: SectionTag[] = [];
-  let open = -1;
-  for (let i = 0; i < text.length; i++) {
-    if (text[i] === '{') open = i;
-    else if (text[i] === '}' && open >= 0) {
-      const raw = text.slice(open, i + 1);
-      const inner = raw.slice(1, -1).trim();
-      const kind = inner.startsWith('#') || inner.startsWith('^') ? 'open' : inner.startsWith('/') ? 'close' : 'other';
-      tags.push({ raw, kind, name: kind === 'other' ? inner : inner.slice(1).trim() });
-      open = -1;
-    }
-  }
-  return tags;
+  return braceTags(text).map(({ raw, inner }) => {
+    const kind = inner.startsWith('#') || inner.startsWith('^') ? 'open' : inner.startsWith('/') ? 'close' : 'other';
+    return { raw, kind, name: kind === 'other' ? inner : inner.slice(1).trim() };
+  });
 }
 
 const isElement = (node: AnyNode): node is Element => node.type === 'tag';

@@ -1,5 +1,5 @@
 import { directFields, type TemplateVariable, type VariableType } from '../variables';
-import { rowOf } from './input-schema';
+import { imageLabel } from './input-schema';
 
 export interface ImageSource {
   /** The URL or data: URI, as the input gives it. */
@@ -9,15 +9,14 @@ export interface ImageSource {
 }
 
 /**
- * Every image value of a (checked) input, top-level and inside loops at any depth, in
+ * Every image value of a (checked) input, top-level and inside loops and objects at any depth, in
  * document order; the same source may appear more than once.
  */
 export function imageSources(variables: TemplateVariable[], input: Record<string, unknown>): ImageSource[] {
   const found: ImageSource[] = [];
   const visit = (value: unknown, type: VariableType, path: PropertyKey[], variable: TemplateVariable, prefix: string) => {
     if (type === 'image' && typeof value === 'string' && value !== '') {
-      const row = path.length > 1 ? ` in ${rowOf(path.slice(0, -1))}` : '';
-      found.push({ source: value, label: `Image "${String(path[path.length - 1])}"${row}` });
+      found.push({ source: value, label: imageLabel(path) });
     } else if (type === 'list' && Array.isArray(value)) {
       const fields = directFields(variable, prefix);
       if (!fields.some(([, t]) => t === 'image' || t === 'list')) return;
@@ -27,6 +26,11 @@ export function imageSources(variables: TemplateVariable[], input: Record<string
           visit(item?.[key], fieldType, [...path, index, key], variable, `${field}.`);
         }
       });
+    } else if (type === 'object' && value !== null && typeof value === 'object') {
+      for (const [field, fieldType] of directFields(variable, prefix)) {
+        const key = field.slice(prefix.length);
+        visit((value as Record<string, unknown>)[key], fieldType, [...path, key], variable, `${field}.`);
+      }
     }
   };
   for (const variable of variables) visit(input[variable.name], variable.type, [variable.name], variable, '');

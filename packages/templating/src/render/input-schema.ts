@@ -17,16 +17,30 @@ const IMAGE_SOURCE = /^([hH][tT][tT][pP][sS]?:\/\/|[dD][aA][tT][aA]:)/;
 
 type Path = readonly PropertyKey[];
 
-/** ['orders', 0, 'lines', 1, 'sku'] → 'item 2 of "lines" in item 1 of "orders"'. */
-export function rowOf(path: Path): string {
+/**
+ * A value's place in the input: its name (with the members that lead to it, `client.address`)
+ * and the list items around it.
+ */
+function placeOf(path: Path): { name: string; rows: string[] } {
   const rows: string[] = [];
-  for (let i = 0; i + 1 < path.length; i += 2) rows.push(`item ${Number(path[i + 1]) + 1} of "${String(path[i])}"`);
-  return rows.reverse().join(' in ');
+  let names: string[] = [];
+  for (const part of path) {
+    if (typeof part === 'number') {
+      rows.unshift(`item ${part + 1} of "${names.join('.')}"`);
+      names = [];
+    } else names.push(String(part));
+  }
+  return { name: names.join('.'), rows };
 }
 
-const nameOf = (path: Path) => String(path[path.length - 1]);
-const inRow = (path: Path) => (path.length > 1 ? ` in ${rowOf(path.slice(0, -1))}` : '');
+const nameOf = (path: Path) => placeOf(path).name;
+const inRow = (path: Path) => {
+  const { rows } = placeOf(path);
+  return rows.length > 0 ? ` in ${rows.join(' in ')}` : '';
+};
 const subject = (path: Path) => `Token "${nameOf(path)}"${inRow(path)}`;
+/** `Image "photo" in item 3 of "items"`, `Image "client.logo"`. */
+export const imageLabel = (path: Path) => `Image "${nameOf(path)}"${inRow(path)}`;
 
 const PROBLEM: Record<VariableType, (path: Path) => string> = {
   text: (path) => `${subject(path)} must be text or a number`,
@@ -34,10 +48,11 @@ const PROBLEM: Record<VariableType, (path: Path) => string> = {
   number: (path) => `${subject(path)} must be a number (or a numeric string like "1234.50")`,
   boolean: (path) => `${subject(path)} must be true or false`,
   list: (path) => `${subject(path)} must be a list of objects`,
-  image: (path) => `Image "${nameOf(path)}"${inRow(path)} must be an http(s):// URL or a data: URI`,
+  object: (path) => `${subject(path)} must be an object`,
+  image: (path) => `${imageLabel(path)} must be an http(s):// URL or a data: URI`,
 };
 
-const missing = (path: Path) => (path.length === 1 ? `Missing required token "${nameOf(path)}"` : `Missing value for "${nameOf(path)}"${inRow(path)}`);
+const missing = (path: Path) => (inRow(path) === '' ? `Missing required token "${nameOf(path)}"` : `Missing value for "${nameOf(path)}"${inRow(path)}`);
 
 /** Every issue of one value gets the same message: missing, or of the wrong kind. */
 const messageFor = (type: VariableType) => (issue: { input?: unknown; path?: PropertyKey[] }) => {
@@ -69,15 +84,18 @@ function valueSchema(type: VariableType, variable: TemplateVariable, prefix: str
       return z.boolean({ error }).meta({ description: 'true shows {#name} sections, false shows {^name} sections' });
     case 'image':
       return z.string({ error }).regex(IMAGE_SOURCE, { error }).meta({ format: 'uri', description: 'An http(s):// URL or a data: URI of a PNG, JPEG or GIF' });
-    case 'list': {
+    case 'list':
+    case 'object': {
       const shape: Record<string, z.ZodType> = {};
       const fields = directFields(variable, prefix);
-      const inner = new Set([...outer, ...fields.map(([field]) => field.slice(prefix.length))]);
+      // Inside a list item, a field an enclosing scope also gives may be left out (see above).
+      const inner = type === 'list' ? new Set([...outer, ...fields.map(([field]) => field.slice(prefix.length))]) : new Set<string>();
       for (const [field, fieldType] of fields) {
         const key = field.slice(prefix.length);
         const schema = valueSchema(fieldType, variable, `${field}.`, inner);
-        shape[key] = outer.has(key) ? schema.optional() : schema;
+        shape[key] = outer.has(key) && type === 'list' ? schema.optional() : schema;
       }
+      if (type === 'object') return z.object(shape, { error });
       // An element that is not an object is the list's problem: report it on the list.
       const elementError = (issue: { path?: PropertyKey[] }) => PROBLEM.list((issue.path ?? []).slice(0, -1));
       return z.array(z.object(shape, { error: elementError }), { error });

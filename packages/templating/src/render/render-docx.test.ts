@@ -7,6 +7,7 @@ import { solidPng as makePng } from '@docgen/testing';
 import { renderFailure as failure } from '../test-support/render-failure';
 import { renderDocx } from './render-docx';
 import { checkInput } from './input-schema';
+import { imageSources } from './image-sources';
 import { RenderInputError } from './render-error';
 
 const FIXTURES = path.resolve(__dirname, '../../../../../shared/fixtures/docxtemplater');
@@ -154,6 +155,18 @@ describe('renderDocx', () => {
     const [, cx, cy] = /<wp:extent cx="(\d+)" cy="(\d+)"\/>/.exec(zip.file('word/document.xml')!.asText())!;
     expect(Number(cx)).toBe((11906 - 2 * 1134) * 635);
     expect(Number(cx) / Number(cy)).toBeCloseTo(4, 2);
+  });
+
+  it('inserts an image read from an object member, and names the member when its value is no image source', () => {
+    const png = makePng(400, 100);
+    const upload = buildDocx({ body: paragraph('Logo: {%client.logo}') });
+    const { variables } = prepareDocxTemplate(upload);
+    expect(variables).toEqual([{ name: 'client', type: 'object', required: true, fields: ['logo'], field_types: { logo: 'image' } }]);
+    const source = 'https://example.test/client-logo.png';
+    expect(imageSources(variables, { client: { logo: source } })).toEqual([{ source, label: 'Image "client.logo"' }]);
+    const docx = render(upload, { client: { logo: source } }, new Map([[source, { data: png, extension: 'png' as const, width: 400, height: 100 }]]));
+    expect(new PizZip(docx).file('word/media/docgen-image-1.png')!.asNodeBuffer().equals(png)).toBe(true);
+    expect(() => checkInput(variables, { client: { logo: 'file:///etc/passwd' } })).toThrow('Image "client.logo" must be an http(s):// URL or a data: URI');
   });
 
   it.each([

@@ -24,21 +24,25 @@ function renderValue(
       return formatDate(parseIsoDate(value)!, typeof format === 'string' ? format : DEFAULT_DATE_FORMAT, locale);
     case 'number':
       return formatNumber(Number(value), typeof format === 'object' ? (format as NumberFormat) : undefined, locale);
-    case 'list': {
-      const fields = directFields(variable, prefix);
-      return (value as Record<string, unknown>[]).map((item) => {
-        const row: Record<string, unknown> = withRawValues({ ...item }, item);
-        for (const [field, fieldType] of fields) {
-          const key = field.slice(prefix.length);
-          if (item[key] === undefined) continue; // absent: read from an enclosing scope (the schema allowed it)
-          row[key] = renderValue(item[key], fieldType, variable.field_formats?.[field], variable, `${field}.`, locale);
-        }
-        return row;
-      });
-    }
+    case 'list':
+      // A field absent from an item is read from an enclosing scope (the schema allowed it).
+      return (value as Record<string, unknown>[]).map((item) => typedMembers(item, variable, prefix, locale));
+    case 'object':
+      return typedMembers(value as Record<string, unknown>, variable, prefix, locale);
     default:
       return value;
   }
+}
+
+/** A list item or an object with its described fields written out; other members kept as given. */
+function typedMembers(value: Record<string, unknown>, variable: TemplateVariable, prefix: string, locale: string): Record<string, unknown> {
+  const typed: Record<string, unknown> = withRawValues({ ...value }, value);
+  for (const [field, fieldType] of directFields(variable, prefix)) {
+    const key = field.slice(prefix.length);
+    if (value[key] === undefined) continue;
+    typed[key] = renderValue(value[key], fieldType, variable.field_formats?.[field], variable, `${field}.`, locale);
+  }
+  return typed;
 }
 
 /**

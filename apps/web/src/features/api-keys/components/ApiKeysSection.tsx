@@ -29,7 +29,16 @@ export function ApiKeysSection() {
       <form onSubmit={submit} className="row">
         <label>
           Key name
-          <input type="text" required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+          <input
+            type="text"
+            required
+            maxLength={100}
+            value={name}
+            onChange={(e) => {
+              setName(e.target.value);
+              if (create.isError) create.reset();
+            }}
+          />
         </label>
         <label>
           Expires on
@@ -44,14 +53,14 @@ export function ApiKeysSection() {
       </p>
       <ErrorAlert error={create.error} title="The key was not created" />
       {create.data ? (
-        <SecretField label="New API key" copyable value={create.data.key} note={`“${create.data.name}”: copy it now; it will not be shown again.`} />
+        <SecretField label="New API key" value={create.data.key} note={`“${create.data.name}”: copy it now; it will not be shown again.`} />
       ) : null}
 
       <ErrorAlert error={keys.error} />
       <ErrorAlert error={revoke.error} title="The key was not revoked" />
       {keys.data ? (
         <div className="scroll-x" tabIndex={0}>
-          <table>
+          <table className="list">
             <caption>API keys</caption>
             <thead>
               <tr>
@@ -66,14 +75,16 @@ export function ApiKeysSection() {
             <tbody>
               {keys.data.items.map((key) => (
                 <tr key={key.id}>
-                  <th scope="row">{key.name}</th>
-                  <td>
+                  <th scope="row" data-label="Name">
+                    {key.name}
+                  </th>
+                  <td data-label="Prefix">
                     <code>{key.prefix}</code>
                   </td>
-                  <td>{formatTime(key.created_at)}</td>
-                  <td>{key.expires_at ? formatDate(key.expires_at) : 'never'}</td>
-                  <td>{key.last_used_at ? formatTime(key.last_used_at) : 'never'}</td>
-                  <td>
+                  <td data-label="Created">{formatTime(key.created_at)}</td>
+                  <td data-label="Expires">{key.expires_at ? formatDate(key.expires_at) : 'never'}</td>
+                  <td data-label="Last used">{key.last_used_at ? formatTime(key.last_used_at) : 'never'}</td>
+                  <td data-label="State">
                     {key.revoked_at ? (
                       `revoked ${formatTime(key.revoked_at)}`
                     ) : (
@@ -95,6 +106,8 @@ export function ApiKeysSection() {
           onCancel={() => setConfirming(null)}
           onConfirm={() => {
             revoke.mutate(confirming.id);
+            // A revoked key is worthless: stop offering to copy it.
+            if (create.data?.id === confirming.id) create.reset();
             setConfirming(null);
           }}
         >

@@ -1,5 +1,5 @@
 import type { Variable, VariableType } from '../../../lib/api-types';
-import { sampleRow, type Input } from './input-model';
+import { sampleRow, withMember, type Input } from './input-model';
 
 interface FieldProps {
   label: string;
@@ -77,13 +77,43 @@ function ListEditor({
   );
 }
 
+/** An object's members (`client.address.city`) as fields; lists inside an object are edited in JSON mode. */
+function ObjectEditor({ variable, value, onChange }: { variable: Variable; value: unknown; onChange: (value: Record<string, unknown>) => void }) {
+  const object = value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  const leaves = (variable.fields ?? []).filter((field) => !['object', 'list'].includes(variable.field_types?.[field] ?? 'text'));
+  const read = (path: string[]) =>
+    path.reduce<unknown>((at, key) => (at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined), object);
+  return (
+    <fieldset className="list-editor">
+      <legend>{variable.name}</legend>
+      {leaves.map((field) => (
+        <Field
+          key={field}
+          label={`${variable.name}.${field}`}
+          type={variable.field_types?.[field]}
+          value={read(field.split('.'))}
+          required={variable.required}
+          onChange={(next) => onChange(withMember(object, field.split('.'), next))}
+        />
+      ))}
+    </fieldset>
+  );
+}
+
 /** Form mode: one field per variable, labelled by its name. */
 export function InputForm({ variables, input, onChange }: { variables: Variable[]; input: Input; onChange: (input: Input) => void }) {
   if (variables.length === 0) return <p>This template has no variables: Generate renders it as it is.</p>;
   return (
     <div className="stack">
       {variables.map((variable) =>
-        variable.type === 'list' ? (
+        variable.type === 'object' ? (
+          <ObjectEditor
+            key={variable.name}
+            variable={variable}
+            value={input[variable.name]}
+            onChange={(value) => onChange({ ...input, [variable.name]: value })}
+          />
+        ) : variable.type === 'list' ? (
           <ListEditor
             key={variable.name}
             variable={variable}

@@ -1,12 +1,22 @@
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { json, jsonParseLinter } from '@codemirror/lang-json';
-import { bracketMatching, indentOnInput, syntaxHighlighting, defaultHighlightStyle } from '@codemirror/language';
+import { bracketMatching, HighlightStyle, indentOnInput, syntaxHighlighting } from '@codemirror/language';
 import { linter, lintGutter, type Diagnostic } from '@codemirror/lint';
 import { EditorState } from '@codemirror/state';
 import { EditorView, keymap, lineNumbers } from '@codemirror/view';
+import { tags } from '@lezer/highlight';
 import { useEffect, useRef } from 'react';
 import type { JsonSchema } from '../../../lib/api-types';
 import { checkInput, type InputProblem } from './schema-check';
+
+// JSON's colours from the page's variables (styles.css), so they follow dark mode; custom
+// properties inherit into the shadow root.
+const jsonHighlight = HighlightStyle.define([
+  { tag: tags.propertyName, color: 'var(--code-key)' },
+  { tag: tags.string, color: 'var(--code-string)' },
+  { tag: tags.number, color: 'var(--code-number)' },
+  { tag: [tags.bool, tags.null], color: 'var(--code-atom)' },
+]);
 
 interface Props {
   value: string;
@@ -46,7 +56,7 @@ export default function JsonEditor({ value, schema, onChange }: Props) {
           history(),
           indentOnInput(),
           bracketMatching(),
-          syntaxHighlighting(defaultHighlightStyle),
+          syntaxHighlighting(jsonHighlight),
           json(),
           linter(schemaLint, { delay: 300 }),
           lintGutter(),
@@ -54,7 +64,10 @@ export default function JsonEditor({ value, schema, onChange }: Props) {
           keymap.of([...defaultKeymap, ...historyKeymap]),
           EditorView.lineWrapping,
           EditorView.theme({
-            '&': { minHeight: '12rem', fontSize: '14px', backgroundColor: '#fff' },
+            '&': { minHeight: '12rem', fontSize: '14px', backgroundColor: 'var(--field)', color: 'var(--fg)' },
+            '.cm-gutters': { backgroundColor: 'var(--readonly)', color: 'var(--muted)', borderColor: 'var(--line)' },
+            '.cm-activeLineGutter': { backgroundColor: 'var(--hover)' },
+            '.cm-content': { caretColor: 'var(--fg)' },
             '&.cm-focused': { outline: '3px solid #f0a500' },
             '.cm-scroller': { fontFamily: 'ui-monospace, "DejaVu Sans Mono", monospace' },
           }),

@@ -31,7 +31,16 @@ export function MembersPage() {
         <form onSubmit={submit} className="row">
           <label className="grow">
             Email
-            <input type="email" required autoComplete="off" value={email} onChange={(e) => setEmail(e.target.value)} />
+            <input
+              type="email"
+              required
+              autoComplete="off"
+              value={email}
+              onChange={(e) => {
+                setEmail(e.target.value);
+                if (add.isError) add.reset();
+              }}
+            />
           </label>
           <label>
             Role
@@ -49,7 +58,7 @@ export function MembersPage() {
           <SecretField
             label="Password"
             value={add.data.password}
-            note={`Select it and give it to ${add.data.email}; it will not be shown again. They can change it under Account.`}
+            note={`Copy it and give it to ${add.data.email}; it will not be shown again. They can change it under Account.`}
           />
         ) : null}
       </section>
@@ -58,7 +67,7 @@ export function MembersPage() {
       <ErrorAlert error={remove.error} title="The member was not removed" />
       {members.data ? (
         <div className="scroll-x" tabIndex={0}>
-          <table>
+          <table className="list">
             <caption>Members of {session.data?.organization.name}</caption>
             <thead>
               <tr>
@@ -73,10 +82,12 @@ export function MembersPage() {
             <tbody>
               {members.data.items.map((member) => (
                 <tr key={member.id}>
-                  <th scope="row">{member.email}</th>
-                  <td>{member.role}</td>
-                  <td>{formatTime(member.created_at)}</td>
-                  <td>
+                  <th scope="row" data-label="Email">
+                    {member.email}
+                  </th>
+                  <td data-label="Role">{member.role}</td>
+                  <td data-label="Added">{formatTime(member.created_at)}</td>
+                  <td data-label="Actions">
                     {member.id === session.data?.user.id ? (
                       'you'
                     ) : (

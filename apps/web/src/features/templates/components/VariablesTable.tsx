@@ -10,6 +10,7 @@ const TYPES: { value: VariableType; label: string }[] = [
   { value: 'boolean', label: 'Boolean' },
   { value: 'list', label: 'List' },
   { value: 'image', label: 'Image' },
+  { value: 'object', label: 'Object' },
 ];
 
 /** Each change is saved at once with PATCH .../variables. */

@@ -90,18 +90,51 @@ export function WebhooksSection() {
       <form onSubmit={submit} className="row">
         <label className="grow">
           Endpoint URL
-          <input type="url" required placeholder="https://example.com/docgen-events" value={url} onChange={(e) => setUrl(e.target.value)} />
+          <input
+            type="url"
+            required
+            placeholder="https://example.com/docgen-events"
+            value={url}
+            aria-describedby="webhook-url-hint"
+            onChange={(e) => {
+              setUrl(e.target.value);
+              // The refusal was about the old URL: editing it is the fix being tried.
+              if (create.isError) create.reset();
+            }}
+          />
         </label>
         <button type="submit" disabled={create.isPending}>
           Add webhook
         </button>
       </form>
+      <div id="webhook-url-hint" className="hint">
+        <p>
+          The URL must be <code>https://</code> and publicly reachable; loopback and private addresses are refused, at registration and at every delivery.
+        </p>
+        <details className="local-testing">
+          <summary>Testing webhooks on your own machine</summary>
+          <ul>
+            <li>
+              Start the gateway and the webhook dispatcher with <code>OUTBOUND_ALLOW_PRIVATE=true</code>: it lets webhooks (and image fetches) reach localhost
+              and private addresses. For local testing only; each service logs a warning when it is set.
+            </li>
+            <li>
+              <code>http://</code> stays refused even then: run your receiver with HTTPS on localhost and give the services its certificate’s CA with{' '}
+              <code>NODE_EXTRA_CA_CERTS=/path/to/ca.pem</code> (e.g. made with <code>mkcert</code>), or expose it through an HTTPS tunnel.
+            </li>
+            <li>
+              <code>examples/webhook-receiver.mjs</code> in the docgen repository is such a receiver (give it <code>TLS_CERT_FILE</code> and{' '}
+              <code>TLS_KEY_FILE</code>); it verifies each signature.
+            </li>
+          </ul>
+        </details>
+      </div>
       <ErrorAlert error={create.error} title="The webhook was not added" />
       {create.data ? (
         <SecretField
           label="Signing secret"
           value={create.data.secret}
-          note="Verify each delivery's webhook-signature with it. Select it and copy it now: it will not be shown again."
+          note="Verify each delivery's webhook-signature with it. Copy it now: it will not be shown again."
         />
       ) : null}
       <ErrorAlert error={webhooks.error} />
