@@ -34,6 +34,7 @@ export const ERROR_TABLE = {
   template_invalid: { status: 422 },
   spreadsheet_invalid: { status: 422 },
   idempotency_key_reused: { status: 422 },
+  merge_source_invalid: { status: 422 },
   wrong_password: { status: 422 },
   rate_limited: { status: 429 },
   too_many_in_progress: { status: 429 },

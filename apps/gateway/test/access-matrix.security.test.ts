@@ -31,6 +31,7 @@ const EXPECTED: Record<string, Rule> = {
   deleteTemplate: 'anyone',
   listTemplateDocuments: 'anyone',
   createDocument: 'anyone',
+  createMerge: 'anyone',
   listDocuments: 'anyone',
   getDocument: 'anyone',
   downloadDocument: 'anyone',
@@ -159,6 +160,8 @@ describe('role × operation matrix, from the served OpenAPI document', () => {
         return { json: { template_id: shared.template, input_json: { name: 'Ada' }, output_format: 'pdf' } };
       case 'createBulkJob':
         return { form: () => bulkForm(shared.template) };
+      case 'createMerge':
+        return { json: { documents: [shared.document, '7c1f0c52-2b1e-4f0e-9d7a-3f4f3c9e2a10'] } };
       case 'createWebhook':
         return { json: { url: 'https://127.0.0.1/hook' } };
       case 'createApiKey':
@@ -284,8 +287,14 @@ describe('role × operation matrix, from the served OpenAPI document', () => {
         }
         if ([401, 403].includes(res.status) || res.status >= 500) failures.push(`${label} — expected to be allowed`);
         if (want.foreign) {
-          const aimsAtA = path.includes('{id}') || REFERS_TO_TEMPLATE_IN_BODY.has(op.operationId);
-          if (aimsAtA && res.status !== 404) failures.push(`${label} — another organisation's id must be 404`);
+          // A merge lists documents: another organisation's is the same 422 as an unknown id (API.md §13).
+          const merges = op.operationId === 'createMerge';
+          const aimsAtA = path.includes('{id}') || REFERS_TO_TEMPLATE_IN_BODY.has(op.operationId) || merges;
+          if (aimsAtA && !merges && res.status !== 404) failures.push(`${label} — another organisation's id must be 404`);
+          const firstProblem = merges ? (res.body as { errors?: unknown[] } | undefined)?.errors?.[0] : undefined;
+          if (merges && (res.status !== 422 || JSON.stringify(firstProblem) !== JSON.stringify({ path: 'documents.0', message: 'not found' }))) {
+            failures.push(`${label} — another organisation's document must be 422 "not found", as an unknown one`);
+          }
           const aIds = [shared.template, shared.document, shared.bulkJob, shared.webhook, people.admin.id, people.member.id, orgA.apiKeyId];
           if (!aimsAtA && aIds.some((id) => String(JSON.stringify(res.body)).includes(id))) failures.push(`${label} — shows another organisation's data`);
         }

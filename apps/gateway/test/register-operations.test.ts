@@ -19,6 +19,7 @@ const JSON_415: Record<string, string> = {
   updateTemplate: 'Send the template changes as application/json',
   updateTemplateVariables: 'Send the variables as application/json',
   createDocument: 'Send the request as application/json',
+  createMerge: 'Send the merge as application/json',
   createWebhook: 'Send the endpoint as application/json',
   renderTemplatePreview: 'Send the preview request as application/json',
   publishTemplateVersion: 'Send the publish options as application/json',

@@ -13,6 +13,7 @@ import type { DocxToPdf } from './converter';
 import { Deadline, RenderTimeoutError } from './deadline';
 import { fetchImages, type ImageLimits } from './fetch-images';
 import { finishDocumentPdf, type FinishingDeps } from './finish-document';
+import { renderMerge } from './render-merge';
 import type { HtmlPrinter } from './html-printer';
 import type { TakeImageFetch } from './image-fetch-budget';
 
@@ -139,6 +140,7 @@ class PhaseTimer {
 
 async function render(doc: RenderingDocument, deps: RenderDeps, deadline: Deadline, log: Logger, phases: PhaseTimer): Promise<string[]> {
   const { template } = doc;
+  if (!template) return store(doc, deps, deadline, phases, [['pdf', await renderMerge(doc, deps, deadline)]]); // a merge (render-merge.ts)
   const variables = template.variables as TemplateVariable[];
   const input = doc.inputJson as Record<string, unknown>;
   const locale = template.locale;
@@ -180,6 +182,10 @@ async function render(doc: RenderingDocument, deps: RenderDeps, deadline: Deadli
     deadline.check();
     outputs.push(['pdf', await finishDocumentPdf(pdf, doc, deps)]);
   }
+  return store(doc, deps, deadline, phases, outputs);
+}
+
+async function store(doc: RenderingDocument, deps: RenderDeps, deadline: Deadline, phases: PhaseTimer, outputs: ['pdf' | 'docx', Buffer][]): Promise<string[]> {
   phases.end('finish-pdf');
   deadline.check(); // nothing is stored for an attempt that has already failed
   await Promise.all(outputs.map(([format, data]) => deps.storage.put(documentFileKey(doc, format), data)));

@@ -23,6 +23,9 @@ export interface ClientOptions {
 /** POST /documents body, plus the idempotency key (one is made up per call when absent). */
 export type GenerateParams = Schemas['CreateDocument'] & { idempotency_key?: string };
 
+/** POST /merges body, plus the idempotency key (one is made up per call when absent). */
+export type MergeParams = Schemas['CreateMerge'] & { idempotency_key?: string };
+
 export interface RequestOptions {
   signal?: AbortSignal;
 }
@@ -52,6 +55,8 @@ export interface BulkJobParams {
   file: Blob | Uint8Array;
   filename: string;
   is_uat?: boolean;
+  /** Every row's document is finished with them (sent as the form field pdf_options, JSON). */
+  pdf_options?: Schemas['PdfOptions'];
 }
 
 const DOCUMENT_DONE = new Set(['ready', 'failed']);
@@ -85,6 +90,12 @@ export function createClient(options: ClientOptions) {
   const generate = async ({ idempotency_key, ...body }: GenerateParams, opts: RequestOptions = {}): Promise<Document> => {
     const key = idempotency_key ?? globalThis.crypto.randomUUID();
     return unwrap(await api.POST('/api/v1/documents', { params: { header: { 'X-Idempotency-Key': key } }, body, signal: opts.signal }));
+  };
+
+  /** One new document of the listed documents' PDFs, in order; wait for it with waitForDocument. */
+  const merge = async ({ idempotency_key, ...body }: MergeParams, opts: RequestOptions = {}): Promise<Document> => {
+    const key = idempotency_key ?? globalThis.crypto.randomUUID();
+    return unwrap(await api.POST('/api/v1/merges', { params: { header: { 'X-Idempotency-Key': key } }, body, signal: opts.signal }));
   };
 
   /** Polls (with growing intervals, or until a webhook event) until the document is ready or failed. */
@@ -131,6 +142,7 @@ export function createClient(options: ClientOptions) {
     /** The typed openapi-fetch client (retries included), for operations without a helper here. */
     api,
     generate,
+    merge,
     /** generate, then wait for the result: the ready document and a download helper, or DocumentFailedError. */
     generateAndWait: (params: GenerateParams, opts: WaitOptions = {}): Promise<GeneratedDocument> => {
       let latest: Document | undefined;
@@ -166,6 +178,7 @@ export function createClient(options: ClientOptions) {
       form.append('template_id', params.template_id);
       form.append('output_format', params.output_format);
       if (params.is_uat) form.append('is_uat', 'true');
+      if (params.pdf_options) form.append('pdf_options', JSON.stringify(params.pdf_options));
       form.append('file', params.file instanceof Blob ? params.file : new Blob([params.file]), params.filename);
       return unwrap(
         await api.POST('/api/v1/bulk-jobs', {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { BinaryFile, CursorParam, IsUatParam, LimitParam, Timestamp, page } from './common';
-import { OutputFormat } from './documents';
+import { OutputFormat, PdfOptions } from './documents';
+import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from './storable-json';
 import { apiSchemas } from './registry';
 
 export const BulkJobStatus = z.enum(['queued', 'running', 'completed', 'failed']);
@@ -30,11 +31,34 @@ export const BulkJobListQuery = z.object({
   cursor: CursorParam,
 });
 
+/** A form field holding JSON: parsed, then checked by the schema (its problems keep their paths under the field). */
+const JsonField = <T extends z.ZodType>(schema: T) =>
+  z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.issues.push({ code: 'custom', input: text, message: 'must be a JSON object' });
+        return z.NEVER;
+      }
+    })
+    .pipe(schema);
+
 export const BulkJobUpload = z.object({
   file: BinaryFile.describe('.xlsx (first sheet) or .csv; first row = token names, one document per later row.'),
   template_id: z.uuid({ error: 'must be a template id (UUID)' }),
   output_format: OutputFormat,
   is_uat: IsUatParam,
+  pdf_options: JsonField(PdfOptions)
+    .check((ctx) => {
+      const unstorable = unstorableTextPath(ctx.value);
+      if (unstorable) ctx.issues.push({ code: 'custom', input: ctx.value, path: unstorable, message: UNSTORABLE_TEXT_MESSAGE });
+    })
+    .optional()
+    .describe(
+      'PdfOptions as a JSON string (API.md §13): every row\'s document gets them, refused in the same combinations as on POST /documents; passwords are used for this bulk job only and shown as "***".',
+    ),
 });
 
 export type BulkJobBody = z.output<typeof BulkJob>;

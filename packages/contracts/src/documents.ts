@@ -62,10 +62,11 @@ export const PdfOptions = z
 export const Document = z
   .object({
     id: z.uuid(),
-    template_id: z.uuid(),
+    template_id: z.uuid().nullable().describe('null for a merge (POST /api/v1/merges): see merged_from.'),
+    merged_from: z.array(z.uuid()).optional().describe('Only for a merge: the documents whose pages it holds, in order.'),
     status: DocumentStatus,
     output_format: OutputFormat,
-    input_format: z.enum(['docx', 'html']).describe("The template's format when the document was requested."),
+    input_format: z.enum(['docx', 'html', 'pdf']).describe("The template's format when the document was requested; pdf for a merge."),
     is_uat: z.boolean(),
     input_json: z.record(z.string(), z.unknown()),
     created_at: Timestamp,
@@ -132,6 +133,34 @@ export function pdfOptionsIssues(body: {
   }
   return issues;
 }
+
+/** A merge accepts 2 to 100 documents (API.md §13). */
+export const MAX_MERGE_SOURCES = 100;
+
+export const CreateMergeBody = z
+  .object({
+    documents: z
+      .array(z.uuid({ error: 'must be a document id (UUID)' }), { error: 'must be a list of document ids' })
+      .min(2, { error: 'must list at least 2 documents' })
+      .max(MAX_MERGE_SOURCES, { error: `must list at most ${MAX_MERGE_SOURCES} documents` })
+      .describe('Ready documents with a PDF, of this organisation and environment; their pages are merged in this order.'),
+    is_uat: z.boolean({ error: 'must be true or false' }).optional(),
+    pdf_options: PdfOptions.optional(),
+  })
+  .check((ctx) => {
+    const seen = new Map<string, number>();
+    ctx.value.documents.forEach((id, index) => {
+      const first = seen.get(id.toLowerCase());
+      if (first === undefined) seen.set(id.toLowerCase(), index);
+      else ctx.issues.push({ code: 'custom', input: ctx.value, path: ['documents', index], message: `repeats documents.${first}; list each document once` });
+    });
+    const unstorableOption = ctx.value.pdf_options && unstorableTextPath(ctx.value.pdf_options);
+    if (unstorableOption) ctx.issues.push({ code: 'custom', input: ctx.value, path: ['pdf_options', ...unstorableOption], message: UNSTORABLE_TEXT_MESSAGE });
+    pdfOptionsIssues({ output_format: 'pdf', pdf_options: ctx.value.pdf_options }).forEach(({ path, message }) =>
+      ctx.issues.push({ code: 'custom', input: ctx.value, path, message }),
+    );
+  })
+  .register(apiSchemas, { id: 'CreateMerge' });
 
 export const IdempotencyKeyHeader = z.string().min(1).max(255);
 

@@ -35,6 +35,7 @@ export const ERROR_CODES = [
   'template_invalid',
   'spreadsheet_invalid',
   'idempotency_key_reused',
+  'merge_source_invalid',
   'wrong_password',
   'internal_error',
   'dependency_unavailable',

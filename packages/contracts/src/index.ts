@@ -49,6 +49,8 @@ export {
   DocumentPage,
   DocumentStatus,
   CreateDocumentBody,
+  CreateMergeBody,
+  MAX_MERGE_SOURCES,
   DocumentListQuery,
   TemplateHistoryQuery,
   DownloadQuery,

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { BulkJob, BulkJobListQuery, BulkJobPage, BulkJobUpload } from './bulk-jobs';
 import { ErrorBody, MessageBody, RateLimitedBody, ValidationErrorBody, errorResponses } from './errors';
 import { EnvironmentQuery, ListQuery } from './common';
-import { CreateDocumentBody, Document, DocumentListQuery, DocumentPage, DownloadQuery, TemplateHistoryQuery } from './documents';
+import { CreateDocumentBody, CreateMergeBody, Document, DocumentListQuery, DocumentPage, DownloadQuery, TemplateHistoryQuery } from './documents';
 import { TemplatePreviewBody } from './live-preview';
 import { MeResponse } from './me';
 import { ApiKeyList, ChangePasswordBody, CreateApiKeyBody, CreateMemberBody, CreatedApiKey, CreatedMember, MemberList, Session, SignInBody } from './people';
@@ -367,6 +367,42 @@ const operationTable = [
         headers: { 'Idempotent-Replayed': { description: 'Always "true" on a replay', schema: { type: 'string', const: 'true' } } },
       },
       ...errorResponses(400, 401, 404, 413, 415, 422, 429, 503),
+      429: {
+        description: `Organisation over its rate limit, or with MAX_ACTIVE_PER_ORG documents queued or rendering ("Too many documents in progress for this organisation; try again later."); see Retry-After`,
+        schema: RateLimitedBody,
+      },
+    },
+  }),
+  defineOperation({
+    method: 'post',
+    path: '/api/v1/merges',
+    operationId: 'createMerge',
+    summary: "One PDF of 2–100 ready documents' pages, in order: a new document (asynchronous)",
+    tag: 'Documents',
+    authenticated: true,
+    query: EnvironmentQuery,
+    headers: [
+      {
+        name: 'X-Idempotency-Key',
+        description: 'Makes retries safe: a key sent before returns its document instead of merging again (one key space with POST /documents)',
+        required: false,
+        schema: { type: 'string', minLength: 1, maxLength: 255 },
+      },
+    ],
+    body: { contentType: 'application/json', schema: CreateMergeBody, name: 'the merge' },
+    responses: {
+      202: { description: 'Queued: a Document with template_id null and merged_from (or a failed merge retried under its idempotency key)', schema: Document },
+      200: {
+        description: 'Idempotent replay: the merge created earlier with this key',
+        schema: Document,
+        headers: { 'Idempotent-Replayed': { description: 'Always "true" on a replay', schema: { type: 'string', const: 'true' } } },
+      },
+      ...errorResponses(400, 401, 413, 415, 422, 429, 503),
+      422: {
+        description:
+          'Validation failed, or a listed document cannot be merged (unknown, of another organisation or environment, not ready, without a PDF, purged, encrypted): `errors` names each by its path, e.g. documents.1',
+        schema: ValidationErrorBody,
+      },
       429: {
         description: `Organisation over its rate limit, or with MAX_ACTIVE_PER_ORG documents queued or rendering ("Too many documents in progress for this organisation; try again later."); see Retry-After`,
         schema: RateLimitedBody,

@@ -7,7 +7,10 @@ import { Template, TemplateVersion, type TemplateBody, type TemplateVersionBody 
 /** The stored fields a Document is presented from (a database row has them all). */
 export interface DocumentRecord {
   id: string;
-  templateId: string;
+  /** null for a merge. */
+  templateId: string | null;
+  /** A merge's sources, in page order; absent or empty for any other document. */
+  mergedFrom?: string[];
   status: string;
   outputFormat: string;
   inputFormat: string;
@@ -64,6 +67,7 @@ export function presentDocument(doc: DocumentRecord): DocumentBody {
   return Document.parse({
     id: doc.id,
     template_id: doc.templateId,
+    ...(doc.mergedFrom?.length ? { merged_from: doc.mergedFrom } : {}),
     status: doc.status,
     output_format: doc.outputFormat,
     input_format: doc.inputFormat,

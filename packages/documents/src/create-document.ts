@@ -32,7 +32,7 @@ export interface CreateDocumentResult {
 /** What creating a document answers with, and what queueing its job needs. */
 export type CreatedDocument = DocumentRecord & { generation: number; organizationId: string };
 
-const keyReused = () =>
+export const keyReused = () =>
   new DocumentError('idempotency_key_reused', 'Idempotency key reused with a different request', [
     { path: 'X-Idempotency-Key', message: 'was used before with a different body' },
   ]);
@@ -164,11 +164,11 @@ async function insertDocument(
   };
 }
 
-function findByKey(db: Database, organizationId: string, key: string) {
+export function findByKey(db: Database, organizationId: string, key: string) {
   return db.document.findFirst({ where: { organizationId, idempotencyKey: key } });
 }
 
-async function replay(
+export async function replay(
   deps: CreateDocumentDeps,
   existing: Document,
   hash: string,

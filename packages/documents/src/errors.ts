@@ -2,7 +2,13 @@ import { DomainError } from '@docgen/contracts';
 
 /** What went wrong in a document's life, as a code the caller maps (the gateway to a status) and a sentence for the user. */
 export type DocumentErrorCode =
-  'template_not_found' | 'document_not_found' | 'bulk_job_not_found' | 'idempotency_key_reused' | 'queue_unavailable' | 'too_many_in_progress';
+  | 'template_not_found'
+  | 'document_not_found'
+  | 'bulk_job_not_found'
+  | 'idempotency_key_reused'
+  | 'queue_unavailable'
+  | 'too_many_in_progress'
+  | 'merge_source_invalid';
 
 /**
  * A domain error: thrown by the functions that change documents, bulk jobs and events,

@@ -3,6 +3,8 @@
 export { DocumentError, bulkJobNotFound, documentNotFound, templateNotFound, type DocumentErrorCode } from './errors';
 export { queueRenderJobs } from './render-jobs';
 export { createDocument, type CreateDocumentDeps, type CreateDocumentRequest, type CreateDocumentResult, type CreatedDocument } from './create-document';
+export { createMerge, type CreateMergeRequest } from './create-merge';
+export { readMergeSources, sourceGoneMessage, type MergeSource } from './merge-sources';
 export { startRendering, type RenderingDocument } from './start-rendering';
 export { finishRendering, type Finished, type CompletionEvent } from './finish-rendering';
 export { waitForRetry } from './wait-for-retry';

@@ -1,8 +1,8 @@
 import { ASYNCHRONOUS_COMMIT, type Database, type Document } from '@docgen/db';
 import { DOCUMENT_COLUMNS } from './document-columns';
 
-/** A document taken for rendering, with what the render needs of its template. */
-export type RenderingDocument = Document & { template: { variables: unknown; fileKey: string; locale: string; htmlFileKey?: string | null } };
+/** A document taken for rendering, with what the render needs of its template; a merge (mergedFrom) has none. */
+export type RenderingDocument = Document & { template: { variables: unknown; fileKey: string; locale: string; htmlFileKey?: string | null } | null };
 
 const START_RENDERING = {
   name: 'start-rendering',
@@ -11,12 +11,12 @@ const START_RENDERING = {
            WHERE id = $1 AND generation = $2 AND status IN ('queued', 'rendering')
            RETURNING ${DOCUMENT_COLUMNS}
          )
-         SELECT started.*, json_build_object('variables', t.variables, 'fileKey', t.file_key, 'locale', t.locale, 'htmlFileKey', t.html_file_key) AS template
-         FROM started JOIN templates t ON t.id = started."templateId" CROSS JOIN ${ASYNCHRONOUS_COMMIT}`,
+         SELECT started.*, CASE WHEN t.id IS NOT NULL THEN json_build_object('variables', t.variables, 'fileKey', t.file_key, 'locale', t.locale, 'htmlFileKey', t.html_file_key) END AS template
+         FROM started LEFT JOIN templates t ON t.id = started."templateId" CROSS JOIN ${ASYNCHRONOUS_COMMIT}`,
 };
 
 /**
- * queued → rendering, and the document's template, in one round trip. Its commit does not
+ * queued → rendering, and the document's template (none for a merge: LEFT JOIN), in one round trip. Its commit does not
  * wait for the disk: a PostgreSQL crash that takes it back leaves the document queued, this
  * render's finish then matches nothing, and the stuck-document sweep queues it again.
  * (The finish itself, which promises the outcome and its event, stays durable.) Only for the

@@ -31,7 +31,14 @@ export {
 } from './template-jobs';
 export { enqueueFairly, pumpFairQueue, inFairBacklogs, fairBacklogSize, DEFAULT_FAIR_QUEUE_DEPTH, type FairRenderJob } from './fair-queue';
 export { countInWindow } from './window-counter';
-export { RenderSecrets, RENDER_SECRETS_TTL_SECONDS, storeRenderSecrets, readRenderSecrets, deleteRenderSecrets } from './render-secrets';
+export {
+  RenderSecrets,
+  RENDER_SECRETS_TTL_SECONDS,
+  storeRenderSecrets,
+  storeRenderSecretsMany,
+  readRenderSecrets,
+  deleteRenderSecrets,
+} from './render-secrets';
 export {
   LIVE_PREVIEW_QUEUE,
   LivePreviewJob,

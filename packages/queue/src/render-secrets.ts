@@ -25,6 +25,21 @@ export async function storeRenderSecrets(queue: QueueLike, documentId: string, s
   await client.set(secretsKey(queue, documentId), JSON.stringify(secrets), 'EX', RENDER_SECRETS_TTL_SECONDS);
 }
 
+/** The same passwords for many documents (a bulk job's rows), one key each, in one round trip per chunk. */
+export async function storeRenderSecretsMany(queue: QueueLike, documentIds: string[], secrets: RenderSecrets): Promise<void> {
+  const client = (await queue.getBackend().client) as unknown as Redis;
+  const value = JSON.stringify(secrets);
+  for (let start = 0; start < documentIds.length; start += SECRETS_CHUNK) {
+    const pipeline = client.pipeline();
+    for (const id of documentIds.slice(start, start + SECRETS_CHUNK)) pipeline.set(secretsKey(queue, id), value, 'EX', RENDER_SECRETS_TTL_SECONDS);
+    const results = await pipeline.exec();
+    const failed = results?.find(([error]) => error);
+    if (failed) throw failed[0];
+  }
+}
+
+const SECRETS_CHUNK = 1_000;
+
 /** The passwords stored for the document, or undefined when they are gone (expired or deleted). */
 export async function readRenderSecrets(queue: QueueLike, documentId: string): Promise<RenderSecrets | undefined> {
   const client = await queue.getBackend().client;

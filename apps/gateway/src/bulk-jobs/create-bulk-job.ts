@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { SpreadsheetFormat } from '@docgen/bulk';
 import type { BulkJob, Database } from '@docgen/db';
-import { createBulkJob as createBulkJobRows } from '@docgen/documents';
+import { createBulkJob as createBulkJobRows, type BulkJobRows } from '@docgen/documents';
 import type { RenderJob } from '@docgen/queue';
 import type { TemplateVariable } from '@docgen/templating';
 import type { Caller } from '@docgen/access';
@@ -22,6 +22,7 @@ export interface BulkJobRequest {
   isUat: boolean;
   file: Buffer;
   format: SpreadsheetFormat;
+  pdfOptions?: BulkJobRows['pdfOptions'];
 }
 
 /**
@@ -42,5 +43,6 @@ export async function createBulkJob(deps: CreateBulkJobDeps, caller: Caller, req
     outputFormat: request.outputFormat,
     rows,
     maxActivePerOrg: deps.maxActivePerOrg,
+    pdfOptions: request.pdfOptions,
   });
 }

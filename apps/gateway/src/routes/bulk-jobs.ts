@@ -1,6 +1,7 @@
 import { extname } from 'node:path';
 import type { Queue } from 'bullmq';
-import { presentBulkJob } from '@docgen/contracts';
+import { ZodError } from 'zod';
+import { pdfOptionsIssues, presentBulkJob } from '@docgen/contracts';
 import type { Database } from '@docgen/db';
 import type { UntrustedWork } from '@docgen/untrusted-work';
 import type { RenderJob } from '@docgen/queue';
@@ -47,6 +48,9 @@ export function bulkJobHandlers(deps: BulkJobRouteDeps): OperationHandlers<'crea
       throw new HttpError('validation_failed', 'No spreadsheet; send it in the multipart field "file"', { errors: [{ path: 'file', message: 'Required' }] });
     }
     if (req.file.size === 0) throw new HttpError('validation_failed', 'The uploaded file is empty', { errors: [{ path: 'file', message: 'is empty' }] });
+    // The combinations of pdf_options and output_format a document refuses (the form schema cannot say them: it is narrowed to its fields).
+    const optionIssues = pdfOptionsIssues(form);
+    if (optionIssues.length) throw new ZodError(optionIssues.map(({ path, message }) => ({ code: 'custom' as const, path, message, input: form.pdf_options })));
     const filename = Buffer.from(req.file.originalname, 'latin1').toString('utf8');
     const bulk = await createBulkJob(deps, caller, {
       templateId: form.template_id,
@@ -54,6 +58,7 @@ export function bulkJobHandlers(deps: BulkJobRouteDeps): OperationHandlers<'crea
       isUat: form.is_uat || queryUat,
       file: req.file.buffer,
       format: spreadsheetFormat(filename, req.file.buffer),
+      pdfOptions: form.pdf_options,
     });
     req.log.info({ bulkJobId: bulk.id, rows: bulk.totalRows }, 'bulk job queued');
     reply(202, presentBulkJob(bulk));

@@ -1,9 +1,10 @@
+import type { Request } from 'express';
 import type { Queue } from 'bullmq';
 import { IdempotencyKeyHeader } from '@docgen/contracts';
 import type { Database } from '@docgen/db';
 import type { RenderJob } from '@docgen/queue';
 import { documentFileKey } from '@docgen/storage';
-import { createDocument } from '@docgen/documents';
+import { createDocument, createMerge } from '@docgen/documents';
 import { findDocument } from '../documents/find-document';
 import { presentDocument } from '@docgen/contracts';
 import { HttpError } from '../errors';
@@ -26,29 +27,49 @@ export interface DocumentRouteDeps {
   maxActivePerOrg: number;
 }
 
-type DocumentOperationId = 'createDocument' | 'listDocuments' | 'getDocument' | 'downloadDocument' | 'listTemplateDocuments';
+type DocumentOperationId = 'createDocument' | 'createMerge' | 'listDocuments' | 'getDocument' | 'downloadDocument' | 'listTemplateDocuments';
+
+/** X-Idempotency-Key, when sent: 1 to 255 characters. */
+function idempotencyKeyOf(req: Request): string | undefined {
+  const rawKey = req.get('x-idempotency-key');
+  if (rawKey === undefined) return undefined;
+  const key = IdempotencyKeyHeader.safeParse(rawKey);
+  if (!key.success) {
+    throw new HttpError('validation_failed', 'X-Idempotency-Key must be 1 to 255 characters', {
+      errors: [{ path: 'X-Idempotency-Key', message: 'must be 1 to 255 characters' }],
+    });
+  }
+  return key.data;
+}
 
 export function documentHandlers(deps: DocumentRouteDeps): OperationHandlers<DocumentOperationId> {
   const { db, sendFile } = deps;
 
   const requestDocument: OperationHandler<'createDocument'> = async ({ req, res, body, query: { is_uat: queryUat }, reply }) => {
     const caller = requireCaller(req);
-    const rawKey = req.get('x-idempotency-key');
-    const key = rawKey === undefined ? undefined : IdempotencyKeyHeader.safeParse(rawKey);
-    if (key && !key.success) {
-      throw new HttpError('validation_failed', 'X-Idempotency-Key must be 1 to 255 characters', {
-        errors: [{ path: 'X-Idempotency-Key', message: 'must be 1 to 255 characters' }],
-      });
-    }
     const result = await createDocument(deps, {
       organizationId: caller.organization.id,
       body,
       isUat: body.is_uat ?? queryUat,
-      idempotencyKey: key?.data,
+      idempotencyKey: idempotencyKeyOf(req),
       maxActivePerOrg: deps.maxActivePerOrg,
     });
     if (result.outcome === 'replayed') res.setHeader('Idempotent-Replayed', 'true');
     else req.log.info({ documentId: result.document.id, generation: result.document.generation }, 'document queued');
+    reply(result.outcome === 'replayed' ? 200 : 202, presentDocument(result.document));
+  };
+
+  const requestMerge: OperationHandler<'createMerge'> = async ({ req, res, body, query: { is_uat: queryUat }, reply }) => {
+    const caller = requireCaller(req);
+    const result = await createMerge(deps, {
+      organizationId: caller.organization.id,
+      body,
+      isUat: body.is_uat ?? queryUat,
+      idempotencyKey: idempotencyKeyOf(req),
+      maxActivePerOrg: deps.maxActivePerOrg,
+    });
+    if (result.outcome === 'replayed') res.setHeader('Idempotent-Replayed', 'true');
+    else req.log.info({ documentId: result.document.id, generation: result.document.generation, sources: body.documents.length }, 'merge queued');
     reply(result.outcome === 'replayed' ? 200 : 202, presentDocument(result.document));
   };
 
@@ -88,7 +109,8 @@ export function documentHandlers(deps: DocumentRouteDeps): OperationHandlers<Doc
       });
     }
     if (!doc.files.includes(format)) throw new HttpError('file_not_found', `This document has no ${format} file; it was generated as ${doc.outputFormat}`);
-    const template = await db.template.findUniqueOrThrow({ where: { id: doc.templateId }, select: { name: true } });
+    // A merge has no template: its file is named merge-<id>.pdf.
+    const template = doc.templateId ? await db.template.findUniqueOrThrow({ where: { id: doc.templateId }, select: { name: true } }) : { name: 'merge' };
     await sendFile(res, {
       key: documentFileKey(doc, format),
       contentType: CONTENT_TYPES[format],
@@ -112,5 +134,5 @@ export function documentHandlers(deps: DocumentRouteDeps): OperationHandlers<Doc
     reply(200, toPage(rows, query.limit, presentDocument));
   };
 
-  return { createDocument: requestDocument, listDocuments, getDocument, downloadDocument, listTemplateDocuments };
+  return { createDocument: requestDocument, createMerge: requestMerge, listDocuments, getDocument, downloadDocument, listTemplateDocuments };
 }

@@ -245,6 +245,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/merges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One PDF of 2–100 ready documents' pages, in order: a new document (asynchronous) */
+        post: operations["createMerge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/documents/{id}": {
         parameters: {
             query?: never;
@@ -531,7 +548,7 @@ export interface components {
          * @description Stable machine-readable error code; see docs/errors.md.
          * @enum {string}
          */
-        ErrorCode: "bad_request" | "invalid_api_key" | "invalid_credentials" | "csrf_failed" | "admin_required" | "session_required" | "not_found" | "template_not_found" | "document_not_found" | "bulk_job_not_found" | "webhook_not_found" | "version_not_found" | "api_key_not_found" | "member_not_found" | "file_not_found" | "not_ready" | "no_preview" | "idempotency_conflict" | "breaking_change" | "last_admin" | "member_conflict" | "purged" | "body_too_large" | "unsupported_media_type" | "validation_failed" | "template_invalid" | "spreadsheet_invalid" | "idempotency_key_reused" | "wrong_password" | "internal_error" | "dependency_unavailable" | "stored_file_missing";
+        ErrorCode: "bad_request" | "invalid_api_key" | "invalid_credentials" | "csrf_failed" | "admin_required" | "session_required" | "not_found" | "template_not_found" | "document_not_found" | "bulk_job_not_found" | "webhook_not_found" | "version_not_found" | "api_key_not_found" | "member_not_found" | "file_not_found" | "not_ready" | "no_preview" | "idempotency_conflict" | "breaking_change" | "last_admin" | "member_conflict" | "purged" | "body_too_large" | "unsupported_media_type" | "validation_failed" | "template_invalid" | "spreadsheet_invalid" | "idempotency_key_reused" | "merge_source_invalid" | "wrong_password" | "internal_error" | "dependency_unavailable" | "stored_file_missing";
         Error: {
             /** @description One human sentence saying what went wrong. */
             detail: string;
@@ -616,17 +633,19 @@ export interface components {
         Document: {
             /** Format: uuid */
             id: string;
-            /** Format: uuid */
-            template_id: string;
+            /** @description null for a merge (POST /api/v1/merges): see merged_from. */
+            template_id: string | null;
+            /** @description Only for a merge: the documents whose pages it holds, in order. */
+            merged_from?: string[];
             /** @enum {string} */
             status: "queued" | "rendering" | "ready" | "failed";
             /** @enum {string} */
             output_format: "pdf" | "docx" | "both";
             /**
-             * @description The template's format when the document was requested.
+             * @description The template's format when the document was requested; pdf for a merge.
              * @enum {string}
              */
-            input_format: "docx" | "html";
+            input_format: "docx" | "html" | "pdf";
             is_uat: boolean;
             input_json: {
                 [key: string]: unknown;
@@ -682,6 +701,12 @@ export interface components {
              * @enum {string}
              */
             pdf_standard?: "PDF/A-2b" | "PDF/A-3b" | "PDF/UA-1";
+            pdf_options?: components["schemas"]["PdfOptions"];
+        };
+        CreateMerge: {
+            /** @description Ready documents with a PDF, of this organisation and environment; their pages are merged in this order. */
+            documents: string[];
+            is_uat?: boolean;
             pdf_options?: components["schemas"]["PdfOptions"];
         };
         BulkJob: {
@@ -3649,6 +3674,176 @@ export interface operations {
             };
         };
     };
+    createMerge: {
+        parameters: {
+            query?: {
+                is_uat?: "0" | "1" | "true" | "false";
+            };
+            header?: {
+                /** @description Required with the session cookie: the csrf_token of GET /api/v1/session. */
+                "X-CSRF-Token"?: string;
+                /** @description Makes retries safe: a key sent before returns its document instead of merging again (one key space with POST /documents) */
+                "X-Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMerge"];
+            };
+        };
+        responses: {
+            /** @description Idempotent replay: the merge created earlier with this key */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    /** @description Always "true" on a replay */
+                    "Idempotent-Replayed"?: "true";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Document"];
+                };
+            };
+            /** @description Queued: a Document with template_id null and merged_from (or a failed merge retried under its idempotency key) */
+            202: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Document"];
+                };
+            };
+            /** @description Malformed request (e.g. body is not valid JSON) */
+            400: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description X-API-Key missing, not svc_-prefixed, unknown, revoked or expired, and no live session cookie */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The credential or role may not do this, or a session request lacks its X-CSRF-Token */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed, or a listed document cannot be merged (unknown, of another organisation or environment, not ready, without a PDF, purged, encrypted): `errors` names each by its path, e.g. documents.1 */
+            422: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Organisation over its rate limit, or with MAX_ACTIVE_PER_ORG documents queued or rendering ("Too many documents in progress for this organisation; try again later."); see Retry-After */
+            429: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description A dependency (PostgreSQL or Redis) is unreachable */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getDocument: {
         parameters: {
             query?: {
@@ -4715,6 +4910,7 @@ export interface operations {
                     output_format: "pdf" | "docx" | "both";
                     /** @enum {string} */
                     is_uat?: "0" | "1" | "true" | "false";
+                    pdf_options?: string;
                 };
             };
         };

@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import type { BulkJob, Database, Prisma } from '@docgen/db';
-import type { RenderJob } from '@docgen/queue';
+import type { z } from 'zod';
+import type { PdfOptions } from '@docgen/contracts';
+import { storeRenderSecretsMany, type RenderJob } from '@docgen/queue';
 import { queueUnavailable, tooManyInProgress } from '../errors';
+import { separatePdfSecrets } from '../pdf-options';
 import { queueRenderJobs } from '../render-jobs';
 
 export interface CreateBulkJobDeps {
@@ -19,16 +22,20 @@ export interface BulkJobRows {
   rows: { rowNumber: number; input: Record<string, unknown> }[];
   /** MAX_ACTIVE_PER_ORG: a bulk job whose rows would take the organisation past it is refused whole. */
   maxActivePerOrg: number;
+  /** Every row's document gets them (stored with "***" for passwords, as a single document's). */
+  pdfOptions?: z.output<typeof PdfOptions>;
 }
 
 const INSERT_CHUNK = 1_000;
 
 /**
  * The bulk job and one document per row, created in one transaction, then every row
- * queued (unless the rows would take the organisation past MAX_ACTIVE_PER_ORG); if Redis refuses the jobs, the bulk job and its documents are removed again and
+ * queued (unless the rows would take the organisation past MAX_ACTIVE_PER_ORG), with the
+ * PDF passwords of pdf_options in Redis beside them; if Redis refuses the jobs, the bulk job and its documents are removed again and
  * `queue_unavailable` is thrown.
  */
 export async function createBulkJob(deps: CreateBulkJobDeps, request: BulkJobRows): Promise<BulkJob> {
+  const { stored: pdfOptions, secrets } = separatePdfSecrets(request.pdfOptions);
   const documents = request.rows.map((row) => ({
     id: randomUUID(),
     organizationId: request.organizationId,
@@ -38,6 +45,7 @@ export async function createBulkJob(deps: CreateBulkJobDeps, request: BulkJobRow
     outputFormat: request.outputFormat,
     inputJson: row.input as Prisma.InputJsonObject,
     rowNumber: row.rowNumber,
+    ...(pdfOptions ? { pdfOptions: pdfOptions as Prisma.InputJsonObject } : {}),
   }));
   const bulk = await deps.db.$transaction(
     async (tx) => {
@@ -65,12 +73,19 @@ export async function createBulkJob(deps: CreateBulkJobDeps, request: BulkJobRow
   );
 
   try {
+    // One key per row's document, as for a single document: each goes when its row's render ends.
+    if (secrets)
+      await storeRenderSecretsMany(
+        deps.renderQueue,
+        documents.map((doc) => doc.id),
+        secrets,
+      );
     await queueRenderJobs(
       deps.renderQueue,
       documents.map((doc) => ({ id: doc.id, generation: 1, organizationId: doc.organizationId })),
     );
   } catch (error) {
-    // Jobs already queued find no document and stand down.
+    // Jobs already queued find no document and stand down; passwords already stored expire with their TTL.
     await deps.db.bulkJob.delete({ where: { id: bulk.id } });
     throw Object.assign(queueUnavailable(), { cause: error });
   }

@@ -83,7 +83,11 @@ export function DocumentsPage() {
                     <time dateTime={document.created_at}>{formatTime(document.created_at)}</time>
                   </td>
                   <td data-label="Template">
-                    <Link to={templatePath(document.template_id, isUat)}>{names.get(document.template_id) ?? 'Template'}</Link>
+                    {document.template_id ? (
+                      <Link to={templatePath(document.template_id, isUat)}>{names.get(document.template_id) ?? 'Template'}</Link>
+                    ) : (
+                      `Merge of ${document.merged_from?.length ?? 0} documents`
+                    )}
                   </td>
                   <td data-label="Status">
                     {document.purged_at ? (
