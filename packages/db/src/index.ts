@@ -13,6 +13,7 @@ export type {
   User,
   Membership,
   Session,
+  SigningCertificate,
 } from './generated/prisma/client';
 export { ensureDatabase, applyMigrations, migrationsDir, type MigrationResult } from './migrate';
 export { isDatabaseUnavailable, isUniqueViolation } from './errors';

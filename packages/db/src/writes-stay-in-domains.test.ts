@@ -11,7 +11,7 @@ const ROOT = path.resolve(__dirname, '../../..');
 
 const ALLOWED: { pattern: RegExp; why: string }[] = [
   { pattern: /^packages\/documents\//, why: 'documents, bulk jobs, outbox events' },
-  { pattern: /^packages\/access\//, why: 'organisations, API keys, people, sessions' },
+  { pattern: /^packages\/access\//, why: 'organisations, API keys, people, sessions, signing certificates' },
   { pattern: /^packages\/webhooks\//, why: 'webhook endpoints and their delivery log' },
   { pattern: /^packages\/db\/src\/migrate/, why: 'the migration runner' },
   { pattern: /^packages\/testing\//, why: 'test support: seeds a database per test file' },
@@ -21,7 +21,7 @@ const ALLOWED: { pattern: RegExp; why: string }[] = [
   { pattern: /^apps\/render-worker\/src\/process-template-/, why: 'templates domain: moving in issue 29 next step' },
 ];
 
-const MODELS = 'organization|apiKey|template|document|outboxEvent|webhookEndpoint|webhookDelivery|bulkJob|user|membership|session';
+const MODELS = 'organization|apiKey|template|document|outboxEvent|webhookEndpoint|webhookDelivery|bulkJob|user|membership|session|signingCertificate';
 const PRISMA_WRITE = new RegExp(
   `\\b(?:${MODELS})\\s*\\.\\s*(?:create|createMany|createManyAndReturn|update|updateMany|updateManyAndReturn|upsert|delete|deleteMany)\\s*\\(`,
   'g',
