@@ -3,6 +3,8 @@ import type { z } from 'zod';
 import { REDACTED, type PdfOptions } from '@docgen/contracts';
 import { FinishingInputError, finishPdf, type FinishingOptions } from '@docgen/finishing';
 import { deleteRenderSecrets, readRenderSecrets, type RenderSecrets } from '@docgen/queue';
+import { AccessError, type SigningMaterial } from '@docgen/access';
+import { SecretEnvelopeError } from '@docgen/security';
 
 /** Where the worker finds a document's passwords (deleted once its render is over). */
 export interface RenderSecretsStore {
@@ -19,10 +21,16 @@ export interface FinishingDeps {
   /** UAT_WATERMARK: drawn on UAT documents that ask for no watermark of their own; empty for none. */
   uatWatermark?: string;
   renderSecrets?: RenderSecretsStore;
+  /**
+   * The environment's signing key, opened (SECRETS_KEY): read right before signing and kept
+   * only for this document. Throws when SECRETS_KEY is missing or does not open it.
+   */
+  signingMaterial?: (scope: { organizationId: string; isUat: boolean }) => Promise<SigningMaterial | undefined>;
 }
 
 interface FinishedDocument {
   id: string;
+  organizationId: string;
   isUat: boolean;
   pdfOptions: unknown;
 }
@@ -54,5 +62,39 @@ async function finishingOptions(doc: FinishedDocument, deps: FinishingDeps): Pro
       permissions: { print: true, copy: true, modify: true, ...asked.permissions },
     };
   }
+  if (asked.sign) options.signature = await signature(doc, asked.sign, deps);
   return options;
+}
+
+const AGAIN = 'and request the document again';
+
+async function signature(doc: FinishedDocument, asked: { reason?: string; location?: string }, deps: FinishingDeps): Promise<FinishingOptions['signature']> {
+  let material: SigningMaterial | undefined;
+  try {
+    material = await deps.signingMaterial?.({ organizationId: doc.organizationId, isUat: doc.isUat });
+  } catch (error) {
+    // SECRETS_KEY missing or not the one the key was sealed with: the operator's to fix, the message says what.
+    if (error instanceof AccessError || error instanceof SecretEnvelopeError) {
+      throw new FinishingInputError(`The PDF could not be signed: ${error.message}`);
+    }
+    throw error;
+  }
+  if (!material) {
+    throw new FinishingInputError(
+      `The PDF could not be signed: the organisation has no signing certificate for this environment any more; upload one ${AGAIN}`,
+    );
+  }
+  const now = new Date();
+  if (material.certificate.notAfter <= now) {
+    throw new FinishingInputError(
+      `The PDF could not be signed: the signing certificate expired on ${material.certificate.notAfter.toISOString()}; upload a current one ${AGAIN}`,
+    );
+  }
+  return {
+    key: { privateKeyPem: material.privateKeyPem, certificatePems: material.certificatePems },
+    name: material.commonName,
+    reason: asked.reason,
+    location: asked.location,
+    signingTime: now,
+  };
 }

@@ -21,6 +21,7 @@ export const ERROR_CODES = [
   'version_not_found',
   'api_key_not_found',
   'member_not_found',
+  'signing_certificate_not_found',
   'file_not_found',
   'not_ready',
   'no_preview',
@@ -36,9 +37,11 @@ export const ERROR_CODES = [
   'spreadsheet_invalid',
   'idempotency_key_reused',
   'wrong_password',
+  'signing_certificate_invalid',
   'internal_error',
   'dependency_unavailable',
   'stored_file_missing',
+  'secrets_key_missing',
 ] as const;
 
 export const ErrorCode = z.enum(ERROR_CODES).describe('Stable machine-readable error code; see docs/errors.md.').register(apiSchemas, { id: 'ErrorCode' });

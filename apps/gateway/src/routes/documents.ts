@@ -5,6 +5,7 @@ import type { RenderJob } from '@docgen/queue';
 import { documentFileKey } from '@docgen/storage';
 import { createDocument } from '@docgen/documents';
 import { findDocument } from '../documents/find-document';
+import { requireSigningCertificate } from '../documents/signing-check';
 import { presentDocument } from '@docgen/contracts';
 import { HttpError } from '../errors';
 import { requireCaller } from '../middleware/authenticate';
@@ -40,10 +41,12 @@ export function documentHandlers(deps: DocumentRouteDeps): OperationHandlers<Doc
         errors: [{ path: 'X-Idempotency-Key', message: 'must be 1 to 255 characters' }],
       });
     }
+    const isUat = body.is_uat ?? queryUat;
+    await requireSigningCertificate(db, caller.organization.id, isUat, body.pdf_options);
     const result = await createDocument(deps, {
       organizationId: caller.organization.id,
       body,
-      isUat: body.is_uat ?? queryUat,
+      isUat,
       idempotencyKey: key?.data,
       maxActivePerOrg: deps.maxActivePerOrg,
     });
