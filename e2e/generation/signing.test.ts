@@ -165,7 +165,7 @@ describe('signing certificates and signed PDFs (API.md §13): gateway + render w
     expect(report).toContain('Total document signed');
     expect(report).toContain('Signature Validation: Signature is Valid.');
     expect(report).toContain('Certificate Validation: Certificate is Trusted.');
-    expect(pdfTool('pdftotext', pdf, '-raw', '-').toString()).toContain('Contract with Ada Lovelace');
+    expect(execFileSync('pdftotext', ['-raw', '-', '-'], { input: pdf }).toString()).toContain('Contract with Ada Lovelace');
     expect(pdfTool('pdfinfo', pdf)).toContain('Title:           Contract 7');
   }, 120_000);
 
