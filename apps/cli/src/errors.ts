@@ -19,5 +19,6 @@ export const USAGE = `Usage: npm run -s docgen -- <command>
   keys list --org <id|name>
   keys revoke <key-id>
   users create --org <id|name> --email <email> [--role admin|member]
+  secrets rewrap   (after a SECRETS_KEY rotation; reads SECRETS_KEY and SECRETS_KEY_PREVIOUS)
 
 Prints one JSON object on stdout; messages go to stderr. DATABASE_URL selects the database.`;
