@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { convertPerCall, WarmConverterPool, type ProfileTuning } from '@docgen/converter';
 import { renderedDocuments } from './documents';
 import { compareHtmlPrinting } from './html-printing';
-import { finishingCostTable } from './finishing-cost';
+import { FINISHING_INTRO, PDF_UA_INTRO, finishingCostTable, pdfUaCostTable } from './finishing-cost';
 import { descendantCpuSeconds } from './process-cpu';
 import { runWhenMain, publish, type BenchOptions } from './report';
 import { MEMORY_SCRATCH_DIR } from './scratch';
@@ -168,6 +168,7 @@ export async function runConversionBench(options: BenchOptions) {
   const profiles = await compareProfiles(documents, options);
   const html = await compareHtmlPrinting(options);
   const finishing = await finishingCostTable(pdfs, options.smoke ? 2 : 30, options.log);
+  const pdfUa = await pdfUaCostTable(documents, options.smoke ? 2 : 20, options.log);
   const letter1 = results['letter@1']!;
   const letter2 = results['letter@2']!;
   const body = [
@@ -221,10 +222,13 @@ export async function runConversionBench(options: BenchOptions) {
     '',
     '### Finishing cost per option',
     '',
-    'The finishing step (docs/finishing.md) on the PDFs converted above, one document at a time:',
-    "CPU of this process (pdf-lib) plus qpdf's, per document, on top of the conversion.",
+    FINISHING_INTRO,
     '',
     finishing,
+    '',
+    PDF_UA_INTRO,
+    '',
+    pdfUa,
   ].join('\n');
   publish(options, 'conversion', 'Conversion: warm pool vs per-call driver', body);
   return { drivers: results, profiles, html: { chromium: html.chromium, libreoffice: html.libreoffice } };

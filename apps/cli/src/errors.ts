@@ -23,5 +23,6 @@ export const USAGE = `Usage: npm run -s docgen -- <command>
       re-renders every published template version, compares its pages with the stored
       baseline, prints one JSON line each, writes diff PNGs to <dir> (default ./rendering-drift);
       exit 1 when a page changed more than the threshold. --update stores new baselines.
+  secrets rewrap   (after a SECRETS_KEY rotation; reads SECRETS_KEY and SECRETS_KEY_PREVIOUS)
 
 Prints one JSON object on stdout (check-rendering: one per line); messages go to stderr. DATABASE_URL selects the database.`;

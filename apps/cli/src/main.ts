@@ -6,6 +6,7 @@ import { checkRendering } from './commands/check-rendering';
 import { seedDemo } from './commands/demo';
 import { createKey, listKeys, revokeKey } from './commands/keys';
 import { createOrganization, listOrganizations, setRateLimit } from './commands/orgs';
+import { rewrapSecrets } from './commands/secrets';
 import { createUser } from './commands/users';
 import { CliError, USAGE, usageError } from './errors';
 import type { Options } from './options';
@@ -54,6 +55,8 @@ async function run(db: Database, command: string, positionals: string[], options
       return revokeKey(db, positionals[0]);
     case 'users create':
       return createUser(db, options, warn);
+    case 'secrets rewrap':
+      return rewrapSecrets(db);
     case 'demo seed':
       return seedDemo(db, options);
     default:

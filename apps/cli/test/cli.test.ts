@@ -1,9 +1,12 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { createTestDatabase, repoRoot, startService, uniqueId, type RunningService, type TestDatabase } from '@docgen/testing';
+import { loadSigningMaterial, uploadSigningCertificate } from '@docgen/access';
+import { secretsKeyring } from '@docgen/security';
+import { createTestDatabase, makeSigningCa, repoRoot, seedOrganization, startService, uniqueId, type RunningService, type TestDatabase } from '@docgen/testing';
 
 const exec = promisify(execFile);
 
@@ -184,5 +187,31 @@ describe('operator CLI', () => {
       env: { ...process.env, DATABASE_URL: 'postgresql://postgres@127.0.0.1:1/docgen' },
     }).catch((error: { stderr: string }) => error);
     expect(stderr).toContain('PostgreSQL is unreachable');
+  });
+
+  it('secrets rewrap: after a SECRETS_KEY rotation the stored signing keys open with the new key alone', async () => {
+    const [oldKey, newKey] = [randomBytes(32).toString('base64'), randomBytes(32).toString('base64')];
+    const org = await seedOrganization(database.db);
+    const ca = makeSigningCa();
+    try {
+      const issued = ca.issue();
+      await uploadSigningCertificate(database.db, secretsKeyring(oldKey), {
+        organizationId: org.organizationId,
+        isUat: false,
+        file: issued.p12,
+        password: issued.password,
+      });
+      const rotate = (env: Record<string, string>) =>
+        exec('npm', ['run', '-s', 'docgen', '--', 'secrets', 'rewrap'], { cwd: repoRoot, env: { ...process.env, DATABASE_URL: database.url, ...env } });
+      await expect(rotate({ SECRETS_KEY: newKey })).rejects.toMatchObject({
+        stderr: expect.stringContaining('neither SECRETS_KEY nor in SECRETS_KEY_PREVIOUS'),
+      });
+      const { stdout } = await rotate({ SECRETS_KEY: newKey, SECRETS_KEY_PREVIOUS: oldKey });
+      expect(JSON.parse(stdout)).toEqual({ rewrapped: 1, total: 1 });
+      const material = await loadSigningMaterial(database.db, secretsKeyring(newKey), { organizationId: org.organizationId, isUat: false });
+      expect(material?.privateKeyPem).toContain('PRIVATE KEY');
+    } finally {
+      ca.cleanup();
+    }
   });
 });

@@ -2,6 +2,7 @@ import express from 'express';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Database } from '@docgen/db';
+import { secretsKeyring } from '@docgen/security';
 import { dataStoreChecks } from '@docgen/runtime';
 import type { OutboxRelay } from '@docgen/documents';
 import type { Logger, Registry } from '@docgen/observability';
@@ -29,6 +30,7 @@ import { documentHandlers } from './routes/documents';
 import { memberHandlers } from './routes/members';
 import { meHandlers } from './routes/me';
 import { sessionHandlers, signInHandlers } from './routes/session';
+import { signingCertificateHandlers } from './routes/signing-certificates';
 import { templateHandlers } from './routes/templates';
 import { webhookHandlers } from './routes/webhooks';
 import { defaultWebDistDir, webUiRoutes } from './routes/web-ui';
@@ -79,6 +81,7 @@ export function createApp({ config, db, redis, storage, renderQueue, relay, temp
     ...sessionHandlers(sessionDeps),
     ...apiKeyHandlers({ db }),
     ...memberHandlers({ db }),
+    ...signingCertificateHandlers({ db, keyring: secretsKeyring(config.SECRETS_KEY, config.SECRETS_KEY_PREVIOUS) }),
     ...templateHandlers({
       db,
       storage,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { commonEnv, envVar } from '@docgen/config';
+import { commonEnv, envVar, secretsEnv } from '@docgen/config';
 import { storageEnv } from '@docgen/storage';
 
 const MiB = 1024 * 1024;
@@ -59,6 +59,7 @@ export const gatewayEnv = z.object({
   /** Failed API-key authentications one address may make per window before it gets 429s. */
   AUTH_FAILURE_LIMIT: envVar.integer(100, 1),
   AUTH_FAILURE_WINDOW_MS: envVar.integer(60_000, 1_000),
+  ...secretsEnv,
 });
 
 export type GatewayConfig = z.output<typeof gatewayEnv>;

@@ -1,7 +1,19 @@
 import { connect } from 'node:net';
 import { ErrorBody, RateLimitedBody, operations as contractOperations } from '@docgen/contracts';
-import { generateApiKey } from '@docgen/security';
-import { buildDocx, paragraph, seedOrganization, startService, uniqueId, type RunningService, type SeededOrganization } from '@docgen/testing';
+import { randomBytes } from 'node:crypto';
+import { uploadSigningCertificate } from '@docgen/access';
+import { generateApiKey, secretsKeyring } from '@docgen/security';
+import {
+  buildDocx,
+  makeSigningCa,
+  paragraph,
+  seedOrganization,
+  startService,
+  uniqueId,
+  type RunningService,
+  type SeededOrganization,
+  type TestSigningCa,
+} from '@docgen/testing';
 import { startGatewayHarness, type GatewayHarness } from './harness';
 import { browser, seedPerson, type Person, type Reply } from './people-support';
 
@@ -50,6 +62,9 @@ const EXPECTED: Record<string, Rule> = {
   listMembers: 'admin-session',
   createMember: 'admin-session',
   removeMember: 'admin-session',
+  uploadSigningCertificate: 'admin-session',
+  listSigningCertificates: 'admin-session',
+  deleteSigningCertificate: 'admin-session',
 };
 
 /** Operations whose body names a resource (the template) of the organisation it acts on. */
@@ -60,14 +75,21 @@ const CALLERS: Caller[] = ['anonymous', 'member', 'admin', 'api key', 'other org
 
 const NEEDS_ADMIN = { detail: 'This needs the admin role', code: 'admin_required' };
 const NEEDS_SESSION_FOR_PEOPLE = { detail: 'Sign in to the web UI to manage API keys and members', code: 'session_required' };
+const NEEDS_SESSION_FOR_CERTIFICATES = { detail: 'Sign in to the web UI as an admin to manage signing certificates', code: 'session_required' };
 
 /** What a caller must get for an operation of this rule (on the owning organisation's resources). */
-function expectation(rule: Rule, caller: Caller): { status?: number; body?: unknown; allowed?: true; foreign?: true } {
+function expectation(rule: Rule, caller: Caller, operationId = ''): { status?: number; body?: unknown; allowed?: true; foreign?: true } {
   const byKey = caller.endsWith('api key');
   const foreign = caller.startsWith('other org') ? ({ foreign: true } as const) : {};
   if (rule === 'open') return { allowed: true };
   if (caller === 'anonymous') return { status: 401, body: { detail: 'Invalid or missing API key', code: 'invalid_api_key' } };
-  if (byKey && rule === 'admin-session') return { status: 403, body: NEEDS_SESSION_FOR_PEOPLE };
+  if (byKey && rule === 'admin-session') {
+    return {
+      status: 403,
+      body:
+        operationId.endsWith('SigningCertificate') || operationId.endsWith('SigningCertificates') ? NEEDS_SESSION_FOR_CERTIFICATES : NEEDS_SESSION_FOR_PEOPLE,
+    };
+  }
   if (byKey && rule === 'session') return { status: 403 };
   if (caller === 'member' && (rule === 'admin' || rule === 'admin-session')) return { status: 403, body: NEEDS_ADMIN };
   return { allowed: true, ...foreign };
@@ -88,6 +110,7 @@ describe('role × operation matrix, from the served OpenAPI document', () => {
   let people: { member: Person; admin: Person; otherAdmin: Person };
   let shared: { template: string; document: string; bulkJob: string; webhook: string };
   let operations: { method: string; path: string; op: OpenApiOperation }[];
+  const signingCa: TestSigningCa = makeSigningCa();
 
   const withKey = async (key: string, method: string, path: string, init: { json?: unknown; form?: FormData } = {}): Promise<Reply> => {
     const res = await fetch(`${gateway.url}${path}`, {
@@ -136,6 +159,17 @@ describe('role × operation matrix, from the served OpenAPI document', () => {
       }
       case 'members':
         return (await seedPerson(harness.database.db, orgA.organizationId, 'member')).id;
+      case 'signing-certificates': {
+        const issued = signingCa.issue();
+        const keyring = secretsKeyring(randomBytes(32).toString('base64'));
+        const certificate = await uploadSigningCertificate(harness.database.db, keyring, {
+          organizationId: orgA.organizationId,
+          isUat: false,
+          file: issued.p12,
+          password: issued.password,
+        });
+        return certificate.id;
+      }
       default:
         throw new Error(`The matrix test does not know how to make a ${kind} for ${path}: teach idFor`);
     }
@@ -223,6 +257,7 @@ describe('role × operation matrix, from the served OpenAPI document', () => {
     operations = Object.entries(document.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ method, path, op })));
   }, 60_000);
   afterAll(async () => {
+    signingCa.cleanup();
     await gateway.stop();
     await harness.close();
   });
@@ -264,7 +299,7 @@ describe('role × operation matrix, from the served OpenAPI document', () => {
       const rule = EXPECTED[op.operationId];
       if (!rule) continue; // reported by the test above
       for (const caller of CALLERS) {
-        const want = expectation(rule, caller);
+        const want = expectation(rule, caller, op.operationId);
         const destructive = method === 'delete';
         const concrete = path.includes('{id}') ? path.replace('{id}', await idFor(path, destructive)) : path;
         const res = await send(caller, method.toUpperCase(), concrete, bodyFor(op.operationId));

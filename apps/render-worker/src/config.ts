@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
-import { commonEnv, envVar, expressionEnv } from '@docgen/config';
+import { commonEnv, envVar, expressionEnv, secretsEnv } from '@docgen/config';
 import { storageEnv } from '@docgen/storage';
 
 export const renderWorkerEnv = z.object({
@@ -36,6 +36,7 @@ export const renderWorkerEnv = z.object({
   MAX_IMAGES_PER_DOCUMENT: envVar.integer(200, 1),
   MAX_IMAGE_BYTES_PER_DOCUMENT: envVar.integer(50 * 1024 * 1024, 1),
   ...expressionEnv,
+  ...secretsEnv,
   /** Watermark of UAT documents that ask for none of their own; empty turns it off. */
   UAT_WATERMARK: z
     .string()

@@ -18,7 +18,8 @@ import {
 } from '@docgen/queue';
 import { OutboxRelay, createAnnouncer, purgeExpired, stuckDocumentSweepTiming, sweepFinishedBulkJobs, sweepStuckDocuments } from '@docgen/documents';
 import { connectDataStores, runService, serveOps, startSweep, superviseWorker } from '@docgen/runtime';
-import { createGuardedAgent } from '@docgen/security';
+import { createGuardedAgent, secretsKeyring } from '@docgen/security';
+import { loadSigningMaterial } from '@docgen/access';
 import { createStorage, describeStorage } from '@docgen/storage';
 import { assembleBulkJob } from './bulk-assembly';
 import { renderWorkerEnv } from './config';
@@ -96,6 +97,7 @@ runService('render-worker', renderWorkerEnv, async (context) => {
       context,
     );
   }
+  const keyring = secretsKeyring(config.SECRETS_KEY, config.SECRETS_KEY_PREVIOUS);
   const deps = {
     db,
     storage,
@@ -128,6 +130,7 @@ runService('render-worker', renderWorkerEnv, async (context) => {
     onOutcome,
     uatWatermark: config.UAT_WATERMARK,
     renderSecrets: renderSecretsStore(renderQueue),
+    signingMaterial: (scope: { organizationId: string; isUat: boolean }) => loadSigningMaterial(db, keyring, scope),
   };
 
   // Stop taking jobs first; a job still running past the deadline is handed back by its lock.

@@ -1,7 +1,7 @@
 // Who may call, and as whom: API keys, people (members, roles) and their sessions. Every
 // write to api_keys, users, memberships and sessions happens here; the gateway's routes and
 // the operator CLI call these functions, which throw AccessError (a code, never a status).
-export { AccessError, apiKeyNotFound, memberNotFound, type AccessErrorCode } from './errors';
+export { AccessError, apiKeyNotFound, memberNotFound, signingCertificateNotFound, secretsKeyMissing, type AccessErrorCode } from './errors';
 export type { Caller, CallerSession } from './caller';
 export { ROLES, type Role } from './roles';
 export { parseExpiry } from './api-keys/parse-expiry';
@@ -21,3 +21,14 @@ export { changePassword } from './sessions/change-password';
 export { recordSessionUse } from './sessions/record-session-use';
 export { createOrganization, setRateLimit } from './organizations/create-organization';
 export { seedDemoAccess, type DemoAccess } from './demo/seed-demo';
+export {
+  uploadSigningCertificate,
+  listSigningCertificates,
+  hasSigningCertificate,
+  deleteSigningCertificate,
+  loadSigningMaterial,
+  rewrapSigningKeys,
+  type SigningCertificateInfo,
+  type SigningMaterial,
+  type UploadSigningCertificate,
+} from './signing-certificates/signing-certificates';

@@ -77,3 +77,22 @@ export const commonEnv = {
 export const expressionEnv = {
   EXPRESSION_TIMEOUT_MS: integer(1000, 1, 600_000),
 };
+
+const isSecretsKey = (value: string) => /^[A-Za-z0-9+/_-]+={0,2}$/.test(value.trim()) && Buffer.from(value.trim(), 'base64').length === 32;
+const SECRETS_KEY_ERROR = 'must be 32 random bytes in base64 (e.g. the output of: openssl rand -base64 32)';
+
+/**
+ * Encryption of secrets at rest (signing certificates' private keys, API.md §13): SECRETS_KEY
+ * wraps new data keys; SECRETS_KEY_PREVIOUS (comma-separated) still opens envelopes made with
+ * earlier keys during a rotation (docs/finishing.md). Unset: signing certificates cannot be used.
+ */
+export const secretsEnv = {
+  SECRETS_KEY: z.preprocess(unsetIfEmpty, z.string().refine(isSecretsKey, { error: SECRETS_KEY_ERROR }).optional()),
+  SECRETS_KEY_PREVIOUS: z.preprocess(
+    unsetIfEmpty,
+    z
+      .string()
+      .default('')
+      .refine((value) => value.split(',').every((key) => key.trim() === '' || isSecretsKey(key)), { error: `each comma-separated key ${SECRETS_KEY_ERROR}` }),
+  ),
+};

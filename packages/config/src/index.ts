@@ -1,2 +1,2 @@
 export { loadConfig, ConfigError } from './load-config';
-export { envVar, commonEnv, expressionEnv } from './env-vars';
+export { envVar, commonEnv, expressionEnv, secretsEnv } from './env-vars';

@@ -54,7 +54,10 @@ export const PdfOptions = z
     sign: z
       .object({ reason: PlainText(500).optional(), location: PlainText(500).optional() })
       .strict()
-      .optional(),
+      .optional()
+      .describe(
+        "Sign the PDF (PAdES B-B, SHA-256) with the organisation's signing certificate of the environment, after every other step; 422 when none is uploaded. Not with encryption.",
+      ),
   })
   .strict()
   .register(apiSchemas, { id: 'PdfOptions' });
@@ -128,8 +131,12 @@ export function pdfOptionsIssues(body: {
   if (body.output_format === 'both' && (options.password || options.owner_password || options.permissions)) {
     issues.push({ path: ['pdf_options'], message: 'only the PDF can be encrypted, and the DOCX would be handed out unprotected; use output_format "pdf"' });
   }
-  if (options.sign) {
-    issues.push({ path: ['pdf_options', 'sign'], message: "needs the organisation's signing certificate for this environment, and none is uploaded" });
+  if (options.sign && (options.password || options.owner_password || options.permissions)) {
+    issues.push({
+      path: ['pdf_options', 'sign'],
+      message:
+        'cannot be combined with encryption (encrypting rewrites the file and would break the signature); leave out sign, or password, owner_password and permissions',
+    });
   }
   return issues;
 }

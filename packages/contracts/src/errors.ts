@@ -21,6 +21,7 @@ export const ERROR_CODES = [
   'version_not_found',
   'api_key_not_found',
   'member_not_found',
+  'signing_certificate_not_found',
   'file_not_found',
   'not_ready',
   'no_preview',
@@ -37,9 +38,11 @@ export const ERROR_CODES = [
   'idempotency_key_reused',
   'merge_source_invalid',
   'wrong_password',
+  'signing_certificate_invalid',
   'internal_error',
   'dependency_unavailable',
   'stored_file_missing',
+  'secrets_key_missing',
 ] as const;
 
 export const ErrorCode = z.enum(ERROR_CODES).describe('Stable machine-readable error code; see docs/errors.md.').register(apiSchemas, { id: 'ErrorCode' });

@@ -108,3 +108,10 @@ export {
 } from './people';
 export { WebhookEventPayload, WebhookTestData, type WebhookEventType } from './webhook-events';
 export { unstorableTextPath, UNSTORABLE_TEXT_MESSAGE } from './storable-json';
+export {
+  SigningCertificate,
+  SigningCertificateList,
+  SigningCertificateUpload,
+  presentSigningCertificate,
+  type SigningCertificateRecord,
+} from './signing-certificates';

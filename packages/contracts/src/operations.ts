@@ -6,6 +6,7 @@ import { CreateDocumentBody, CreateMergeBody, Document, DocumentListQuery, Docum
 import { TemplatePreviewBody } from './live-preview';
 import { MeResponse } from './me';
 import { ApiKeyList, ChangePasswordBody, CreateApiKeyBody, CreateMemberBody, CreatedApiKey, CreatedMember, MemberList, Session, SignInBody } from './people';
+import { SigningCertificate, SigningCertificateList, SigningCertificateUpload } from './signing-certificates';
 import {
   CreatedTemplate,
   CreatedTemplateVersion,
@@ -654,6 +655,48 @@ function peopleOperations() {
       authenticated: true,
       access: 'admin-session',
       responses: { 204: { description: 'Revoked' }, ...errorResponses(401, 404, 429, 503) },
+    }),
+    defineOperation({
+      method: 'post',
+      path: '/api/v1/signing-certificates',
+      operationId: 'uploadSigningCertificate',
+      summary: "Upload the environment's PDF signing certificate (PKCS#12); it replaces the previous one",
+      tag: 'Signing certificates',
+      authenticated: true,
+      access: 'admin-session',
+      query: EnvironmentQuery,
+      body: { contentType: 'multipart/form-data', schema: SigningCertificateUpload },
+      responses: {
+        201: { description: 'The stored certificate (never its key)', schema: SigningCertificate },
+        ...errorResponses(400, 401, 413, 415, 422, 429, 503),
+        503: {
+          description:
+            'A dependency (PostgreSQL or Redis) is unreachable, or the service has no SECRETS_KEY to encrypt the key with (code secrets_key_missing)',
+          schema: ErrorBody,
+        },
+      },
+    }),
+    defineOperation({
+      method: 'get',
+      path: '/api/v1/signing-certificates',
+      operationId: 'listSigningCertificates',
+      summary: "The environment's signing certificate (never its key)",
+      tag: 'Signing certificates',
+      authenticated: true,
+      access: 'admin-session',
+      query: EnvironmentQuery,
+      responses: { 200: { description: 'Zero or one certificate', schema: SigningCertificateList }, ...errorResponses(401, 422, 429, 503) },
+    }),
+    defineOperation({
+      method: 'delete',
+      path: '/api/v1/signing-certificates/{id}',
+      operationId: 'deleteSigningCertificate',
+      summary: 'Delete a signing certificate and its key; documents can no longer ask to be signed',
+      tag: 'Signing certificates',
+      authenticated: true,
+      access: 'admin-session',
+      query: EnvironmentQuery,
+      responses: { 204: { description: 'Deleted' }, ...errorResponses(401, 404, 422, 429, 503) },
     }),
     defineOperation({
       method: 'get',

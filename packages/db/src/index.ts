@@ -14,6 +14,7 @@ export type {
   Membership,
   Session,
   TemplateVersion,
+  SigningCertificate,
 } from './generated/prisma/client';
 export { ensureDatabase, applyMigrations, migrationsDir, type MigrationResult } from './migrate';
 export { isDatabaseUnavailable, isUniqueViolation } from './errors';

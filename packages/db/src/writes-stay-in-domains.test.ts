@@ -11,14 +11,15 @@ const ROOT = path.resolve(__dirname, '../../..');
 
 const ALLOWED: { pattern: RegExp; why: string }[] = [
   { pattern: /^packages\/documents\//, why: 'documents, bulk jobs, outbox events' },
-  { pattern: /^packages\/access\//, why: 'organisations, API keys, people, sessions' },
+  { pattern: /^packages\/access\//, why: 'organisations, API keys, people, sessions, signing certificates' },
   { pattern: /^packages\/webhooks\//, why: 'webhook endpoints and their delivery log' },
   { pattern: /^packages\/templates\//, why: 'templates, their versions and preview state' },
   { pattern: /^packages\/db\/src\/migrate/, why: 'the migration runner' },
   { pattern: /^packages\/testing\//, why: 'test support: seeds a database per test file' },
 ];
 
-const MODELS = 'organization|apiKey|template|templateVersion|document|outboxEvent|webhookEndpoint|webhookDelivery|bulkJob|user|membership|session';
+const MODELS =
+  'organization|apiKey|template|templateVersion|document|outboxEvent|webhookEndpoint|webhookDelivery|bulkJob|user|membership|session|signingCertificate';
 const PRISMA_WRITE = new RegExp(
   `\\b(?:${MODELS})\\s*\\.\\s*(?:create|createMany|createManyAndReturn|update|updateMany|updateManyAndReturn|upsert|delete|deleteMany)\\s*\\(`,
   'g',

@@ -1,8 +1,12 @@
+import type { PdfSignature } from './sign';
+
 /** What the finishing step does to a rendered PDF; every part is optional. */
 export interface FinishingOptions {
   watermark?: { text: string; opacity: number };
   metadata?: { title?: string; author?: string; subject?: string; keywords?: string[] };
   encryption?: PdfEncryption;
+  /** Signed last, with nothing changing the bytes after it; never together with encryption. */
+  signature?: PdfSignature;
 }
 
 export interface PdfEncryption {

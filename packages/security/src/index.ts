@@ -6,3 +6,16 @@ export { guardedFetch, assertFetchableUrl, assertPublicHost, type GuardedFetchOp
 export { generateWebhookSecret, signWebhook, webhookMessageId } from './webhook-signing';
 export { hashPassword, verifyPassword, generatePassword, MIN_PASSWORD_LENGTH } from './passwords';
 export { generateSessionToken, hashSessionToken, looksLikeSessionToken, csrfTokenFor, csrfTokenMatches, type NewSessionToken } from './session-tokens';
+export {
+  masterKey,
+  secretsKeyring,
+  sealSecret,
+  openSecret,
+  rewrapSecret,
+  SecretsKeyError,
+  SecretEnvelopeError,
+  type MasterKey,
+  type SecretsKeyring,
+  type SecretEnvelope,
+} from './secrets-envelope';
+export { readPkcs12, Pkcs12Error, type Pkcs12Contents, type Pkcs12Problem } from './pkcs12';

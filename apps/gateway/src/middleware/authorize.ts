@@ -6,6 +6,7 @@ import { requireCaller } from './authenticate';
 
 export const NEEDS_ADMIN = ERROR_TABLE.admin_required.detail;
 export const NEEDS_SESSION_FOR_PEOPLE = 'Sign in to the web UI to manage API keys and members';
+export const NEEDS_SESSION_FOR_CERTIFICATES = 'Sign in to the web UI as an admin to manage signing certificates';
 export const NEEDS_SESSION = 'Sign in to the web UI to use a session; API keys have none';
 
 /**
@@ -22,7 +23,9 @@ export const authorize: RequestHandler = (req, _res, next) => {
   const { session } = requireCaller(req);
   if (access === 'anyone') return next();
   if (!session) {
-    if (access === 'admin-session') throw new HttpError('session_required', NEEDS_SESSION_FOR_PEOPLE);
+    if (access === 'admin-session') {
+      throw new HttpError('session_required', operation.tag === 'Signing certificates' ? NEEDS_SESSION_FOR_CERTIFICATES : NEEDS_SESSION_FOR_PEOPLE);
+    }
     if (access === 'session') throw new HttpError('session_required', NEEDS_SESSION);
     return next(); // 'admin': API keys keep managing webhooks
   }

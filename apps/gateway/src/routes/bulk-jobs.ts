@@ -8,6 +8,7 @@ import type { RenderJob } from '@docgen/queue';
 import { createBulkJob } from '../bulk-jobs/create-bulk-job';
 import { findBulkJob } from '../bulk-jobs/find-bulk-job';
 import { HttpError } from '../errors';
+import { requireSigningCertificate } from '../documents/signing-check';
 import { requireCaller } from '../middleware/authenticate';
 import { singleFileUpload } from '../middleware/single-file-upload';
 import type { OperationHandler, OperationHandlers } from '../operations/operation-handler';
@@ -51,11 +52,13 @@ export function bulkJobHandlers(deps: BulkJobRouteDeps): OperationHandlers<'crea
     // The combinations of pdf_options and output_format a document refuses (the form schema cannot say them: it is narrowed to its fields).
     const optionIssues = pdfOptionsIssues(form);
     if (optionIssues.length) throw new ZodError(optionIssues.map(({ path, message }) => ({ code: 'custom' as const, path, message, input: form.pdf_options })));
+    const isUat = form.is_uat || queryUat;
+    await requireSigningCertificate(db, caller.organization.id, isUat, form.pdf_options);
     const filename = Buffer.from(req.file.originalname, 'latin1').toString('utf8');
     const bulk = await createBulkJob(deps, caller, {
       templateId: form.template_id,
       outputFormat: form.output_format,
-      isUat: form.is_uat || queryUat,
+      isUat,
       file: req.file.buffer,
       format: spreadsheetFormat(filename, req.file.buffer),
       pdfOptions: form.pdf_options,

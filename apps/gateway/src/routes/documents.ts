@@ -6,6 +6,7 @@ import type { RenderJob } from '@docgen/queue';
 import { documentFileKey } from '@docgen/storage';
 import { createDocument, createMerge } from '@docgen/documents';
 import { findDocument } from '../documents/find-document';
+import { requireSigningCertificate } from '../documents/signing-check';
 import { presentDocument } from '@docgen/contracts';
 import { HttpError } from '../errors';
 import { requireCaller } from '../middleware/authenticate';
@@ -47,10 +48,12 @@ export function documentHandlers(deps: DocumentRouteDeps): OperationHandlers<Doc
 
   const requestDocument: OperationHandler<'createDocument'> = async ({ req, res, body, query: { is_uat: queryUat }, reply }) => {
     const caller = requireCaller(req);
+    const isUat = body.is_uat ?? queryUat;
+    await requireSigningCertificate(db, caller.organization.id, isUat, body.pdf_options);
     const result = await createDocument(deps, {
       organizationId: caller.organization.id,
       body,
-      isUat: body.is_uat ?? queryUat,
+      isUat,
       idempotencyKey: idempotencyKeyOf(req),
       maxActivePerOrg: deps.maxActivePerOrg,
     });
@@ -61,10 +64,12 @@ export function documentHandlers(deps: DocumentRouteDeps): OperationHandlers<Doc
 
   const requestMerge: OperationHandler<'createMerge'> = async ({ req, res, body, query: { is_uat: queryUat }, reply }) => {
     const caller = requireCaller(req);
+    const isUat = body.is_uat ?? queryUat;
+    await requireSigningCertificate(db, caller.organization.id, isUat, body.pdf_options);
     const result = await createMerge(deps, {
       organizationId: caller.organization.id,
       body,
-      isUat: body.is_uat ?? queryUat,
+      isUat,
       idempotencyKey: idempotencyKeyOf(req),
       maxActivePerOrg: deps.maxActivePerOrg,
     });

@@ -31,3 +31,5 @@ export type WebhookDelivery = Schemas['WebhookDelivery'];
 export type WebhookDeliveryPage = Schemas['WebhookDeliveryPage'];
 export type FieldError = NonNullable<Schemas['ValidationError']['errors']>[number];
 export type ErrorCode = Schemas['ErrorCode'];
+export type SigningCertificate = Schemas['SigningCertificate'];
+export type SigningCertificateList = Schemas['SigningCertificateList'];

@@ -505,6 +505,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/signing-certificates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The environment's signing certificate (never its key) */
+        get: operations["listSigningCertificates"];
+        put?: never;
+        /** Upload the environment's PDF signing certificate (PKCS#12); it replaces the previous one */
+        post: operations["uploadSigningCertificate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/signing-certificates/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a signing certificate and its key; documents can no longer ask to be signed */
+        delete: operations["deleteSigningCertificate"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/members": {
         parameters: {
             query?: never;
@@ -548,7 +583,7 @@ export interface components {
          * @description Stable machine-readable error code; see docs/errors.md.
          * @enum {string}
          */
-        ErrorCode: "bad_request" | "invalid_api_key" | "invalid_credentials" | "csrf_failed" | "admin_required" | "session_required" | "not_found" | "template_not_found" | "document_not_found" | "bulk_job_not_found" | "webhook_not_found" | "version_not_found" | "api_key_not_found" | "member_not_found" | "file_not_found" | "not_ready" | "no_preview" | "idempotency_conflict" | "breaking_change" | "last_admin" | "member_conflict" | "purged" | "body_too_large" | "unsupported_media_type" | "validation_failed" | "template_invalid" | "spreadsheet_invalid" | "idempotency_key_reused" | "merge_source_invalid" | "wrong_password" | "internal_error" | "dependency_unavailable" | "stored_file_missing";
+        ErrorCode: "bad_request" | "invalid_api_key" | "invalid_credentials" | "csrf_failed" | "admin_required" | "session_required" | "not_found" | "template_not_found" | "document_not_found" | "bulk_job_not_found" | "webhook_not_found" | "version_not_found" | "api_key_not_found" | "member_not_found" | "signing_certificate_not_found" | "file_not_found" | "not_ready" | "no_preview" | "idempotency_conflict" | "breaking_change" | "last_admin" | "member_conflict" | "purged" | "body_too_large" | "unsupported_media_type" | "validation_failed" | "template_invalid" | "spreadsheet_invalid" | "idempotency_key_reused" | "merge_source_invalid" | "wrong_password" | "signing_certificate_invalid" | "internal_error" | "dependency_unavailable" | "stored_file_missing" | "secrets_key_missing";
         Error: {
             /** @description One human sentence saying what went wrong. */
             detail: string;
@@ -625,6 +660,7 @@ export interface components {
                 subject?: string;
                 keywords?: string[];
             };
+            /** @description Sign the PDF (PAdES B-B, SHA-256) with the organisation's signing certificate of the environment, after every other step; 422 when none is uploaded. Not with encryption. */
             sign?: {
                 reason?: string;
                 location?: string;
@@ -836,6 +872,33 @@ export interface components {
         };
         MemberList: {
             items: components["schemas"]["Member"][];
+        };
+        /** @description A signing certificate; its private key is never shown. */
+        SigningCertificate: {
+            /** Format: uuid */
+            id: string;
+            /** @description The certificate's subject, e.g. "CN=ACME Invoicing GmbH, O=ACME". */
+            subject: string;
+            issuer: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            not_before: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            not_after: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            created_at: string;
+        };
+        SigningCertificateList: {
+            /** @description The environment's certificate, or none. */
+            items: components["schemas"]["SigningCertificate"][];
         };
         NumberFormat: {
             /** @enum {string} */
@@ -6000,6 +6063,378 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Organisation over its rate limit (see Retry-After) */
+            429: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description A dependency (PostgreSQL or Redis) is unreachable */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSigningCertificates: {
+        parameters: {
+            query?: {
+                is_uat?: "0" | "1" | "true" | "false";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Zero or one certificate */
+            200: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningCertificateList"];
+                };
+            };
+            /** @description X-API-Key missing, not svc_-prefixed, unknown, revoked or expired, and no live session cookie */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API keys cannot manage API keys or members; a member lacks the admin role; or no X-CSRF-Token */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists each problem */
+            422: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Organisation over its rate limit (see Retry-After) */
+            429: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description A dependency (PostgreSQL or Redis) is unreachable */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    uploadSigningCertificate: {
+        parameters: {
+            query?: {
+                is_uat?: "0" | "1" | "true" | "false";
+            };
+            header?: {
+                /** @description Required with the session cookie: the csrf_token of GET /api/v1/session. */
+                "X-CSRF-Token"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    file: components["schemas"]["BinaryFile"];
+                    password?: string;
+                    /** @enum {string} */
+                    is_uat?: "0" | "1" | "true" | "false";
+                };
+            };
+        };
+        responses: {
+            /** @description The stored certificate (never its key) */
+            201: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigningCertificate"];
+                };
+            };
+            /** @description Malformed request (e.g. body is not valid JSON) */
+            400: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description X-API-Key missing, not svc_-prefixed, unknown, revoked or expired, and no live session cookie */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API keys cannot manage API keys or members; a member lacks the admin role; or no X-CSRF-Token */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body too large */
+            413: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unsupported content type */
+            415: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists each problem */
+            422: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
+                };
+            };
+            /** @description Organisation over its rate limit (see Retry-After) */
+            429: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimited"];
+                };
+            };
+            /** @description A dependency (PostgreSQL or Redis) is unreachable, or the service has no SECRETS_KEY to encrypt the key with (code secrets_key_missing) */
+            503: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteSigningCertificate: {
+        parameters: {
+            query?: {
+                is_uat?: "0" | "1" | "true" | "false";
+            };
+            header?: {
+                /** @description Required with the session cookie: the csrf_token of GET /api/v1/session. */
+                "X-CSRF-Token"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description X-API-Key missing, not svc_-prefixed, unknown, revoked or expired, and no live session cookie */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description API keys cannot manage API keys or members; a member lacks the admin role; or no X-CSRF-Token */
+            403: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown id, or a resource of another organisation or environment */
+            404: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Validation failed; `errors` lists each problem */
+            422: {
+                headers: {
+                    /** @description Requests allowed per window */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until a request slot frees up */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationError"];
                 };
             };
             /** @description Organisation over its rate limit (see Retry-After) */

@@ -1,5 +1,6 @@
 import { usePageTitle } from '../../components/usePageTitle';
 import { ApiKeysSection } from '../../features/api-keys/components/ApiKeysSection';
+import { SigningCertificateSection } from '../../features/signing-certificates/components/SigningCertificateSection';
 import { WebhooksSection } from '../../features/webhooks/components/WebhooksSection';
 
 export function DeveloperPage() {
@@ -9,6 +10,7 @@ export function DeveloperPage() {
       <h1>Developer settings</h1>
       <ApiKeysSection />
       <WebhooksSection />
+      <SigningCertificateSection />
     </main>
   );
 }

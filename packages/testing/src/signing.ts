@@ -1,0 +1,145 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import forge from 'node-forge';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+export interface SigningCertificateOptions {
+  /** Subject common name of the signer's certificate. */
+  commonName?: string;
+  notBefore?: Date;
+  notAfter?: Date;
+  /** Leave the private key out of the PKCS#12 (a certificate-only file). */
+  withoutKey?: boolean;
+}
+
+export interface TestSigningCertificate {
+  /** The PKCS#12 as `openssl pkcs12 -export` writes it (OpenSSL 3: AES-256-CBC, PBKDF2). */
+  p12: Buffer;
+  password: string;
+  commonName: string;
+  caCommonName: string;
+}
+
+export interface TestSigningCa {
+  caPem: string;
+  /** A signer's PKCS#12 issued by this CA. */
+  issue: (options?: SigningCertificateOptions) => TestSigningCertificate;
+  /** An NSS database (for `pdfsig -nssdir`) that trusts this CA. */
+  nssDir: string;
+  /** `pdfsig` on a PDF with this CA trusted: its output, whatever its exit status. */
+  pdfsig: (pdf: Uint8Array) => string;
+  cleanup: () => void;
+}
+
+function certificate(
+  subject: string,
+  issuer: string,
+  publicKey: forge.pki.rsa.PublicKey,
+  signingKey: forge.pki.rsa.PrivateKey,
+  options: { ca: boolean; notBefore: Date; notAfter: Date },
+) {
+  const cert = forge.pki.createCertificate();
+  cert.publicKey = publicKey;
+  cert.serialNumber = `01${forge.util.bytesToHex(forge.random.getBytesSync(12))}`;
+  cert.validity.notBefore = options.notBefore;
+  cert.validity.notAfter = options.notAfter;
+  cert.setSubject([
+    { name: 'commonName', value: subject },
+    { name: 'organizationName', value: 'docgen tests' },
+  ]);
+  cert.setIssuer([
+    { name: 'commonName', value: issuer },
+    { name: 'organizationName', value: 'docgen tests' },
+  ]);
+  cert.setExtensions(
+    options.ca
+      ? [
+          { name: 'basicConstraints', cA: true, critical: true },
+          { name: 'keyUsage', keyCertSign: true, cRLSign: true, critical: true },
+          { name: 'subjectKeyIdentifier' },
+        ]
+      : [
+          { name: 'basicConstraints', cA: false },
+          { name: 'keyUsage', digitalSignature: true, nonRepudiation: true, critical: true },
+          { name: 'subjectKeyIdentifier' },
+        ],
+  );
+  cert.sign(signingKey, forge.md.sha256.create());
+  return cert;
+}
+
+/**
+ * A throwaway CA for signing tests, made at test time: its signers' certificates come as
+ * PKCS#12 files packed by the openssl CLI (what people upload), and an NSS database that
+ * trusts the CA lets `pdfsig` call a signature valid. Needs `openssl` and `certutil` (libnss3-tools).
+ */
+export function makeSigningCa(caCommonName = 'docgen test signing CA'): TestSigningCa {
+  const dir = mkdtempSync(path.join(tmpdir(), 'docgen-signing-'));
+  const file = (name: string) => path.join(dir, name);
+  const caKeys = forge.pki.rsa.generateKeyPair(2048);
+  const now = Date.now();
+  const ca = certificate(caCommonName, caCommonName, caKeys.publicKey, caKeys.privateKey, {
+    ca: true,
+    notBefore: new Date(now - DAY_MS),
+    notAfter: new Date(now + 30 * DAY_MS),
+  });
+  const caPem = forge.pki.certificateToPem(ca);
+  writeFileSync(file('ca.pem'), caPem);
+  const nssDir = file('nss');
+  execFileSync('mkdir', ['-p', nssDir]);
+  execFileSync('certutil', ['-N', '-d', `sql:${nssDir}`, '--empty-password'], { stdio: 'pipe' });
+  execFileSync('certutil', ['-A', '-d', `sql:${nssDir}`, '-n', 'docgen-test-ca', '-t', 'CT,C,C', '-i', file('ca.pem')], { stdio: 'pipe' });
+
+  let issued = 0;
+  const issue = (options: SigningCertificateOptions = {}): TestSigningCertificate => {
+    const name = `signer-${++issued}`;
+    const commonName = options.commonName ?? 'ACME Invoicing GmbH';
+    const keys = forge.pki.rsa.generateKeyPair(2048);
+    const cert = certificate(commonName, caCommonName, keys.publicKey, caKeys.privateKey, {
+      ca: false,
+      notBefore: options.notBefore ?? new Date(now - DAY_MS),
+      notAfter: options.notAfter ?? new Date(now + 10 * DAY_MS),
+    });
+    writeFileSync(file(`${name}.pem`), forge.pki.certificateToPem(cert));
+    writeFileSync(file(`${name}.key`), forge.pki.privateKeyToPem(keys.privateKey));
+    const password = `pw-${name}-${forge.util.bytesToHex(forge.random.getBytesSync(4))}`;
+    execFileSync(
+      'openssl',
+      [
+        'pkcs12',
+        '-export',
+        ...(options.withoutKey ? ['-nokeys'] : ['-inkey', file(`${name}.key`)]),
+        '-in',
+        file(`${name}.pem`),
+        '-certfile',
+        file('ca.pem'),
+        '-name',
+        commonName,
+        '-passout',
+        `pass:${password}`,
+        '-out',
+        file(`${name}.p12`),
+      ],
+      { stdio: 'pipe' },
+    );
+    return { p12: readFileSync(file(`${name}.p12`)), password, commonName, caCommonName };
+  };
+
+  const pdfsig = (pdf: Uint8Array): string => {
+    const pdfPath = file(`checked-${Date.now()}-${Math.random().toString(36).slice(2)}.pdf`);
+    writeFileSync(pdfPath, pdf);
+    try {
+      return execFileSync('pdfsig', ['-nssdir', `sql:${nssDir}`, pdfPath], { stdio: 'pipe' }).toString();
+    } catch (error) {
+      const failed = error as { stdout?: Buffer; stderr?: Buffer };
+      return `${failed.stdout?.toString() ?? ''}${failed.stderr?.toString() ?? ''}`;
+    } finally {
+      rmSync(pdfPath, { force: true });
+    }
+  };
+
+  return { caPem, issue, nssDir, pdfsig, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
