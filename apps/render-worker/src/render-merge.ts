@@ -39,7 +39,11 @@ export async function renderMerge(doc: RenderingDocument, deps: MergeDeps, deadl
   deadline.check();
   const merged = await mergePdfs(pdfs, deadline.remainingMs());
   deadline.check();
-  return finishDocumentPdf(merged, { id: doc.id, organizationId: doc.organizationId, isUat: doc.isUat, pdfOptions: doc.pdfOptions, pagesMarkedUat: true }, deps);
+  return finishDocumentPdf(
+    merged,
+    { id: doc.id, organizationId: doc.organizationId, isUat: doc.isUat, pdfOptions: doc.pdfOptions, pagesMarkedUat: true },
+    deps,
+  );
 }
 
 async function readSourcePdf(storage: FileStorage, source: MergeSource): Promise<Buffer> {
