@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import request from 'supertest';
 import { Template, TemplateVersion, type TemplateBody, type TemplateVersionBody } from '@docgen/contracts';
 import { buildDocx, paragraph, seedOrganization, type SeededOrganization } from '@docgen/testing';
+import { startRendering } from '@docgen/documents';
 import { startGatewayHarness, type GatewayHarness } from './harness';
 import { filesUnder } from './template-fixtures';
 
@@ -141,6 +142,47 @@ describe('template versions: draft, publish, roll back, promote (API.md §12)', 
     expect((await filesUnder(harness.storageDir)).length).toBe(stored);
     const next = await me().upload(`/api/v1/templates/${template.id}/versions`, v2, 'letter-2.docx').expect(201);
     expect(next.body.version).toBe(2);
+  });
+
+  it('a document renders the version it was created with, even when another is published while it waits; template_version pins one, a draft too', async () => {
+    const template = await newTemplate();
+    await me().upload(`/api/v1/templates/${template.id}/versions`, v2, 'letter-2.docx').expect(201);
+    const document = (input: object, version?: number) =>
+      me().post('/api/v1/documents', { template_id: template.id, input_json: input, output_format: 'docx', ...(version ? { template_version: version } : {}) });
+
+    const waiting = (await document({ name: 'Ada' }).expect(202)).body;
+    expect(waiting.template_version).toBe(1);
+    const draft = (await document({ name: 'Ada', amount: 5 }, 2).expect(202)).body;
+    expect(draft.template_version).toBe(2);
+    expect((await document({ name: 'Ada' }, 7).expect(404)).body).toMatchObject({ code: 'version_not_found' });
+    expect(
+      (await as(other.apiKey).post('/api/v1/documents', { template_id: template.id, template_version: 1, input_json: {}, output_format: 'docx' }).expect(404))
+        .body,
+    ).toMatchObject({ code: 'template_not_found' });
+
+    // Version 2 is published while the first document waits in the queue (no worker runs here).
+    await me().post(`/api/v1/templates/${template.id}/versions/2/publish`, { force: true }).expect(200);
+    const versionRow = (version: number) =>
+      harness.database.db.templateVersion.findUniqueOrThrow({ where: { templateId_version: { templateId: template.id, version } } });
+    const [first, second] = [await versionRow(1), await versionRow(2)];
+    expect(first.fileKey).not.toBe(second.fileKey);
+    const taken = await startRendering(harness.database.db, waiting.id, 1);
+    expect(taken!.template).toMatchObject({ fileKey: first.fileKey, variables: first.variables });
+    const takenDraft = await startRendering(harness.database.db, draft.id, 1);
+    expect(takenDraft!.template).toMatchObject({ fileKey: second.fileKey, variables: second.variables });
+    expect((await document({ name: 'Ada', amount: 5 }).expect(202)).body.template_version).toBe(2);
+    expect((await me().get(`/api/v1/documents/${waiting.id}`).expect(200)).body.template_version).toBe(1);
+
+    // A bulk job pins its rows the same way, and checks the spreadsheet against that version's variables.
+    const csv = Buffer.from('name\r\nAda\r\n');
+    const bulk = await me()
+      .upload('/api/v1/bulk-jobs/', csv, 'rows.csv', { template_id: template.id, output_format: 'docx', template_version: '1' })
+      .expect(202);
+    expect(bulk.body.template_version).toBe(1);
+    const rows = await harness.database.db.document.findMany({ where: { bulkJobId: bulk.body.id } });
+    expect(rows.map((row) => row.templateVersion)).toEqual([1]);
+    const missing = await me().upload('/api/v1/bulk-jobs/', csv, 'rows.csv', { template_id: template.id, output_format: 'docx' }).expect(422);
+    expect(missing.body.detail).toContain('amount');
   });
 
   it("another organisation's or environment's template, and an unknown version, are 404s", async () => {

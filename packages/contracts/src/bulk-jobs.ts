@@ -10,6 +10,7 @@ export const BulkJob = z
   .object({
     id: z.uuid(),
     template_id: z.uuid(),
+    template_version: z.int().nullable().describe('The template version every row renders, fixed when the job was created.'),
     status: BulkJobStatus.describe('completed once every row is rendered or failed and the ZIP is stored.'),
     output_format: OutputFormat,
     is_uat: z.boolean(),
@@ -48,6 +49,12 @@ const JsonField = <T extends z.ZodType>(schema: T) =>
 export const BulkJobUpload = z.object({
   file: BinaryFile.describe('.xlsx (first sheet) or .csv; first row = token names, one document per later row.'),
   template_id: z.uuid({ error: 'must be a template id (UUID)' }),
+  template_version: z.coerce
+    .number({ error: 'must be a version number of the template' })
+    .int({ error: 'must be a version number of the template' })
+    .positive({ error: 'must be a version number of the template' })
+    .optional()
+    .describe('The version every row renders (a draft too); without it, the published version.'),
   output_format: OutputFormat,
   is_uat: IsUatParam,
   pdf_options: JsonField(PdfOptions)

@@ -66,6 +66,11 @@ export const Document = z
   .object({
     id: z.uuid(),
     template_id: z.uuid().nullable().describe('null for a merge (POST /api/v1/merges): see merged_from.'),
+    template_version: z
+      .number()
+      .int()
+      .nullable()
+      .describe('The template version it renders, fixed when it was created; null for a merge and for documents made before versions.'),
     merged_from: z.array(z.uuid()).optional().describe('Only for a merge: the documents whose pages it holds, in order.'),
     status: DocumentStatus,
     output_format: OutputFormat,
@@ -89,9 +94,17 @@ export const Document = z
 
 export const DocumentPage = page(Document).register(apiSchemas, { id: 'DocumentPage' });
 
+/** `template_version` of a request: a version of the template (a draft too); without it, the published one renders. */
+export const TemplateVersionNumber = z
+  .number({ error: 'must be a version number of the template' })
+  .int({ error: 'must be a version number of the template' })
+  .positive({ error: 'must be a version number of the template' })
+  .describe('A version of the template to render (a draft too, to try it); without it, the published version.');
+
 export const CreateDocumentBody = z
   .object({
     template_id: z.uuid({ error: 'must be a template id (UUID)' }),
+    template_version: TemplateVersionNumber.optional(),
     input_json: z.record(z.string(), z.unknown(), { error: 'must be a JSON object of token values' }),
     output_format: OutputFormat,
     is_uat: z.boolean({ error: 'must be true or false' }).optional(),

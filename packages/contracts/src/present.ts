@@ -9,6 +9,8 @@ export interface DocumentRecord {
   id: string;
   /** null for a merge. */
   templateId: string | null;
+  /** The template version it renders; null for a merge and for documents made before versions. */
+  templateVersion?: number | null;
   /** A merge's sources, in page order; absent or empty for any other document. */
   mergedFrom?: string[];
   status: string;
@@ -67,6 +69,7 @@ export function presentDocument(doc: DocumentRecord): DocumentBody {
   return Document.parse({
     id: doc.id,
     template_id: doc.templateId,
+    template_version: doc.templateVersion ?? null,
     ...(doc.mergedFrom?.length ? { merged_from: doc.mergedFrom } : {}),
     status: doc.status,
     output_format: doc.outputFormat,
@@ -120,6 +123,7 @@ export function presentTemplateVersion(version: TemplateVersionRecord): Template
 export interface BulkJobRecord {
   id: string;
   templateId: string;
+  templateVersion?: number | null;
   status: string;
   outputFormat: string;
   isUat: boolean;
@@ -135,6 +139,7 @@ export function presentBulkJob(bulk: BulkJobRecord): BulkJobBody {
   return BulkJob.parse({
     id: bulk.id,
     template_id: bulk.templateId,
+    template_version: bulk.templateVersion ?? null,
     status: bulk.status,
     output_format: bulk.outputFormat,
     is_uat: bulk.isUat,

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { isUuid, type CreateDocumentBody, type DocumentRecord } from '@docgen/contracts';
 import { isUniqueViolation, type Database, type Document } from '@docgen/db';
 import { storeRenderSecrets, type RenderJob, type RenderSecrets } from '@docgen/queue';
-import { DocumentError, queueUnavailable, templateNotFound, tooManyInProgress } from './errors';
+import { DocumentError, queueUnavailable, templateNotFound, tooManyInProgress, versionNotFound } from './errors';
 import { queueNewGeneration } from './queue-new-generation';
 import { hashablePdfOptions, separatePdfSecrets } from './pdf-options';
 import { queueRenderJobs } from './render-jobs';
@@ -62,7 +62,7 @@ export async function createDocument(deps: CreateDocumentDeps, request: CreateDo
     if (!winner) throw queueUnavailable();
     return replay(deps, winner, hash!, request.maxActivePerOrg, secrets);
   }
-  if (!document) throw (await tooManyActive(deps.db, request)) ? tooManyInProgress() : templateNotFound();
+  if (!document) throw await whyNotInserted(deps.db, request);
   // Nothing half-written: a document whose job could not be queued does not stay behind.
   try {
     if (secrets) await storeRenderSecrets(deps.renderQueue, document.id, secrets);
@@ -84,12 +84,14 @@ export async function createDocument(deps: CreateDocumentDeps, request: CreateDo
  */
 const INSERT_DOCUMENT = {
   name: 'insert-document',
-  text: `INSERT INTO documents (organization_id, template_id, is_uat, input_format, output_format, input_json, idempotency_key, request_hash, pdf_standard, pdf_options)
-         SELECT organization_id, id, is_uat, format, $1, $2::jsonb, $3, $4, $8, $10::jsonb
-         FROM templates
-         WHERE id = $5::uuid AND organization_id = $6::uuid AND is_uat = $7 AND deleted_at IS NULL
+  text: `INSERT INTO documents (organization_id, template_id, template_version, is_uat, input_format, output_format, input_json, idempotency_key, request_hash, pdf_standard, pdf_options)
+         SELECT t.organization_id, t.id, COALESCE(v.version, t.version), t.is_uat, t.format, $1, $2::jsonb, $3, $4, $8, $10::jsonb
+         FROM templates t LEFT JOIN template_versions v ON v.template_id = t.id AND v.version = $11::int
+         WHERE t.id = $5::uuid AND t.organization_id = $6::uuid AND t.is_uat = $7 AND t.deleted_at IS NULL
+           -- template_version, when asked for, must name a version of the template (a draft too); without it, the published one
+           AND ($11::int IS NULL OR v.version IS NOT NULL)
            AND (SELECT count(*) FROM (SELECT 1 FROM documents WHERE organization_id = $6::uuid AND status IN ('queued', 'rendering') LIMIT $9) active) < $9
-         RETURNING id, input_format, generation, created_at, updated_at`,
+         RETURNING id, input_format, template_version, generation, created_at, updated_at`,
 };
 
 /** The request as the idempotency comparison sees it: passwords only as slow salted hashes. */
@@ -113,14 +115,21 @@ export async function countActiveDocuments(db: Database, organizationId: string,
 
 const TEMPLATE_VISIBLE = {
   name: 'template-visible',
-  text: `SELECT 1 FROM templates WHERE id = $1::uuid AND organization_id = $2::uuid AND is_uat = $3 AND deleted_at IS NULL`,
+  text: `SELECT $4::int IS NULL OR EXISTS (SELECT 1 FROM template_versions v WHERE v.template_id = t.id AND v.version = $4::int) AS has_version
+         FROM templates t WHERE t.id = $1::uuid AND t.organization_id = $2::uuid AND t.is_uat = $3 AND t.deleted_at IS NULL`,
 };
 
-/** Only asked when nothing was inserted: the template was there, so it was the cap. */
-async function tooManyActive(db: Database, request: CreateDocumentRequest): Promise<boolean> {
-  if (!isUuid(request.body.template_id)) return false;
-  const rows = await db.sql.query(TEMPLATE_VISIBLE, [request.body.template_id, request.organizationId, request.isUat]);
-  return rows.length > 0;
+/** Only asked when nothing was inserted: no such template, no such version of it, or else the cap. */
+async function whyNotInserted(db: Database, request: CreateDocumentRequest): Promise<DocumentError> {
+  if (!isUuid(request.body.template_id)) return templateNotFound();
+  const [row] = await db.sql.query<{ has_version: boolean }>(TEMPLATE_VISIBLE, [
+    request.body.template_id,
+    request.organizationId,
+    request.isUat,
+    request.body.template_version ?? null,
+  ]);
+  if (!row) return templateNotFound();
+  return row.has_version ? tooManyInProgress() : versionNotFound();
 }
 
 async function insertDocument(
@@ -131,22 +140,27 @@ async function insertDocument(
 ): Promise<CreatedDocument | undefined> {
   const { body, isUat } = request;
   if (!isUuid(body.template_id)) return undefined;
-  const [row] = await db.sql.query<{ id: string; input_format: string; generation: number; created_at: Date; updated_at: Date }>(INSERT_DOCUMENT, [
-    body.output_format,
-    JSON.stringify(body.input_json),
-    request.idempotencyKey ?? null,
-    hash,
-    body.template_id,
-    request.organizationId,
-    isUat,
-    body.pdf_standard ?? null,
-    request.maxActivePerOrg,
-    pdfOptions === null ? null : JSON.stringify(pdfOptions),
-  ]);
+  const [row] = await db.sql.query<{ id: string; input_format: string; template_version: number; generation: number; created_at: Date; updated_at: Date }>(
+    INSERT_DOCUMENT,
+    [
+      body.output_format,
+      JSON.stringify(body.input_json),
+      request.idempotencyKey ?? null,
+      hash,
+      body.template_id,
+      request.organizationId,
+      isUat,
+      body.pdf_standard ?? null,
+      request.maxActivePerOrg,
+      pdfOptions === null ? null : JSON.stringify(pdfOptions),
+      body.template_version ?? null,
+    ],
+  );
   if (!row) return undefined;
   return {
     id: row.id,
     templateId: body.template_id,
+    templateVersion: row.template_version,
     status: 'queued',
     outputFormat: body.output_format,
     pdfStandard: body.pdf_standard ?? null,

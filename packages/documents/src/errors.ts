@@ -3,6 +3,7 @@ import { DomainError } from '@docgen/contracts';
 /** What went wrong in a document's life, as a code the caller maps (the gateway to a status) and a sentence for the user. */
 export type DocumentErrorCode =
   | 'template_not_found'
+  | 'version_not_found'
   | 'document_not_found'
   | 'bulk_job_not_found'
   | 'idempotency_key_reused'
@@ -17,6 +18,8 @@ export type DocumentErrorCode =
 export class DocumentError extends DomainError<DocumentErrorCode> {}
 
 export const templateNotFound = () => new DocumentError('template_not_found', 'Template not found');
+/** `template_version` names no version of the template (drafts count). */
+export const versionNotFound = () => new DocumentError('version_not_found', 'Template version not found');
 export const documentNotFound = () => new DocumentError('document_not_found', 'Document not found');
 export const bulkJobNotFound = () => new DocumentError('bulk_job_not_found', 'Bulk job not found');
 

@@ -1,6 +1,6 @@
 // A document's life and the events it emits: every state change of a document and of a
 // bulk job happens here, and nowhere else. The gateway and the workers call these.
-export { DocumentError, bulkJobNotFound, documentNotFound, templateNotFound, type DocumentErrorCode } from './errors';
+export { DocumentError, bulkJobNotFound, documentNotFound, templateNotFound, versionNotFound, type DocumentErrorCode } from './errors';
 export { queueRenderJobs } from './render-jobs';
 export { createDocument, type CreateDocumentDeps, type CreateDocumentRequest, type CreateDocumentResult, type CreatedDocument } from './create-document';
 export { createMerge, type CreateMergeRequest } from './create-merge';

@@ -154,7 +154,10 @@ describe('a document’s life (domain functions)', () => {
     });
     const rows = Array.from({ length: 10 }, (_, i) => ({ rowNumber: i + 2, input: { name: `Row ${i}` } }));
     const bulk = () =>
-      createBulkJob({ db: database.db, renderQueue }, { organizationId: owner, template, isUat: false, outputFormat: 'docx', rows, maxActivePerOrg: 25 }).then(
+      createBulkJob(
+        { db: database.db, renderQueue },
+        { organizationId: owner, template, templateVersion: 1, isUat: false, outputFormat: 'docx', rows, maxActivePerOrg: 25 },
+      ).then(
         () => 'created',
         (error: DocumentError) => error.code,
       );

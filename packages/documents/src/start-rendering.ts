@@ -1,7 +1,7 @@
 import { ASYNCHRONOUS_COMMIT, type Database, type Document } from '@docgen/db';
 import { DOCUMENT_COLUMNS } from './document-columns';
 
-/** A document taken for rendering, with what the render needs of its template; a merge (mergedFrom) has none. */
+/** A document taken for rendering, with what the render needs of its template at the document's version; a merge (mergedFrom) has none. */
 export type RenderingDocument = Document & { template: { variables: unknown; fileKey: string; locale: string; htmlFileKey?: string | null } | null };
 
 const START_RENDERING = {
@@ -11,8 +11,14 @@ const START_RENDERING = {
            WHERE id = $1 AND generation = $2 AND status IN ('queued', 'rendering')
            RETURNING ${DOCUMENT_COLUMNS}
          )
-         SELECT started.*, CASE WHEN t.id IS NOT NULL THEN json_build_object('variables', t.variables, 'fileKey', t.file_key, 'locale', t.locale, 'htmlFileKey', t.html_file_key) END AS template
-         FROM started LEFT JOIN templates t ON t.id = started."templateId" CROSS JOIN ${ASYNCHRONOUS_COMMIT}`,
+         SELECT started.*, CASE WHEN t.id IS NOT NULL THEN json_build_object(
+                  'variables', COALESCE(v.variables, t.variables), 'fileKey', COALESCE(v.file_key, t.file_key),
+                  'locale', t.locale, 'htmlFileKey', CASE WHEN v.id IS NULL THEN t.html_file_key ELSE v.html_file_key END) END AS template
+         FROM started
+           LEFT JOIN templates t ON t.id = started."templateId"
+           -- the version fixed at creation; a document from before versions renders the published copy
+           LEFT JOIN template_versions v ON v.template_id = started."templateId" AND v.version = started."templateVersion"
+         CROSS JOIN ${ASYNCHRONOUS_COMMIT}`,
 };
 
 /**

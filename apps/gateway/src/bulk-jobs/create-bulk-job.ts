@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { SpreadsheetFormat } from '@docgen/bulk';
 import type { BulkJob, Database } from '@docgen/db';
-import { createBulkJob as createBulkJobRows, type BulkJobRows } from '@docgen/documents';
+import { createBulkJob as createBulkJobRows, versionNotFound, type BulkJobRows } from '@docgen/documents';
 import type { RenderJob } from '@docgen/queue';
 import type { TemplateVariable } from '@docgen/templating';
 import type { Caller } from '@docgen/access';
@@ -18,6 +18,8 @@ export interface CreateBulkJobDeps {
 
 export interface BulkJobRequest {
   templateId: string;
+  /** Without it, the published version. */
+  templateVersion?: number;
   outputFormat: 'pdf' | 'docx' | 'both';
   isUat: boolean;
   file: Buffer;
@@ -32,13 +34,19 @@ export interface BulkJobRequest {
  */
 export async function createBulkJob(deps: CreateBulkJobDeps, caller: Caller, request: BulkJobRequest): Promise<BulkJob> {
   const template = await findTemplate(deps.db, caller, request.templateId, request.isUat);
+  // Every row renders the version asked for (a draft too), else the published one (the template row holds its copy).
+  const asked = request.templateVersion;
+  const version =
+    asked === undefined ? template : await deps.db.templateVersion.findUnique({ where: { templateId_version: { templateId: template.id, version: asked } } });
+  if (!version) throw versionNotFound();
   // A BulkInputError (a domain error about the file) reaches the error table as it is.
-  const variables = template.variables as unknown as TemplateVariable[];
+  const variables = version.variables as unknown as TemplateVariable[];
   // In a worker thread, stopped at its memory and time bounds (@docgen/untrusted-work).
   const rows = await deps.untrusted.readBulkRows(caller.organization.id, request.file, request.format, deps.maxRows, variables);
   return createBulkJobRows(deps, {
     organizationId: caller.organization.id,
     template,
+    templateVersion: version.version,
     isUat: request.isUat,
     outputFormat: request.outputFormat,
     rows,

@@ -57,6 +57,7 @@ export function bulkJobHandlers(deps: BulkJobRouteDeps): OperationHandlers<'crea
     const filename = Buffer.from(req.file.originalname, 'latin1').toString('utf8');
     const bulk = await createBulkJob(deps, caller, {
       templateId: form.template_id,
+      templateVersion: form.template_version,
       outputFormat: form.output_format,
       isUat,
       file: req.file.buffer,

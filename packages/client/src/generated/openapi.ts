@@ -671,6 +671,8 @@ export interface components {
             id: string;
             /** @description null for a merge (POST /api/v1/merges): see merged_from. */
             template_id: string | null;
+            /** @description The template version it renders, fixed when it was created; null for a merge and for documents made before versions. */
+            template_version: number | null;
             /** @description Only for a merge: the documents whose pages it holds, in order. */
             merged_from?: string[];
             /** @enum {string} */
@@ -726,6 +728,8 @@ export interface components {
         CreateDocument: {
             /** Format: uuid */
             template_id: string;
+            /** @description A version of the template to render (a draft too, to try it); without it, the published version. */
+            template_version?: number;
             input_json: {
                 [key: string]: unknown;
             };
@@ -750,6 +754,8 @@ export interface components {
             id: string;
             /** Format: uuid */
             template_id: string;
+            /** @description The template version every row renders, fixed when the job was created. */
+            template_version: number | null;
             /**
              * @description completed once every row is rendered or failed and the ZIP is stored.
              * @enum {string}
@@ -4969,6 +4975,7 @@ export interface operations {
                     file: components["schemas"]["BinaryFile"];
                     /** Format: uuid */
                     template_id: string;
+                    template_version?: number;
                     /** @enum {string} */
                     output_format: "pdf" | "docx" | "both";
                     /** @enum {string} */

@@ -16,6 +16,8 @@ export interface CreateBulkJobDeps {
 export interface BulkJobRows {
   organizationId: string;
   template: { id: string; format: string };
+  /** The template version every row renders (checked to exist by the caller). */
+  templateVersion: number;
   isUat: boolean;
   outputFormat: 'pdf' | 'docx' | 'both';
   /** Checked against the template already: one document per row. */
@@ -40,6 +42,7 @@ export async function createBulkJob(deps: CreateBulkJobDeps, request: BulkJobRow
     id: randomUUID(),
     organizationId: request.organizationId,
     templateId: request.template.id,
+    templateVersion: request.templateVersion,
     isUat: request.isUat,
     inputFormat: request.template.format,
     outputFormat: request.outputFormat,
@@ -59,6 +62,7 @@ export async function createBulkJob(deps: CreateBulkJobDeps, request: BulkJobRow
         data: {
           organizationId: request.organizationId,
           templateId: request.template.id,
+          templateVersion: request.templateVersion,
           isUat: request.isUat,
           outputFormat: request.outputFormat,
           totalRows: documents.length,

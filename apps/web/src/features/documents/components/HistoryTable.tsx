@@ -43,6 +43,7 @@ export function HistoryTable({ templateId, isUat, onUseInput }: { templateId: st
               <tr>
                 <th scope="col">Time</th>
                 <th scope="col">Status</th>
+                <th scope="col">Version</th>
                 <th scope="col">Error</th>
                 <th scope="col">Input</th>
                 <th scope="col">Downloads</th>
@@ -62,6 +63,7 @@ export function HistoryTable({ templateId, isUat, onUseInput }: { templateId: st
                         <span className={`status status-${document.status}`}>{document.status}</span>
                       )}
                     </td>
+                    <td>{document.template_version ?? '—'}</td>
                     <td className="error-cell">{document.error_message ?? ''}</td>
                     <td>
                       <div className="row tight">
@@ -107,7 +109,7 @@ export function HistoryTable({ templateId, isUat, onUseInput }: { templateId: st
                   </tr>
                   {open === document.id ? (
                     <tr id={`input-${document.id}`}>
-                      <td colSpan={5}>
+                      <td colSpan={6}>
                         <pre className="input-json" tabIndex={0} aria-label={`Input of the document from ${formatTime(document.created_at)}`}>
                           {JSON.stringify(document.input_json, null, 2)}
                         </pre>
