@@ -198,6 +198,35 @@ describe('bulk generation (gateway, render worker and dispatcher processes, Libr
     ]);
   }, 120_000);
 
+  it('names the ZIP entries from each row with file_name: sanitised for every file system, a repeat numbered', async () => {
+    const rows = [
+      HEADER,
+      ['Ada Lovelace', '[]', `${imageBase}/logo.png`],
+      ['ada lovelace', '[]', `${imageBase}/logo.png`],
+      ['../../etc/passwd', '[]', `${imageBase}/logo.png`],
+      ['...', '[]', `${imageBase}/logo.png`],
+    ];
+    const own = apiClient(stack.gateways[0]!.url, (await stack.organization(1_000)).apiKey);
+    const template = await own.uploadTemplate(TEMPLATE, 'letter.docx');
+    const unknown = await submit(own, Buffer.from(csvOf(rows)), 'named.csv', { template_id: template.id, output_format: 'pdf', file_name: '{invoice}' });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.errors).toEqual([{ path: 'file_name', message: 'names {invoice}, not a token of this template; the tokens are client_name' }]);
+
+    const res = await submit(own, Buffer.from(csvOf(rows)), 'named.csv', {
+      template_id: template.id,
+      output_format: 'pdf',
+      file_name: 'Letter to {client_name}',
+    });
+    expect(res.status).toBe(202);
+    expect(res.body.file_name).toBe('Letter to {client_name}');
+    expect(await own.waitForBulkJob(res.body.id)).toMatchObject({ status: 'completed', succeeded: 4 });
+    const zip = new PizZip((await own.call('GET', `/api/v1/bulk-jobs/${res.body.id}/download`)).raw);
+    expect(Object.keys(zip.files).sort()).toEqual(
+      ['Letter to Ada Lovelace.pdf', 'Letter to ada lovelace-2.pdf', 'Letter to .._.._etc_passwd.pdf', 'Letter to.pdf', 'errors.xlsx'].sort(),
+    );
+    expect(pdfText(zip.file('Letter to ada lovelace-2.pdf')!.asNodeBuffer())).toContain('Dear ada lovelace,');
+  }, 120_000);
+
   it('refuses bad spreadsheets with a clear error and queues nothing', async () => {
     const documentsBefore = await stack.database.db.document.count();
     const bulksBefore = await stack.database.db.bulkJob.count();

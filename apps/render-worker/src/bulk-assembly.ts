@@ -1,5 +1,5 @@
 import type { Job } from 'bullmq';
-import { buildErrorsWorkbook, rowFileName, streamZip, type ZipEntry } from '@docgen/bulk';
+import { buildErrorsWorkbook, fileNamer, rowFileName, streamZip, type ZipEntry } from '@docgen/bulk';
 import type { Database } from '@docgen/db';
 import { finishBulkJob, type OutboxRelay } from '@docgen/documents';
 import type { Logger } from '@docgen/observability';
@@ -40,13 +40,16 @@ async function assemble(bulkJobId: string, deps: BulkAssemblyDeps): Promise<stri
   const rows = await deps.db.document.findMany({
     where: { bulkJobId },
     orderBy: { rowNumber: 'asc' },
-    select: { id: true, organizationId: true, generation: true, status: true, files: true, rowNumber: true, errorMessage: true },
+    select: { id: true, organizationId: true, generation: true, status: true, files: true, rowNumber: true, errorMessage: true, inputJson: true },
   });
+  const nameOf = bulk.fileName ? fileNamer(bulk.fileName) : undefined;
   const entries: ZipEntry[] = rows
     .filter((row) => row.status === 'ready')
     .flatMap((row) =>
       row.files.map((format) => ({
-        name: rowFileName(row.rowNumber!, format),
+        name: nameOf
+          ? nameOf((row.inputJson ?? {}) as Record<string, unknown>, rowFileName(row.rowNumber!, format).replace(/\.[^.]+$/, ''), format)
+          : rowFileName(row.rowNumber!, format),
         open: async () => (await deps.storage.open(documentFileKey(row, format as 'pdf' | 'docx'))).stream,
       })),
     );

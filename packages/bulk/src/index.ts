@@ -3,3 +3,4 @@ export { readSpreadsheet, type Sheet, type SheetRow, type CellValue, type Spread
 export { rowsToInputs, checkHeader, type RowInput } from './rows-to-inputs';
 export { buildErrorsWorkbook, inertCell } from './errors-report';
 export { streamZip, rowFileName, type ZipEntry } from './bulk-zip';
+export { fileNamer, fileNameProblem, fileNameTags } from './file-names';

@@ -11,6 +11,7 @@ export const BulkJob = z
     id: z.uuid(),
     template_id: z.uuid(),
     template_version: z.int().nullable().describe('The template version every row renders, fixed when the job was created.'),
+    file_name: z.string().nullable().describe("How the ZIP names each row's file; null: row-0002.pdf."),
     status: BulkJobStatus.describe('completed once every row is rendered or failed and the ZIP is stored.'),
     output_format: OutputFormat,
     is_uat: z.boolean(),
@@ -57,6 +58,14 @@ export const BulkJobUpload = z.object({
     .describe('The version every row renders (a draft too); without it, the published version.'),
   output_format: OutputFormat,
   is_uat: IsUatParam,
+  file_name: z
+    .string()
+    .trim()
+    .min(1, { error: 'must name at least one token, like {invoice_number}' })
+    .optional()
+    .describe(
+      'How the ZIP names each row\'s file, from the row\'s values: "{invoice_number}-{client_name}" gives "INV-42-ACME.pdf" (sanitised; a repeat gets -2; a row that leaves it empty keeps row-0002.pdf). Without it: row-0002.pdf.',
+    ),
   pdf_options: JsonField(PdfOptions)
     .check((ctx) => {
       const unstorable = unstorableTextPath(ctx.value);

@@ -124,6 +124,7 @@ export interface BulkJobRecord {
   id: string;
   templateId: string;
   templateVersion?: number | null;
+  fileName?: string | null;
   status: string;
   outputFormat: string;
   isUat: boolean;
@@ -140,6 +141,7 @@ export function presentBulkJob(bulk: BulkJobRecord): BulkJobBody {
     id: bulk.id,
     template_id: bulk.templateId,
     template_version: bulk.templateVersion ?? null,
+    file_name: bulk.fileName ?? null,
     status: bulk.status,
     output_format: bulk.outputFormat,
     is_uat: bulk.isUat,

@@ -1,11 +1,12 @@
 import type { Queue } from 'bullmq';
-import type { SpreadsheetFormat } from '@docgen/bulk';
+import { fileNameProblem, type SpreadsheetFormat } from '@docgen/bulk';
 import type { BulkJob, Database } from '@docgen/db';
 import { createBulkJob as createBulkJobRows, versionNotFound, type BulkJobRows } from '@docgen/documents';
 import type { RenderJob } from '@docgen/queue';
 import type { TemplateVariable } from '@docgen/templating';
 import type { Caller } from '@docgen/access';
 import type { UntrustedWork } from '@docgen/untrusted-work';
+import { HttpError } from '../errors';
 import { findTemplate } from '../templates/find-template';
 
 export interface CreateBulkJobDeps {
@@ -20,12 +21,16 @@ export interface BulkJobRequest {
   templateId: string;
   /** Without it, the published version. */
   templateVersion?: number;
+  fileName?: string;
   outputFormat: 'pdf' | 'docx' | 'both';
   isUat: boolean;
   file: Buffer;
   format: SpreadsheetFormat;
   pdfOptions?: BulkJobRows['pdfOptions'];
 }
+
+/** The tokens a file name may read: one value per row (not lists, objects or images). */
+const namingTokens = (variables: TemplateVariable[]) => variables.filter((v) => ['text', 'number', 'date'].includes(v.type)).map((v) => v.name);
 
 /**
  * Reads the whole spreadsheet and checks it against the template before anything is
@@ -41,12 +46,15 @@ export async function createBulkJob(deps: CreateBulkJobDeps, caller: Caller, req
   if (!version) throw versionNotFound();
   // A BulkInputError (a domain error about the file) reaches the error table as it is.
   const variables = version.variables as unknown as TemplateVariable[];
+  const fileNameIssue = request.fileName === undefined ? undefined : fileNameProblem(request.fileName, namingTokens(variables));
+  if (fileNameIssue) throw new HttpError('validation_failed', `file_name ${fileNameIssue}`, { errors: [{ path: 'file_name', message: fileNameIssue }] });
   // In a worker thread, stopped at its memory and time bounds (@docgen/untrusted-work).
   const rows = await deps.untrusted.readBulkRows(caller.organization.id, request.file, request.format, deps.maxRows, variables);
   return createBulkJobRows(deps, {
     organizationId: caller.organization.id,
     template,
     templateVersion: version.version,
+    fileName: request.fileName,
     isUat: request.isUat,
     outputFormat: request.outputFormat,
     rows,

@@ -58,6 +58,7 @@ export function bulkJobHandlers(deps: BulkJobRouteDeps): OperationHandlers<'crea
     const bulk = await createBulkJob(deps, caller, {
       templateId: form.template_id,
       templateVersion: form.template_version,
+      fileName: form.file_name,
       outputFormat: form.output_format,
       isUat,
       file: req.file.buffer,

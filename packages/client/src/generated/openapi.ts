@@ -756,6 +756,8 @@ export interface components {
             template_id: string;
             /** @description The template version every row renders, fixed when the job was created. */
             template_version: number | null;
+            /** @description How the ZIP names each row's file; null: row-0002.pdf. */
+            file_name: string | null;
             /**
              * @description completed once every row is rendered or failed and the ZIP is stored.
              * @enum {string}
@@ -4980,6 +4982,7 @@ export interface operations {
                     output_format: "pdf" | "docx" | "both";
                     /** @enum {string} */
                     is_uat?: "0" | "1" | "true" | "false";
+                    file_name?: string;
                     pdf_options?: string;
                 };
             };

@@ -18,6 +18,8 @@ export interface BulkJobRows {
   template: { id: string; format: string };
   /** The template version every row renders (checked to exist by the caller). */
   templateVersion: number;
+  /** How the ZIP names each row's file (checked against the template by the caller). */
+  fileName?: string;
   isUat: boolean;
   outputFormat: 'pdf' | 'docx' | 'both';
   /** Checked against the template already: one document per row. */
@@ -63,6 +65,7 @@ export async function createBulkJob(deps: CreateBulkJobDeps, request: BulkJobRow
           organizationId: request.organizationId,
           templateId: request.template.id,
           templateVersion: request.templateVersion,
+          fileName: request.fileName ?? null,
           isUat: request.isUat,
           outputFormat: request.outputFormat,
           totalRows: documents.length,

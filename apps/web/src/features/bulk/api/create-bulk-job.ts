@@ -8,16 +8,19 @@ export function createBulkJob({
   file,
   outputFormat,
   isUat,
+  fileName,
 }: {
   templateId: string;
   file: File;
   outputFormat: OutputFormat;
   isUat: boolean;
+  fileName?: string;
 }): Promise<BulkJob> {
   const form = new FormData();
   form.append('template_id', templateId);
   form.append('output_format', outputFormat);
   if (isUat) form.append('is_uat', 'true');
+  if (fileName) form.append('file_name', fileName);
   form.append('file', file);
   return api<BulkJob>('/bulk-jobs', { method: 'POST', form });
 }

@@ -5,12 +5,19 @@ import { useCreateBulkJob } from '../api/create-bulk-job';
 import { bulkZipUrl, useBulkJob } from '../api/get-bulk-job';
 import { sampleSpreadsheet } from './sample-spreadsheet';
 
+/** "{invoice_number}-{client_name}": a file-name pattern from the template's first two single-value tokens. */
+function exampleFileName(template: Template): string {
+  const names = template.variables.filter((v) => ['text', 'number', 'date'].includes(v.type)).map((v) => `{${v.name}}`);
+  return names.slice(0, 2).join('-') || 'row-0002';
+}
+
 /** Upload a spreadsheet (header row = tokens), follow the rows, download the ZIP. */
 export function BulkSection({ template, outputFormat }: { template: Template; outputFormat: OutputFormat }) {
   const fileInput = useRef<HTMLInputElement>(null);
   const create = useCreateBulkJob();
   const [jobId, setJobId] = useState<string>();
   const [missingFile, setMissingFile] = useState(false);
+  const [fileName, setFileName] = useState('');
   const job = useBulkJob(jobId, template.is_uat);
 
   const sampleUrl = useMemo(() => URL.createObjectURL(new Blob([sampleSpreadsheet(template.variables)], { type: 'text/csv' })), [template.variables]);
@@ -22,7 +29,10 @@ export function BulkSection({ template, outputFormat }: { template: Template; ou
     setMissingFile(!file);
     if (!file) return;
     setJobId(undefined);
-    create.mutate({ templateId: template.id, file, outputFormat, isUat: template.is_uat }, { onSuccess: (created) => setJobId(created.id) });
+    create.mutate(
+      { templateId: template.id, file, outputFormat, isUat: template.is_uat, fileName: fileName.trim() || undefined },
+      { onSuccess: (created) => setJobId(created.id) },
+    );
   };
 
   const data = job.data;
@@ -45,10 +55,23 @@ export function BulkSection({ template, outputFormat }: { template: Template; ou
           Spreadsheet
           <input ref={fileInput} type="file" accept=".csv,.xlsx" />
         </label>
+        <label>
+          File names
+          <input
+            type="text"
+            value={fileName}
+            placeholder={exampleFileName(template)}
+            aria-describedby="bulk-file-names-hint"
+            onChange={(e) => setFileName(e.target.value)}
+          />
+        </label>
         <button type="submit" disabled={create.isPending || (Boolean(jobId) && !finished)}>
           Start bulk job
         </button>
       </form>
+      <p id="bulk-file-names-hint" className="hint">
+        Optional: name each file in the ZIP from its row, with tokens in braces. Without it the files are row-0002.pdf, row-0003.pdf, …
+      </p>
       {missingFile ? (
         <div role="alert" className="alert">
           Choose a .csv or .xlsx file first.

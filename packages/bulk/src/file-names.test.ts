@@ -1,0 +1,33 @@
+import { fileNamer, fileNameProblem } from './file-names';
+
+describe('bulk ZIP file names from a pattern', () => {
+  it('fills the pattern with each row, sanitises it, and numbers repeats', () => {
+    const name = fileNamer('{invoice_number}-{client_name}');
+    expect(name({ invoice_number: 'INV-42', client_name: 'ACME Corp' }, 'row-0002', 'pdf')).toBe('INV-42-ACME Corp.pdf');
+    expect(name({ invoice_number: 'INV-42', client_name: 'acme corp' }, 'row-0003', 'pdf')).toBe('INV-42-acme corp-2.pdf');
+    expect(name({ invoice_number: 'INV-42', client_name: 'ACME Corp' }, 'row-0004', 'pdf')).toBe('INV-42-ACME Corp-3.pdf');
+    // The same stem in another format is another file.
+    expect(name({ invoice_number: 'INV-42', client_name: 'ACME Corp' }, 'row-0002', 'docx')).toBe('INV-42-ACME Corp.docx');
+  });
+
+  it('never lets a value leave the ZIP folder or name a hidden or empty file', () => {
+    const name = fileNamer('{a}');
+    expect(name({ a: '../../etc/passwd' }, 'row-0002', 'pdf')).toBe('_.._etc_passwd.pdf'); // no separator is left, so no path;
+    expect(name({ a: 'C:\\Windows\\evil' }, 'row-0003', 'pdf')).toBe('C_Windows_evil.pdf');
+    expect(name({ a: '..' }, 'row-0004', 'pdf')).toBe('row-0004.pdf');
+    expect(name({ a: '.hidden' }, 'row-0005', 'pdf')).toBe('hidden.pdf');
+    expect(name({ a: 'tab\there\u0000nul' }, 'row-0006', 'pdf')).toBe('tab_here_nul.pdf');
+    expect(name({}, 'row-0007', 'pdf')).toBe('row-0007.pdf');
+    expect(name({ a: { nested: true } }, 'row-0008', 'pdf')).toBe('row-0008.pdf');
+    expect(name({ a: 'x'.repeat(500) }, 'row-0009', 'pdf')).toBe(`${'x'.repeat(100)}.pdf`);
+  });
+
+  it('refuses a pattern that names no token, an unknown one, or a stray brace', () => {
+    const tokens = ['invoice_number', 'client_name'];
+    expect(fileNameProblem('{invoice_number}', tokens)).toBeUndefined();
+    expect(fileNameProblem('invoice', tokens)).toBe('must name at least one token, like {invoice_number}');
+    expect(fileNameProblem('{total}', tokens)).toBe('names {total}, not a token of this template; the tokens are invoice_number, client_name');
+    expect(fileNameProblem('{invoice_number', tokens)).toBe('has a "{" or "}" that opens or closes no tag');
+    expect(fileNameProblem(`{invoice_number}${'x'.repeat(200)}`, tokens)).toBe('must be at most 200 characters');
+  });
+});

@@ -1,0 +1,55 @@
+/**
+ * Names a bulk job's ZIP entries from each row's values: `{invoice_number}-{client_name}`
+ * gives `INV-42-ACME Corp.pdf`. The pattern's tags name top-level tokens of the template;
+ * what a row fills in is sanitised for every file system, and a name already taken in the
+ * ZIP gets `-2`, `-3`, … (compared without letter case, as Windows and macOS do).
+ */
+
+const TAG = /\{\s*([^{}]*?)\s*\}/g;
+const MAX_STEM = 100;
+
+/** The token names a pattern reads, in order. */
+export function fileNameTags(pattern: string): string[] {
+  return [...pattern.matchAll(TAG)].map((match) => match[1]!);
+}
+
+/** What is wrong with a pattern, given the names of the tokens it may read; undefined when it is fine. */
+export function fileNameProblem(pattern: string, tokens: readonly string[]): string | undefined {
+  if (pattern.length > 200) return 'must be at most 200 characters';
+  if (/[{}]/.test(pattern.replace(TAG, ''))) return 'has a "{" or "}" that opens or closes no tag';
+  const tags = fileNameTags(pattern);
+  if (tags.length === 0) return 'must name at least one token, like {invoice_number}';
+  const unknown = tags.filter((tag) => !tokens.includes(tag));
+  if (unknown.length > 0) return `names ${unknown.map((t) => `{${t}}`).join(', ')}, not a token of this template; the tokens are ${tokens.join(', ')}`;
+  return undefined;
+}
+
+/** Text safe as a file name everywhere: no path separators, control or reserved characters, no leading dots. */
+function sanitise(text: string): string {
+  return text
+    .normalize('NFC')
+    // Control characters and what Windows reserves.
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f<>:"/\\|?*]+/g, '_')
+    .replace(/\s+/g, ' ')
+    .replace(/^[\s.]+|[\s.]+$/g, '')
+    .slice(0, MAX_STEM)
+    .trim();
+}
+
+const valueText = (value: unknown): string => (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '');
+
+/**
+ * Gives each row's file its name: the pattern filled with the row's values and sanitised,
+ * or `fallback` (the row's `row-0002` name) when that leaves nothing; unique in the ZIP.
+ */
+export function fileNamer(pattern: string) {
+  const taken = new Set<string>();
+  return (input: Record<string, unknown>, fallback: string, extension: string): string => {
+    const stem = sanitise(pattern.replace(TAG, (_, name: string) => valueText(input[name]))) || fallback;
+    let name = `${stem}.${extension}`;
+    for (let n = 2; taken.has(name.toLowerCase()); n++) name = `${stem}-${n}.${extension}`;
+    taken.add(name.toLowerCase());
+    return name;
+  };
+}
