@@ -34,10 +34,9 @@ interface Row {
 /**
  * Every published version to check, of one organisation or of all, in both environments.
  * The template row holds a copy of its published version (number, file, variables; see
- * packages/templates), so it is read from there. The baseline input is the template's latest
- * ready document (documents do not record their version yet), found per template through the
- * (template_id, created_at, id) index; an input the version no longer accepts falls back to
- * the sample.
+ * packages/templates), so it is read from there. The baseline input is the latest ready
+ * document of that version, found per template through the (template_id, created_at, id)
+ * index; an input the version no longer accepts falls back to the sample.
  */
 export async function publishedVersionsToCheck(db: Database, organizationId?: string): Promise<PublishedVersion[]> {
   const rows = await db.$queryRaw<Row[]>`
@@ -47,6 +46,8 @@ export async function publishedVersionsToCheck(db: Database, organizationId?: st
       LEFT JOIN LATERAL (
         SELECT input_json FROM documents
          WHERE template_id = t.id AND status = 'ready' AND purged_at IS NULL
+           -- of the published version (a document from before versions recorded none)
+           AND (template_version = t.version OR template_version IS NULL)
          ORDER BY created_at DESC, id DESC
          LIMIT 1
       ) d ON true
