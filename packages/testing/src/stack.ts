@@ -49,8 +49,20 @@ export async function startStack(
     running.push(service);
     return service;
   };
-  const gateways = await Promise.all(Array.from({ length: options.gateways ?? 1 }, () => start('gateway')));
-  const workers = await Promise.all(Array.from({ length: options.workers ?? 1 }, () => start('render-worker')));
+  let gateways: RunningService[];
+  let workers: RunningService[];
+  try {
+    gateways = await Promise.all(Array.from({ length: options.gateways ?? 1 }, () => start('gateway')));
+    workers = await Promise.all(Array.from({ length: options.workers ?? 1 }, () => start('render-worker')));
+  } catch (error) {
+    // A service that did not start in time must not take the ones that did with it into the
+    // next test file: they would run on (a gateway orphaned on a loaded machine) with a dropped database.
+    await Promise.allSettled(running.map((service) => service.stop('SIGKILL')));
+    await database.drop().catch(() => undefined);
+    await rm(storageDir, { recursive: true, force: true });
+    await s3?.close();
+    throw error;
+  }
   return {
     database,
     env,
