@@ -41,6 +41,13 @@ const EXPECTED: Record<string, Rule> = {
   getTemplatePreview: 'anyone',
   renderTemplatePreview: 'anyone',
   deleteTemplate: 'anyone',
+  createTemplateVersion: 'anyone',
+  listTemplateVersions: 'anyone',
+  getTemplateVersion: 'anyone',
+  downloadTemplateVersionFile: 'anyone',
+  getTemplateVersionPreview: 'anyone',
+  publishTemplateVersion: 'anyone',
+  promoteTemplate: 'anyone',
   listTemplateDocuments: 'anyone',
   createDocument: 'anyone',
   createMerge: 'anyone',
@@ -182,7 +189,12 @@ describe('role × operation matrix, from the served OpenAPI document', () => {
       case 'changePassword':
         return { json: {} }; // 422 when allowed: the matrix is about who gets past authorisation
       case 'createTemplate':
+      case 'createTemplateVersion':
         return { form: templateForm };
+      // Version 1 is published already: 200, nothing changes. Promoting a production template is a 422.
+      case 'publishTemplateVersion':
+      case 'promoteTemplate':
+        return { json: {} };
       case 'updateTemplateVariables':
         return { json: { variables: [{ name: 'name', required: true }] } };
       case 'updateTemplate':
@@ -301,7 +313,8 @@ describe('role × operation matrix, from the served OpenAPI document', () => {
       for (const caller of CALLERS) {
         const want = expectation(rule, caller, op.operationId);
         const destructive = method === 'delete';
-        const concrete = path.includes('{id}') ? path.replace('{id}', await idFor(path, destructive)) : path;
+        const withId = path.includes('{id}') ? path.replace('{id}', await idFor(path, destructive)) : path;
+        const concrete = withId.replace('{n}', '1'); // a template's version 1 always exists
         const res = await send(caller, method.toUpperCase(), concrete, bodyFor(op.operationId));
         const label = `${op.operationId} (${method.toUpperCase()} ${path}) as ${caller}: ${res.status} ${String(JSON.stringify(res.body)).slice(0, 160)}`;
         if (process.env.SHOW_MATRIX) console.log(label.slice(0, 140));
