@@ -63,7 +63,11 @@ export async function createDocument(deps: CreateDocumentDeps, request: CreateDo
     return replay(deps, winner, hash!, request.maxActivePerOrg, secrets);
   }
   if (!document) throw await whyNotInserted(deps.db, request);
-  // Nothing half-written: a document whose job could not be queued does not stay behind.
+  return queueOrTakeBack(deps, document, secrets);
+}
+
+/** Queues a new document's render (its passwords beside it); nothing half-written: a document whose job could not be queued does not stay behind. */
+export async function queueOrTakeBack(deps: CreateDocumentDeps, document: CreatedDocument, secrets: RenderSecrets | undefined): Promise<CreateDocumentResult> {
   try {
     if (secrets) await storeRenderSecrets(deps.renderQueue, document.id, secrets);
     await queueRenderJobs(deps.renderQueue, [document]);

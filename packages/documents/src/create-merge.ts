@@ -1,11 +1,9 @@
 import type { z } from 'zod';
 import type { CreateMergeBody, Problem } from '@docgen/contracts';
 import { isUniqueViolation, type Database } from '@docgen/db';
-import { storeRenderSecrets } from '@docgen/queue';
-import { findByKey, replay, type CreateDocumentDeps, type CreateDocumentResult, type CreatedDocument } from './create-document';
+import { findByKey, queueOrTakeBack, replay, type CreateDocumentDeps, type CreateDocumentResult, type CreatedDocument } from './create-document';
 import { DocumentError, queueUnavailable, tooManyInProgress } from './errors';
 import { hashablePdfOptions, separatePdfSecrets } from './pdf-options';
-import { queueRenderJobs } from './render-jobs';
 import { requestHash } from './request-hash';
 
 export interface CreateMergeRequest {
@@ -152,15 +150,7 @@ export async function createMerge(deps: CreateDocumentDeps, request: CreateMerge
     generation: row.generation,
     organizationId: request.organizationId,
   };
-  // Nothing half-written: a merge whose job could not be queued does not stay behind.
-  try {
-    if (secrets) await storeRenderSecrets(deps.renderQueue, document.id, secrets);
-    await queueRenderJobs(deps.renderQueue, [document]);
-  } catch (error) {
-    await deps.db.document.delete({ where: { id: document.id } });
-    throw Object.assign(queueUnavailable(), { cause: error });
-  }
-  return { document, outcome: 'created' };
+  return queueOrTakeBack(deps, document, secrets);
 }
 
 /** The request as the idempotency comparison sees it (passwords as slow salted hashes, as for documents). */
