@@ -26,15 +26,17 @@ export function fileNameProblem(pattern: string, tokens: readonly string[]): str
 
 /** Text safe as a file name everywhere: no path separators, control or reserved characters, no leading dots. */
 function sanitise(text: string): string {
-  return text
-    .normalize('NFC')
-    // Control characters and what Windows reserves.
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001f\u007f<>:"/\\|?*]+/g, '_')
-    .replace(/\s+/g, ' ')
-    .replace(/^[\s.]+|[\s.]+$/g, '')
-    .slice(0, MAX_STEM)
-    .trim();
+  return (
+    text
+      .normalize('NFC')
+      // Control characters and what Windows reserves.
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u001f\u007f<>:"/\\|?*]+/g, '_')
+      .replace(/\s+/g, ' ')
+      .replace(/^[\s.]+|[\s.]+$/g, '')
+      .slice(0, MAX_STEM)
+      .trim()
+  );
 }
 
 const valueText = (value: unknown): string => (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '');
