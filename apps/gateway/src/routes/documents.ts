@@ -1,10 +1,10 @@
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import type { Queue } from 'bullmq';
 import { IdempotencyKeyHeader } from '@docgen/contracts';
 import type { Database } from '@docgen/db';
 import type { RenderJob } from '@docgen/queue';
 import { documentFileKey } from '@docgen/storage';
-import { createDocument, createMerge } from '@docgen/documents';
+import { createDocument, createMerge, type CreateDocumentResult } from '@docgen/documents';
 import { findDocument } from '../documents/find-document';
 import { requireSigningCertificate } from '../documents/signing-check';
 import { presentDocument } from '@docgen/contracts';
@@ -43,6 +43,13 @@ function idempotencyKeyOf(req: Request): string | undefined {
   return key.data;
 }
 
+/** 202 for a document this request queued; 200 with Idempotent-Replayed for a replay of an earlier one. */
+function answerCreated(req: Request, res: Response, result: CreateDocumentResult, message: string, details: Record<string, unknown> = {}) {
+  if (result.outcome === 'replayed') res.setHeader('Idempotent-Replayed', 'true');
+  else req.log.info({ documentId: result.document.id, generation: result.document.generation, ...details }, message);
+  return { status: result.outcome === 'replayed' ? (200 as const) : (202 as const), body: presentDocument(result.document) };
+}
+
 export function documentHandlers(deps: DocumentRouteDeps): OperationHandlers<DocumentOperationId> {
   const { db, sendFile } = deps;
 
@@ -57,9 +64,8 @@ export function documentHandlers(deps: DocumentRouteDeps): OperationHandlers<Doc
       idempotencyKey: idempotencyKeyOf(req),
       maxActivePerOrg: deps.maxActivePerOrg,
     });
-    if (result.outcome === 'replayed') res.setHeader('Idempotent-Replayed', 'true');
-    else req.log.info({ documentId: result.document.id, generation: result.document.generation }, 'document queued');
-    reply(result.outcome === 'replayed' ? 200 : 202, presentDocument(result.document));
+    const answer = answerCreated(req, res, result, 'document queued');
+    reply(answer.status, answer.body);
   };
 
   const requestMerge: OperationHandler<'createMerge'> = async ({ req, res, body, query: { is_uat: queryUat }, reply }) => {
@@ -73,9 +79,8 @@ export function documentHandlers(deps: DocumentRouteDeps): OperationHandlers<Doc
       idempotencyKey: idempotencyKeyOf(req),
       maxActivePerOrg: deps.maxActivePerOrg,
     });
-    if (result.outcome === 'replayed') res.setHeader('Idempotent-Replayed', 'true');
-    else req.log.info({ documentId: result.document.id, generation: result.document.generation, sources: body.documents.length }, 'merge queued');
-    reply(result.outcome === 'replayed' ? 200 : 202, presentDocument(result.document));
+    const answer = answerCreated(req, res, result, 'merge queued', { sources: body.documents.length });
+    reply(answer.status, answer.body);
   };
 
   const listDocuments: OperationHandler<'listDocuments'> = async ({ req, query, reply }) => {
