@@ -3,10 +3,12 @@ import type { Database } from '@docgen/db';
 import type { Logger } from '@docgen/observability';
 import { DeliveryJob } from '@docgen/queue';
 import { OutboundBlockedError, guardedFetch, signWebhook, webhookMessageId, type GuardedFetchOptions } from '@docgen/security';
-import { finishAttempt, startAttempt } from '@docgen/webhooks';
+import { startAttempt, type AttemptOutcomes } from '@docgen/webhooks';
 
 export interface DeliverDeps {
   db: Database;
+  /** Where outcomes are logged, several in one write. */
+  outcomes: AttemptOutcomes;
   logger: Logger;
   fetch: Omit<GuardedFetchOptions, 'method' | 'headers' | 'body'>;
   onAttempt?: (outcome: 'succeeded' | 'failed', seconds: number) => void;
@@ -18,8 +20,10 @@ export class DeliveryFailedError extends Error {
 
 /**
  * One attempt to deliver one event to one endpoint, signed the Standard Webhooks way. The
- * attempt is logged before the request (pending) and updated after it (startAttempt and
- * finishAttempt of packages/webhooks). A 2xx within the time limit is success; anything else throws so BullMQ retries with backoff. Redirects are not followed.
+ * attempt is logged pending before the request (startAttempt, or the event's own statement
+ * for a first attempt) and its outcome after it (AttemptOutcomes, batched; the job ends only
+ * once it is written). A 2xx within the time limit is success; anything else throws so
+ * BullMQ retries with backoff. Redirects are not followed.
  */
 export async function deliver(job: Job<DeliveryJob>, deps: DeliverDeps): Promise<string> {
   const { eventId, endpointId, attemptsBefore = 0 } = DeliveryJob.parse(job.data);
@@ -57,7 +61,7 @@ export async function deliver(job: Job<DeliveryJob>, deps: DeliverDeps): Promise
   }
   const durationMs = Date.now() - started;
   const status = error ? 'failed' : 'succeeded';
-  await finishAttempt(deps.db, key, { status, responseStatus, error, durationMs });
+  await deps.outcomes.record(key, { status, responseStatus, error, durationMs });
   deps.onAttempt?.(status, durationMs / 1000);
   deps.logger.info({ eventId, endpointId, webhookId, attempt, status, responseStatus, error, durationMs }, 'webhook attempt');
   if (error) throw new DeliveryFailedError(error);

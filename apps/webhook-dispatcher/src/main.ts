@@ -1,7 +1,7 @@
 import { Worker } from 'bullmq';
 import { Counter, Histogram } from 'prom-client';
 import { WEBHOOK_DELIVERY_QUEUE, bullPrefix, createDeliveryQueue, type DeliveryJob } from '@docgen/queue';
-import { deliveryBackoffStrategy } from '@docgen/webhooks';
+import { AttemptOutcomes, deliveryBackoffStrategy } from '@docgen/webhooks';
 import { connectDataStores, runService, serveOps, startSweep, superviseWorker } from '@docgen/runtime';
 import { createGuardedAgent } from '@docgen/security';
 import { webhookDispatcherEnv } from './config';
@@ -42,8 +42,12 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
   // endpoint: a slow or dead receiver holds that many slots for at most WEBHOOK_TIMEOUT_MS
   // each, and its other jobs step aside (without using an attempt) for everyone else's.
   const slots = new EndpointSlots(config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT);
+  const outcomes = new AttemptOutcomes(db);
+  // Registered before the worker, so it closes after the worker's last jobs.
+  shutdown.register('attempt outcomes', () => outcomes.flush());
   const deliveryDeps = {
     db,
+    outcomes,
     logger,
     fetch: { agent, allowPrivate: config.OUTBOUND_ALLOW_PRIVATE, timeoutMs: config.WEBHOOK_TIMEOUT_MS, maxBytes: 1024 * 1024, maxRedirects: 0 },
     onAttempt: (outcome: 'succeeded' | 'failed', seconds: number) => {

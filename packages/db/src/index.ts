@@ -1,5 +1,6 @@
 export { createPrismaClient, type Database } from './client';
 export { ASYNCHRONOUS_COMMIT } from './asynchronous-commit';
+export { WriteBatch } from './write-batch';
 export { Prisma } from './generated/prisma/client';
 export type {
   Organization,

@@ -1,6 +1,7 @@
 import { presentDocument } from '@docgen/contracts';
 import { createLogger } from '@docgen/observability';
 import { createDeliveryQueue, createRedisConnection, deliveryJobId } from '@docgen/queue';
+import { webhookMessageId } from '@docgen/security';
 import { createTestDatabase, seedOrganization, uniqueId, type TestDatabase } from '@docgen/testing';
 import { OutboxRelay } from './events/outbox-relay';
 import { finishRendering } from './finish-rendering';
@@ -62,6 +63,17 @@ describe('document state and the outbox relay', () => {
       data: presentDocument(stored),
     });
     expect(event).toMatchObject({ organizationId, isUat: false, subjectId: created.id, publishedAt: null });
+    // Each delivery's first attempt is logged pending by the same statement, under the id its webhook will carry.
+    expect(await database.db.webhookDelivery.findMany({ where: { eventId: event.id } })).toEqual([
+      expect.objectContaining({
+        endpointId: endpoints.all,
+        attempt: 1,
+        status: 'pending',
+        event: 'document.ready',
+        jobId: created.id,
+        webhookId: webhookMessageId(event.id, endpoints.all!),
+      }),
+    ]);
 
     expect(await finishRendering(database.db, doc, { status: 'failed', errorMessage: 'late' })).toBeUndefined();
     expect(await database.db.outboxEvent.count({ where: { subjectId: created.id } })).toBe(1);

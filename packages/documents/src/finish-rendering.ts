@@ -1,8 +1,9 @@
 import { presentDocument } from '@docgen/contracts';
 import type { Database, Document } from '@docgen/db';
+import { logFirstAttempts } from '@docgen/webhooks';
 import { buildEventPayload } from './events/envelope';
 import type { PublishableEvent } from './events/outbox-relay';
-import { subscribedEndpoints } from './events/subscribers';
+import { subscribes } from './events/subscribers';
 
 export type CompletionEvent = 'document.ready' | 'document.failed';
 
@@ -21,9 +22,11 @@ export interface Finished {
 
 /**
  * The document's outcome; for a standalone document its completion event and the endpoints
- * subscribed to it; for a bulk row its bulk job's count, where the row lock on the bulk
- * job makes exactly one finishing row see the count complete. One statement, so one
- * commit: the event (or the count) changes if and only if the document did.
+ * subscribed to it, with each delivery's first attempt logged pending (so the dispatcher's
+ * first attempt writes nothing before its request); for a bulk row its bulk job's count,
+ * where the row lock on the bulk job makes exactly one finishing row see the count
+ * complete. One statement, so one commit: the event (or the count) changes if and only if
+ * the document did.
  */
 const FINISH_RENDERING = {
   name: 'finish-rendering',
@@ -36,6 +39,10 @@ const FINISH_RENDERING = {
            SELECT $8, organization_id, is_uat, id, $9::jsonb FROM finished WHERE bulk_job_id IS NULL
            -- the columns the subscription rule reads; a completion event is never a webhook.test, so no payload
            RETURNING id, type, organization_id, is_uat, NULL::jsonb AS payload
+         ), endpoints AS (
+           SELECT e.id AS event_id, w.id FROM webhook_endpoints w JOIN event e ON ${subscribes('w', 'e')}
+         ), first_attempts AS (
+           ${logFirstAttempts('event', 'endpoints', '$1::uuid')}
          ), bulk AS (
            UPDATE bulk_jobs b SET status = 'running', succeeded = b.succeeded + $10, failed = b.failed + $11, updated_at = $5
            FROM finished WHERE b.id = finished.bulk_job_id AND b.status IN ('queued', 'running')
@@ -43,7 +50,7 @@ const FINISH_RENDERING = {
          )
          SELECT (SELECT id FROM finished) AS "documentId",
                 (SELECT id FROM event) AS "eventId",
-                ARRAY(${subscribedEndpoints('event')}) AS "endpointIds",
+                ARRAY(SELECT id FROM endpoints) AS "endpointIds",
                 (SELECT id FROM bulk WHERE done) AS "bulkJobDone"`,
 };
 

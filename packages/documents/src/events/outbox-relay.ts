@@ -1,5 +1,5 @@
 import type { Queue } from 'bullmq';
-import { ASYNCHRONOUS_COMMIT, type Database } from '@docgen/db';
+import { ASYNCHRONOUS_COMMIT, WriteBatch, type Database } from '@docgen/db';
 import type { Logger } from '@docgen/observability';
 import { queueDeliveries, type DeliveryJob } from '@docgen/queue';
 import { subscribedEndpoints } from './subscribers';
@@ -11,8 +11,12 @@ export interface PublishableEvent {
   endpointIds?: string[];
 }
 
-/** Marks are batched: under load one UPDATE covers every event published in this window. */
-const MARK_WINDOW_MS = 20;
+/**
+ * Marks are batched: one UPDATE covers every event published in this window. A mark only
+ * keeps the outbox sweep (5 s) from publishing the event again, so the window can be long:
+ * at 30 documents a second it is one write for fifteen events instead of one each.
+ */
+const MARK_WINDOW_MS = 500;
 
 const SUBSCRIBERS = {
   name: 'event-subscribers',
@@ -39,20 +43,25 @@ const UNPUBLISHED = {
  * job id is (event, endpoint), so publishing twice queues once.
  */
 export class OutboxRelay {
-  private readonly toMark = new Set<string>();
-  private markTimer: NodeJS.Timeout | undefined;
+  private readonly marks: WriteBatch<string>;
 
   constructor(
     private readonly db: Database,
     private readonly deliveries: Queue<DeliveryJob>,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    // A mark that fails only costs a second publish by the sweep, which queues nothing new.
+    const mark = (ids: string[]) =>
+      this.db.sql
+        .query(MARK_PUBLISHED, [ids])
+        .catch((error: unknown) => this.logger.warn({ err: error, events: ids.length }, 'events not marked published; the outbox sweep will'));
+    this.marks = new WriteBatch(mark, MARK_WINDOW_MS);
+  }
 
   async publish(event: PublishableEvent): Promise<void> {
     const endpointIds = event.endpointIds ?? (await this.db.sql.query<{ id: string }>(SUBSCRIBERS, [event.id])).map((row) => row.id);
     await queueDeliveries(this.deliveries, event, endpointIds);
-    this.toMark.add(event.id);
-    this.markTimer ??= setTimeout(() => void this.flushMarks(), MARK_WINDOW_MS);
+    void this.marks.add(event.id);
   }
 
   /** Best effort now; the sweep retries whatever failed. */
@@ -61,16 +70,9 @@ export class OutboxRelay {
     return this.publish(event).catch((error: unknown) => this.logger.warn({ err: error, eventId: event.id }, 'event publish deferred to the outbox sweep'));
   }
 
-  /** A mark that fails only costs a second publish by the sweep, which queues nothing new. */
-  async flushMarks(): Promise<void> {
-    clearTimeout(this.markTimer);
-    this.markTimer = undefined;
-    const ids = [...this.toMark];
-    this.toMark.clear();
-    if (ids.length === 0) return;
-    await this.db.sql
-      .query(MARK_PUBLISHED, [ids])
-      .catch((error: unknown) => this.logger.warn({ err: error, events: ids.length }, 'events not marked published; the outbox sweep will'));
+  /** Writes the marks gathered so far. */
+  flushMarks(): Promise<void> {
+    return this.marks.flush();
   }
 
   /** The outbox sweep: publishes events left unpublished for `olderThanMs`. */

@@ -1,4 +1,4 @@
-import { ASYNCHRONOUS_COMMIT, type Database } from '@docgen/db';
+import { ASYNCHRONOUS_COMMIT, WriteBatch, type Database } from '@docgen/db';
 
 /** What one attempt sends, and where. */
 export interface AttemptTarget {
@@ -13,7 +13,25 @@ export interface AttemptKey {
   attempt: number;
 }
 
-/** The event and its endpoint (unless deleted or already delivered), and the attempt logged as pending, in one round trip. */
+/** `webhookMessageId` (packages/security) in SQL, of the event and endpoint ids `e` and `w`. */
+const webhookIdSql = (e: string, w: string) =>
+  `'msg_' || left(translate(encode(sha256(convert_to(${e}::text || ':' || ${w}::text, 'UTF8')), 'base64'), '+/=', '-_'), 32)`;
+
+/**
+ * SQL for a data-modifying CTE: the first attempt of each delivery of the events in
+ * `events` (id, type) to the endpoints in `endpoints` (event_id, id), logged pending in the
+ * statement that writes the events. Their first attempt then writes nothing before its request.
+ */
+export const logFirstAttempts = (events: string, endpoints: string, jobId: string) =>
+  `INSERT INTO webhook_deliveries (event_id, endpoint_id, attempt, event, job_id, webhook_id, status)
+   SELECT e.id, w.id, 1, e.type, ${jobId}, ${webhookIdSql('e.id', 'w.id')}, 'pending'
+   FROM ${events} e JOIN ${endpoints} w ON w.event_id = e.id`;
+
+/**
+ * The event and its endpoint (unless deleted or already delivered) in one round trip, and
+ * the attempt logged as pending unless it already is (a first attempt logged with its
+ * event, or an attempt run again after its dispatcher died): then it writes nothing.
+ */
 const START_ATTEMPT = {
   name: 'start-webhook-attempt',
   text: `WITH target AS (
@@ -25,35 +43,76 @@ const START_ATTEMPT = {
          ), logged AS (
            INSERT INTO webhook_deliveries (event_id, endpoint_id, attempt, event, job_id, webhook_id, status)
            SELECT $1, $2, $3, payload->>'event', (payload->>'job_id')::uuid, $4, 'pending' FROM target
-           ON CONFLICT (event_id, endpoint_id, attempt)
-           DO UPDATE SET status = 'pending', response_status = NULL, error = NULL, duration_ms = NULL
+           WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = $1 AND d.endpoint_id = $2 AND d.attempt = $3)
+           ON CONFLICT (event_id, endpoint_id, attempt) DO NOTHING
          )
          SELECT payload, url, secret FROM target CROSS JOIN ${ASYNCHRONOUS_COMMIT}`,
 };
 
-const FINISH_ATTEMPT = {
-  name: 'finish-webhook-attempt',
-  text: `UPDATE webhook_deliveries SET status = $4, response_status = $5, error = $6, duration_ms = $7
-         FROM ${ASYNCHRONOUS_COMMIT} WHERE event_id = $1 AND endpoint_id = $2 AND attempt = $3`,
+/** Outcomes of attempts, several in one statement. */
+const FINISH_ATTEMPTS = {
+  name: 'finish-webhook-attempts',
+  text: `UPDATE webhook_deliveries d
+         SET status = o.status, response_status = o.response_status, error = o.error, duration_ms = o.duration_ms
+         FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::text[], $5::int[], $6::text[], $7::int[])
+                AS o(event_id, endpoint_id, attempt, status, response_status, error, duration_ms),
+              ${ASYNCHRONOUS_COMMIT}
+         WHERE d.event_id = o.event_id AND d.endpoint_id = o.endpoint_id AND d.attempt = o.attempt`,
 };
 
 /**
- * Logs an attempt as pending before its request, so the log shows every attempt even if the
- * dispatcher dies mid-request; undefined when there is nothing to send (endpoint deleted,
- * event already delivered). Neither write of an attempt waits for the disk: a log row a
- * PostgreSQL crash takes back costs at most a second delivery with the same webhook-id (the
- * lost-delivery sweep finds the delivery unfinished), never a lost one.
+ * Logs an attempt as pending before its request (unless its event's statement already did),
+ * so the log shows every attempt even if the dispatcher dies mid-request; undefined when
+ * there is nothing to send (endpoint deleted, event already delivered). Neither write of an
+ * attempt waits for the disk: a log row a PostgreSQL crash takes back costs at most a second
+ * delivery with the same webhook-id (the lost-delivery sweep finds the delivery unfinished),
+ * never a lost one.
  */
 export async function startAttempt(db: Database, key: AttemptKey, webhookId: string): Promise<AttemptTarget | undefined> {
   const [target] = await db.sql.query<AttemptTarget>(START_ATTEMPT, [key.eventId, key.endpointId, key.attempt, webhookId]);
   return target;
 }
 
-/** Records how the attempt ended. */
-export async function finishAttempt(
-  db: Database,
-  key: AttemptKey,
-  outcome: { status: 'succeeded' | 'failed'; responseStatus: number | null; error: string | null; durationMs: number },
-): Promise<void> {
-  await db.sql.query(FINISH_ATTEMPT, [key.eventId, key.endpointId, key.attempt, outcome.status, outcome.responseStatus, outcome.error, outcome.durationMs]);
+export interface AttemptOutcome {
+  status: 'succeeded' | 'failed';
+  responseStatus: number | null;
+  error: string | null;
+  durationMs: number;
+}
+
+/** How long outcomes gather before one statement writes them all. */
+const OUTCOME_WINDOW_MS = 50;
+
+/**
+ * Records how attempts ended, gathered over 50 ms into one write; `record` settles when the
+ * write carrying its outcome has committed, so a delivery job completes (and leaves Redis)
+ * only once its outcome is logged.
+ */
+export class AttemptOutcomes {
+  private readonly batch: WriteBatch<AttemptKey & AttemptOutcome>;
+
+  constructor(db: Database, windowMs = OUTCOME_WINDOW_MS) {
+    this.batch = new WriteBatch(
+      (rows) =>
+        db.sql.query(FINISH_ATTEMPTS, [
+          rows.map((row) => row.eventId),
+          rows.map((row) => row.endpointId),
+          rows.map((row) => row.attempt),
+          rows.map((row) => row.status),
+          rows.map((row) => row.responseStatus),
+          rows.map((row) => row.error),
+          rows.map((row) => row.durationMs),
+        ]),
+      windowMs,
+    );
+  }
+
+  record(key: AttemptKey, outcome: AttemptOutcome): Promise<void> {
+    return this.batch.add({ ...key, ...outcome });
+  }
+
+  /** Writes what has gathered (on shutdown). */
+  flush(): Promise<void> {
+    return this.batch.flush();
+  }
 }

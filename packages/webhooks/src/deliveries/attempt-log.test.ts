@@ -1,0 +1,81 @@
+import { createTestDatabase, seedOrganization, type TestDatabase } from '@docgen/testing';
+import { AttemptOutcomes, startAttempt } from './attempt-log';
+
+/** The delivery log's hot-path statements against real PostgreSQL. */
+describe('the delivery log', () => {
+  let database: TestDatabase;
+  let endpointIds: string[];
+  let eventId: string;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const { organizationId } = await seedOrganization(database.db);
+    const endpoint = (name: string) =>
+      database.db.webhookEndpoint.create({ data: { organizationId, url: `https://example.test/${name}`, events: ['document.ready'], secret: 'whsec_x' } });
+    endpointIds = [(await endpoint('a')).id, (await endpoint('b')).id];
+    const subject = '6f1c1c52-3c55-4a3e-9a55-9d1f1a0f7f11';
+    const event = await database.db.outboxEvent.create({
+      data: { type: 'document.ready', organizationId, isUat: false, subjectId: subject, payload: { job_id: subject, event: 'document.ready' } },
+    });
+    eventId = event.id;
+  });
+
+  afterAll(() => database.drop());
+
+  const rows = () => database.db.webhookDelivery.findMany({ where: { eventId }, orderBy: [{ endpointId: 'asc' }, { attempt: 'asc' }] });
+
+  it('logs an attempt pending once, even when it runs again', async () => {
+    const key = { eventId, endpointId: endpointIds[0]!, attempt: 1 };
+    expect(await startAttempt(database.db, key, 'msg_a')).toMatchObject({ url: 'https://example.test/a', secret: 'whsec_x' });
+    const [logged] = await rows();
+    expect(logged).toMatchObject({ attempt: 1, status: 'pending', webhookId: 'msg_a' });
+    // A second run of the same attempt (its dispatcher died mid-request) finds the row and leaves it.
+    expect(await startAttempt(database.db, key, 'msg_a')).toBeDefined();
+    expect(await rows()).toEqual([logged]);
+  });
+
+  it('writes the outcomes of attempts that end together in one statement, each caller waiting for it', async () => {
+    for (const endpointId of endpointIds) await startAttempt(database.db, { eventId, endpointId, attempt: 2 }, `msg_${endpointId}`);
+    const outcomes = new AttemptOutcomes(database.db, 60_000);
+    const written = Promise.all([
+      outcomes.record({ eventId, endpointId: endpointIds[0]!, attempt: 2 }, { status: 'succeeded', responseStatus: 204, error: null, durationMs: 12 }),
+      outcomes.record({ eventId, endpointId: endpointIds[1]!, attempt: 2 }, { status: 'failed', responseStatus: 500, error: 'HTTP 500', durationMs: 30 }),
+    ]);
+    // Nothing is written before the window ends (60 s here), so nothing settles before the flush.
+    let settled = false;
+    void written.then(() => (settled = true));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settled).toBe(false);
+    expect((await rows()).filter((row) => row.attempt === 2).map((row) => row.status)).toEqual(['pending', 'pending']);
+
+    await outcomes.flush();
+    await written;
+    const second = (await rows()).filter((row) => row.attempt === 2);
+    const outcome = ({ endpointId, status, responseStatus, error, durationMs }: (typeof second)[number]) => ({
+      endpointId,
+      status,
+      responseStatus,
+      error,
+      durationMs,
+    });
+    expect(second.map(outcome)).toEqual(
+      expect.arrayContaining([
+        { endpointId: endpointIds[0], status: 'succeeded', responseStatus: 204, error: null, durationMs: 12 },
+        { endpointId: endpointIds[1], status: 'failed', responseStatus: 500, error: 'HTTP 500', durationMs: 30 },
+      ]),
+    );
+  });
+
+  it('fails every caller of a write that fails, so none of their jobs ends as if logged', async () => {
+    const outcomes = new AttemptOutcomes(database.db, 60_000);
+    const bad = { eventId, endpointId: endpointIds[1]!, attempt: 3 }; // the endpoint whose delivery has not succeeded
+    for (const attempt of [3, 4]) await startAttempt(database.db, { ...bad, attempt }, 'msg_a');
+    const recorded = [
+      outcomes.record(bad, { status: 'succeeded', responseStatus: 200, error: null, durationMs: 1 }),
+      // An outcome the column refuses (status outside its check) fails the whole statement.
+      outcomes.record({ ...bad, attempt: 4 }, { status: 'nonsense' as 'failed', responseStatus: null, error: null, durationMs: 1 }),
+    ];
+    void outcomes.flush();
+    for (const result of await Promise.allSettled(recorded)) expect(result.status).toBe('rejected');
+  });
+});
