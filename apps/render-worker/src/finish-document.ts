@@ -45,6 +45,12 @@ export async function finishDocumentPdf(pdf: Buffer, doc: FinishedDocument, deps
   return finishPdf(pdf, await finishingOptions(doc, deps));
 }
 
+/** Whether the document's PDF passwords were kept aside for its render (its stored options show them redacted). */
+export function hasRenderSecrets(doc: Pick<FinishedDocument, 'pdfOptions'>): boolean {
+  const asked = (doc.pdfOptions ?? {}) as z.output<typeof PdfOptions>;
+  return asked.password === REDACTED || asked.owner_password === REDACTED;
+}
+
 async function finishingOptions(doc: FinishedDocument, deps: FinishingDeps): Promise<FinishingOptions> {
   const asked = (doc.pdfOptions ?? {}) as z.output<typeof PdfOptions>;
   const options: FinishingOptions = {};
@@ -52,7 +58,7 @@ async function finishingOptions(doc: FinishedDocument, deps: FinishingDeps): Pro
   else if (doc.isUat && !doc.pagesMarkedUat && deps.uatWatermark) options.watermark = { text: deps.uatWatermark, opacity: UAT_OPACITY };
   if (asked.metadata) options.metadata = asked.metadata;
   if (asked.password || asked.owner_password || asked.permissions) {
-    const secrets = asked.password === REDACTED || asked.owner_password === REDACTED ? await deps.renderSecrets?.read(doc.id) : {};
+    const secrets = hasRenderSecrets(doc) ? await deps.renderSecrets?.read(doc.id) : {};
     if (!secrets) {
       throw new FinishingInputError(
         'The PDF passwords are no longer available (they are kept only until the render, at most 24 hours); request the document again with them, e.g. with the same X-Idempotency-Key',

@@ -12,7 +12,7 @@ import { FinishingInputError } from '@docgen/finishing';
 import type { DocxToPdf } from './converter';
 import { Deadline, RenderTimeoutError } from './deadline';
 import { fetchImages, type ImageLimits } from './fetch-images';
-import { finishDocumentPdf, type FinishingDeps } from './finish-document';
+import { finishDocumentPdf, hasRenderSecrets, type FinishingDeps } from './finish-document';
 import { renderMerge } from './render-merge';
 import type { HtmlPrinter } from './html-printer';
 import type { TakeImageFetch } from './image-fetch-budget';
@@ -77,7 +77,7 @@ export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): P
   const deadline = Deadline.after(doc.renderingStartedAt!, deps.renderTimeoutMs);
   try {
     const files = await deadline.race(render(doc, deps, deadline, log, phases));
-    await forgetSecrets(deps, documentId, log); // files stored: once the document reads ready, its passwords are gone
+    await forgetSecrets(deps, doc, log); // files stored: once the document reads ready, its passwords are gone
     const finished = await finishRendering(deps.db, doc, { status: 'ready', files });
     phases.end('finish');
     await deps.announce(finished);
@@ -99,7 +99,7 @@ export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): P
     }
     const errorMessage = failure ?? `Rendering failed after ${job.attemptsMade + 1} attempts (${(error as Error).message}); please try again`;
     const errors = error instanceof RenderInputError && error.problems.length > 0 ? error.problems : undefined;
-    await forgetSecrets(deps, documentId, log);
+    await forgetSecrets(deps, doc, log);
     const finished = await finishRendering(deps.db, doc, { status: 'failed', errorMessage, errors });
     await deps.announce(finished);
     if (finished) void cleanUpSuperseded(deps, doc, log);
@@ -111,9 +111,10 @@ export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): P
   }
 }
 
-/** The render is over: its passwords go (their TTL is the fallback should this fail). */
-async function forgetSecrets(deps: RenderDeps, documentId: string, log: Logger): Promise<void> {
-  await deps.renderSecrets?.delete(documentId).catch((error: unknown) => log.warn({ err: error }, 'PDF passwords not deleted; their TTL removes them'));
+/** The render is over: its passwords, if it had any, go (their TTL is the fallback should this fail). */
+async function forgetSecrets(deps: RenderDeps, doc: RenderingDocument, log: Logger): Promise<void> {
+  if (!hasRenderSecrets(doc)) return;
+  await deps.renderSecrets?.delete(doc.id).catch((error: unknown) => log.warn({ err: error }, 'PDF passwords not deleted; their TTL removes them'));
 }
 
 /** After the job's answer: the files of generations this one replaced. */
