@@ -87,4 +87,25 @@ describe('fair share across organisations', () => {
     expect(await queue.getJob(renderJobId(a[0]!))).toBeUndefined();
     await queue.close();
   });
+
+  it('hands jobs straight to BullMQ while no organisation has a backlog, and backlogs only what finds no room', async () => {
+    const { prefix, queue } = freshQueue();
+    const depth = 3;
+    const first = [job('org-e'), job('org-e')];
+    expect(await enqueueFairly(queue, first, depth)).toBe(2);
+    // Nothing went through a backlog: no backlog key, ring or count was written.
+    expect(await redis.keys(`${prefix}*fair*`)).toEqual([]);
+    expect(await pumpFairQueue(queue, depth)).toBe(0);
+
+    // One more fits; the other two wait in their backlog, and from then on everyone takes turns.
+    const more = [job('org-e'), job('org-e'), job('org-e')];
+    expect(await enqueueFairly(queue, more, depth)).toBe(1);
+    expect(await inFairBacklogs(queue, more)).toEqual([false, true, true]);
+    const other = job('org-f');
+    expect(await enqueueFairly(queue, [other], depth)).toBe(0); // org-e has a backlog: org-f joins the ring
+    expect(await inFairBacklogs(queue, [other])).toEqual([true]);
+    expect(await queue.getWaitingCount()).toBe(depth);
+    expect(await fairBacklogSize(queue)).toBe(3);
+    await queue.close();
+  });
 });

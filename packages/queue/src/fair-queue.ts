@@ -25,24 +25,40 @@ export interface FairRenderJob extends RenderJob {
 }
 
 // KEYS: ring, total, BullMQ wait list. ARGV: backlog key prefix, depth, then group/member pairs.
-// A group joins the ring when its backlog goes from empty to not empty; then up to
-// depth - LLEN(wait) members are popped, one per group in turn.
+// While no organisation has a backlog (the ring is empty), members go straight to BullMQ as
+// long as it has room: there is no one to take turns with, and it costs 2 commands instead
+// of 11. The rest join their group's backlog (a group joins the ring when its backlog goes
+// from empty to not empty); then up to depth - LLEN(wait) members are popped, one per group
+// in turn.
 const ENQUEUE_AND_PUMP = `
 local ring, total, wait = KEYS[1], KEYS[2], KEYS[3]
 local prefix, depth = ARGV[1], tonumber(ARGV[2])
-local now = redis.call('TIME')
-local score = tonumber(now[1]) * 1000000 + tonumber(now[2])
-for i = 3, #ARGV, 2 do
-  local backlog = prefix .. ARGV[i]
-  if redis.call('ZADD', backlog, 'NX', score, ARGV[i + 1]) == 1 then
-    redis.call('INCR', total)
-    if redis.call('ZCARD', backlog) == 1 then redis.call('RPUSH', ring, ARGV[i]) end
-  end
-  score = score + 1
-end
+local backlogged = redis.call('LLEN', ring) > 0
+if not backlogged and #ARGV < 3 then return {} end
 local room = depth - redis.call('LLEN', wait)
 local handed = {}
-while room > 0 do
+local i = 3
+if not backlogged then
+  while i < #ARGV and room > 0 do
+    handed[#handed + 1] = ARGV[i + 1]
+    room = room - 1
+    i = i + 2
+  end
+end
+if i < #ARGV then
+  backlogged = true
+  local now = redis.call('TIME')
+  local score = tonumber(now[1]) * 1000000 + tonumber(now[2])
+  for j = i, #ARGV, 2 do
+    local backlog = prefix .. ARGV[j]
+    if redis.call('ZADD', backlog, 'NX', score, ARGV[j + 1]) == 1 then
+      redis.call('INCR', total)
+      if redis.call('ZCARD', backlog) == 1 then redis.call('RPUSH', ring, ARGV[j]) end
+    end
+    score = score + 1
+  end
+end
+while backlogged and room > 0 do
   local group = redis.call('LPOP', ring)
   if not group then break end
   local backlog = prefix .. group
