@@ -125,8 +125,6 @@ describe('template versions, file alerts, bulk file names and object variables i
     await form.getByLabel('amount', { exact: true }).fill('12 EUR');
     const live = page.getByRole('region', { name: 'Live preview', exact: true });
     await live.getByRole('img', { name: /of version 2/ }).waitFor();
-    await shot(page, 'template-versions-trying');
-    await page.getByRole('region', { name: 'Generate a document' }).screenshot({ path: path.join(tmpdir(), 'docgen-versions-trying.png') });
 
     const generate = page.getByRole('button', { name: 'Generate', exact: true });
     const tried = await bodyOfNext(page, /\/documents$/, () => generate.click());
@@ -161,8 +159,9 @@ describe('template versions, file alerts, bulk file names and object variables i
     expect(await refused.getByRole('listitem').allTextContents()).toEqual(['New required variable "amount"']);
     expect(await refused.textContent()).not.toContain('force');
     await expectAccessible(page);
-    await shot(page, 'template-versions-breaking');
-    await page.getByRole('region', { name: 'Versions', exact: true }).screenshot({ path: path.join(tmpdir(), 'docgen-versions-breaking.png') });
+    await page
+      .getByRole('region', { name: 'Versions', exact: true })
+      .screenshot({ path: path.join(screenshotDir, 'template-versions-breaking.png'), caret: 'initial' });
     expect((await client.call('GET', `/api/v1/templates/${id}`)).body.version).toBe(1);
     await page.keyboard.press('Tab');
     expect(await focused(page)).toBe('Publish anyway');
@@ -185,7 +184,6 @@ describe('template versions, file alerts, bulk file names and object variables i
     expect(await form.getByLabel('amount', { exact: true }).count()).toBe(0);
     expect((await client.call('GET', `/api/v1/templates/${id}`)).body).toMatchObject({ version: 1 });
     await expectAccessible(page);
-    await shot(page, 'template-versions');
   });
 
   it("while a draft is tried the variables panel edits the draft's variables: an optional new variable publishes without a breaking change", async () => {
@@ -283,9 +281,7 @@ describe('template versions, file alerts, bulk file names and object variables i
             .map((el) => el.textContent),
         );
         expect(outside).toEqual([]);
-        if (colorScheme === 'light') await shot(page, `template-versions-${viewport.width}`);
-        // The section alone, to look at closely (not for the docs).
-        await section.screenshot({ path: path.join(tmpdir(), `docgen-versions-section-${colorScheme}-${viewport.width}.png`) });
+        if (colorScheme === 'light') await shot(page, viewport.width === 390 ? 'template-versions-390' : 'template-versions');
       }
     }
   });
