@@ -66,6 +66,11 @@ describe('template versions: draft, publish, roll back, promote (API.md §12)', 
     expect(before).toMatchObject({ version: 1, draft_version: 2, variables: template.variables });
     const schema = (await me().get(`/api/v1/templates/${template.id}/schema`).expect(200)).body;
     expect(Object.keys(schema.properties)).toEqual(['name']);
+    // A draft's input, to try it (the web UI checks its Form and JSON against it).
+    const draftSchema = (await me().get(`/api/v1/templates/${template.id}/schema?version=2`).expect(200)).body;
+    expect(Object.keys(draftSchema.properties).sort()).toEqual(['amount', 'name']);
+    expect(draftSchema.required).toContain('amount');
+    expect((await me().get(`/api/v1/templates/${template.id}/schema?version=9`).expect(404)).body.code).toBe('version_not_found');
 
     const listed = (await me().get(`/api/v1/templates/${template.id}/versions`).expect(200)).body.items;
     expect(listed.map((v: TemplateVersionBody) => [v.version, v.status])).toEqual([

@@ -39,6 +39,7 @@ export {
   TemplateVersionUpload,
   PublishBody,
   VariablesQuery,
+  SchemaQuery,
   type TemplateBody,
   type TemplateVariableBody,
   type TemplateVersionBody,

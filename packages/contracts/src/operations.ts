@@ -21,6 +21,7 @@ import {
   TemplateVersionUpload,
   VariablesPatch,
   VariablesQuery,
+  SchemaQuery,
 } from './templates';
 import { CreateWebhookBody, CreatedWebhookEndpoint, WebhookDeliveryPage, WebhookEndpointPage, WebhookListQuery, WebhookTestAccepted } from './webhooks';
 
@@ -166,10 +167,10 @@ const operationTable = [
     method: 'get',
     path: '/api/v1/templates/{id}/schema',
     operationId: 'getTemplateInputSchema',
-    summary: "A JSON Schema (draft 2020-12) of input_json: exactly the check a document's input meets at render time",
+    summary: "A JSON Schema (draft 2020-12) of input_json: exactly the check a document's input meets at render time, for the published version or `version`",
     tag: 'Templates',
     authenticated: true,
-    query: EnvironmentQuery,
+    query: SchemaQuery,
     responses: { 200: { description: 'The JSON Schema', schema: InputJsonSchema }, ...errorResponses(401, 404, 422, 429, 503) },
   }),
   defineOperation({

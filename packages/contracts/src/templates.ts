@@ -205,6 +205,11 @@ export const VariablesQuery = z.object({
     .describe('The version to edit (a draft, or the published one); default the published version.'),
 });
 
+/** `?version=n` on GET .../schema: the input of that version (a draft too, to try it) instead of the published one's. */
+export const SchemaQuery = VariablesQuery.extend({
+  version: VariablesQuery.shape.version.describe('The version whose input it describes (a draft too, to try it); default the published version.'),
+});
+
 export type TemplateVersionBody = z.output<typeof TemplateVersion>;
 export type TemplateBody = z.output<typeof Template>;
 export type TemplateVariableBody = z.output<typeof TemplateVariable>;

@@ -162,12 +162,16 @@ export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<Tem
     reply(200, presentTemplate(await setTemplateSettings(db, scopeOf(req, is_uat), params.id, settings)));
   };
 
-  const getTemplateInputSchema: OperationHandler<'getTemplateInputSchema'> = async ({ req, params, query: { is_uat }, reply }) => {
-    const template = await findTemplate(db, scopeOf(req, is_uat), params.id);
+  // `?version=n`: a version's own variables (the web UI's "Try this version" checks its input against them).
+  const getTemplateInputSchema: OperationHandler<'getTemplateInputSchema'> = async ({ req, params, query: { is_uat, version }, reply }) => {
+    const scope = scopeOf(req, is_uat);
+    const { template, version: chosen } =
+      version === undefined ? { template: await findTemplate(db, scope, params.id), version: undefined } : await findVersion(deps, scope, params.id, version);
+    const variables = (chosen ?? template).variables;
     reply(200, {
-      $id: `urn:docgen:template:${template.id}:input`,
-      title: `input_json of "${template.name}"`,
-      ...inputJsonSchema(template.variables as unknown as TemplateVariable[]),
+      $id: `urn:docgen:template:${template.id}:input${version === undefined ? '' : `:v${version}`}`,
+      title: `input_json of "${template.name}"${version === undefined ? '' : ` version ${version}`}`,
+      ...inputJsonSchema(variables as unknown as TemplateVariable[]),
     });
   };
 

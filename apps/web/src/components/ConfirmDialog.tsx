@@ -5,12 +5,18 @@ export function ConfirmDialog({
   title,
   children,
   confirmLabel,
+  tone = 'danger',
+  busy = false,
   onConfirm,
   onCancel,
 }: {
   title: string;
   children: ReactNode;
   confirmLabel: string;
+  /** A destructive confirmation (delete, revoke) is red; a release (promote) the usual primary. */
+  tone?: 'danger' | 'primary';
+  /** While the confirmed request runs: the button cannot be pressed twice. */
+  busy?: boolean;
   onConfirm: () => void;
   onCancel: () => void;
 }) {
@@ -28,7 +34,7 @@ export function ConfirmDialog({
         <button type="button" className="secondary" onClick={onCancel} autoFocus>
           Cancel
         </button>
-        <button type="button" className="danger" onClick={onConfirm}>
+        <button type="button" className={tone === 'danger' ? 'danger' : undefined} onClick={onConfirm} disabled={busy}>
           {confirmLabel}
         </button>
       </div>

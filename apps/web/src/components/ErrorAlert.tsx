@@ -1,4 +1,4 @@
-import { useRef } from 'react';
+import { useRef, type ReactNode } from 'react';
 import { ApiError } from '../lib/api-client';
 import { useSuccessCount } from '../lib/later-success';
 
@@ -27,7 +27,16 @@ export function alertLines(headline: string, messages: string[]): string[] {
  * itself once a later action succeeds anywhere in the app (lib/later-success.ts): an old
  * failure next to a newer success only misleads.
  */
-export function ErrorAlert({ error, title }: { error: unknown; title?: string }) {
+export function ErrorAlert({
+  error,
+  title,
+  children,
+}: {
+  error: unknown;
+  title?: string;
+  /** What the person can do about it (a button), after the messages. */
+  children?: ReactNode;
+}) {
   const successes = useSuccessCount();
   // The success count when this error was first shown.
   const seenAt = useRef<{ error: unknown; at: number }>({ error: undefined, at: 0 });
@@ -46,6 +55,7 @@ export function ErrorAlert({ error, title }: { error: unknown; title?: string })
           ))}
         </ul>
       ) : null}
+      {children}
     </div>
   );
 }

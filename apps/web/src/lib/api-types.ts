@@ -33,3 +33,6 @@ export type FieldError = NonNullable<Schemas['ValidationError']['errors']>[numbe
 export type ErrorCode = Schemas['ErrorCode'];
 export type SigningCertificate = Schemas['SigningCertificate'];
 export type SigningCertificateList = Schemas['SigningCertificateList'];
+export type TemplateVersion = Schemas['TemplateVersion'];
+export type CreatedTemplateVersion = Schemas['CreatedTemplateVersion'];
+export type TemplateVersionList = Schemas['TemplateVersionList'];

@@ -79,7 +79,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A JSON Schema (draft 2020-12) of input_json: exactly the check a document's input meets at render time */
+        /** A JSON Schema (draft 2020-12) of input_json: exactly the check a document's input meets at render time, for the published version or `version` */
         get: operations["getTemplateInputSchema"];
         put?: never;
         post?: never;
@@ -2012,6 +2012,7 @@ export interface operations {
         parameters: {
             query?: {
                 is_uat?: "0" | "1" | "true" | "false";
+                version?: string;
             };
             header?: never;
             path: {

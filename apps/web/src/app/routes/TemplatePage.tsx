@@ -14,10 +14,12 @@ import { checkInput, serverProblems, type InputProblem } from '../../features/do
 import { Tabs } from '../../features/documents/components/Tabs';
 import { useTemplate } from '../../features/templates/api/get-template';
 import { useTemplateSchema } from '../../features/templates/api/get-template-schema';
+import { useTemplateVersions } from '../../features/templates/api/list-template-versions';
 import { CallFromCode } from '../../features/templates/components/CallFromCode';
 import { TemplateActions } from '../../features/templates/components/TemplateActions';
 import { TemplatePreview } from '../../features/templates/components/TemplatePreview';
 import { VariablesTable } from '../../features/templates/components/VariablesTable';
+import { VersionsSection } from '../../features/templates/components/VersionsSection';
 
 // CodeMirror is most of the bundle: it loads only when the JSON tab is opened.
 const JsonEditor = lazy(() => import('../../features/documents/components/JsonEditor'));
@@ -33,7 +35,11 @@ export function TemplatePage() {
   const arrival = useLocation().state as { uploaded?: boolean; warnings?: string[] } | null;
   const isUat = params.get('is_uat') === 'true';
   const template = useTemplate(id, isUat);
-  const schema = useTemplateSchema(id, isUat, template.data?.updated_at);
+  const versions = useTemplateVersions(id, isUat);
+  // "Try this version": the Form, the JSON check, Generate and the live preview use it instead of the published one.
+  const [trying, setTrying] = useState<number>();
+  const tried = trying === template.data?.version ? undefined : versions.data?.items.find((version) => version.version === trying);
+  const schema = useTemplateSchema(id, isUat, template.data?.updated_at, tried?.version);
   const create = useCreateDocument();
   usePageTitle(template.data?.name);
 
@@ -48,11 +54,13 @@ export function TemplatePage() {
   const [outputFormat, setOutputFormat] = useState<OutputFormat>('pdf');
   const [documentId, setDocumentId] = useState<string>();
 
+  // The variables of the version the Form and JSON fill in: the one being tried, else the published one.
+  const variables = tried?.variables ?? template.data?.variables;
   // Pre-fill every variable when the template (or its variables) arrive; keep what was typed.
-  const variablesKey = JSON.stringify(template.data?.variables ?? null);
+  const variablesKey = JSON.stringify(variables ?? null);
   useEffect(() => {
-    if (!template.data) return;
-    const sample = sampleInput(template.data.variables);
+    if (!variables) return;
+    const sample = sampleInput(variables);
     setInput((previous) => {
       const merged = { ...sample };
       for (const name of Object.keys(sample)) if (name in previous && typeof previous[name] === typeof sample[name]) merged[name] = previous[name];
@@ -61,12 +69,12 @@ export function TemplatePage() {
     });
   }, [variablesKey]);
 
-  const variables = template.data?.variables;
   const formProblems = useMemo(() => {
     if (!submitted || !variables) return [];
     const problems = checkInput(JSON.stringify(withoutBlankOptionals(input, variables)), schema.data).problems;
     // In the order of the form, top to bottom.
-    const rank = (path: string) => variables.findIndex((variable) => path === variable.name || path.startsWith(`${variable.name}[`));
+    const rank = (path: string) =>
+      variables.findIndex((variable) => path === variable.name || path.startsWith(`${variable.name}[`) || path.startsWith(`${variable.name}.`));
     return [...problems].sort((a, b) => rank(a.path) - rank(b.path) || a.path.localeCompare(b.path, undefined, { numeric: true }));
   }, [submitted, input, variables, schema.data]);
   const fieldProblems = useMemo(
@@ -97,6 +105,7 @@ export function TemplatePage() {
     );
   }
   const data = template.data;
+  const inputVariables = variables ?? data.variables;
 
   const switchMode = (next: Mode) => {
     if (next === mode) return;
@@ -108,17 +117,27 @@ export function TemplatePage() {
     setMode(next);
   };
 
+  // The form is far from the history and the versions: take the author to it.
+  const toForm = () =>
+    requestAnimationFrame(() => {
+      const heading = document.getElementById('generate-heading');
+      heading?.scrollIntoView({ block: 'start' });
+      heading?.focus({ preventScroll: true });
+    });
   const applyInput = (used: Record<string, unknown>) => {
     changeInput(used);
     setJsonText(pretty(used));
-    // The form is far above the history: take the author to it.
-    const heading = document.getElementById('generate-heading');
-    heading?.scrollIntoView({ block: 'start' });
-    heading?.focus({ preventScroll: true });
+    toForm();
+  };
+  const tryVersion = (version: number | undefined) => {
+    setTrying(version);
+    setApiProblems([]);
+    setDocumentId(undefined);
+    toForm();
   };
 
   const generate = () => {
-    const candidate = mode === 'json' ? jsonText : JSON.stringify(withoutBlankOptionals(input, data.variables));
+    const candidate = mode === 'json' ? jsonText : JSON.stringify(withoutBlankOptionals(input, inputVariables));
     const checked = checkInput(candidate, schema.data);
     setSubmitted(mode === 'form');
     if (checked.problems.length) {
@@ -129,7 +148,7 @@ export function TemplatePage() {
     setApiProblems([]);
     setDocumentId(undefined);
     create.mutate(
-      { template_id: data.id, input_json: checked.value as Input, output_format: outputFormat, is_uat: data.is_uat },
+      { template_id: data.id, template_version: tried?.version, input_json: checked.value as Input, output_format: outputFormat, is_uat: data.is_uat },
       { onSuccess: (document) => setDocumentId(document.id) },
     );
   };
@@ -167,18 +186,32 @@ export function TemplatePage() {
       <TemplateActions template={data} />
 
       <TemplatePreview id={data.id} isUat={data.is_uat} name={data.name} />
-      <VariablesTable template={data} />
+      <VariablesTable template={data} version={tried} />
+      <VersionsSection template={data} trying={tried?.version} onTry={tryVersion} />
 
       <section aria-labelledby="generate-heading" className="card">
         <h2 id="generate-heading" tabIndex={-1}>
           Generate a document
         </h2>
+        <div aria-live="polite">
+          {tried ? (
+            <div className="notice trying">
+              <p>
+                <strong>Trying version {tried.version}</strong> ({tried.status}): the form, Generate and the live preview use it. Everything else, bulk jobs
+                included, still uses the published version {data.version}.
+              </p>
+              <button type="button" className="secondary" onClick={() => tryVersion(undefined)}>
+                Back to the published version
+              </button>
+            </div>
+          ) : null}
+        </div>
         <Tabs<Mode>
           label="Input mode"
           selected={mode}
           onSelect={switchMode}
           tabs={[
-            { value: 'form', label: 'Form', panel: <InputForm variables={data.variables} input={input} problems={fieldProblems} onChange={changeInput} /> },
+            { value: 'form', label: 'Form', panel: <InputForm variables={inputVariables} input={input} problems={fieldProblems} onChange={changeInput} /> },
             {
               value: 'json',
               label: 'JSON',
@@ -244,7 +277,8 @@ export function TemplatePage() {
           isUat={data.is_uat}
           templateName={data.name}
           revision={data.updated_at}
-          inputText={mode === 'json' ? jsonText : JSON.stringify(withoutBlankOptionals(input, data.variables))}
+          templateVersion={tried?.version}
+          inputText={mode === 'json' ? jsonText : JSON.stringify(withoutBlankOptionals(input, inputVariables))}
         />
       </Suspense>
 

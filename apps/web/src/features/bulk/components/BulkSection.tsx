@@ -1,5 +1,6 @@
-import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { ErrorAlert } from '../../../components/ErrorAlert';
+import { useChosenFile } from '../../../components/useChosenFile';
 import type { OutputFormat, Template } from '../../../lib/api-types';
 import { useCreateBulkJob } from '../api/create-bulk-job';
 import { bulkZipUrl, useBulkJob } from '../api/get-bulk-job';
@@ -13,10 +14,9 @@ function exampleFileName(template: Template): string {
 
 /** Upload a spreadsheet (header row = tokens), follow the rows, download the ZIP. */
 export function BulkSection({ template, outputFormat }: { template: Template; outputFormat: OutputFormat }) {
-  const fileInput = useRef<HTMLInputElement>(null);
+  const chosen = useChosenFile('Choose a .csv or .xlsx file first.');
   const create = useCreateBulkJob();
   const [jobId, setJobId] = useState<string>();
-  const [missingFile, setMissingFile] = useState(false);
   const [fileName, setFileName] = useState('');
   const job = useBulkJob(jobId, template.is_uat);
 
@@ -25,8 +25,7 @@ export function BulkSection({ template, outputFormat }: { template: Template; ou
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const file = fileInput.current?.files?.[0];
-    setMissingFile(!file);
+    const file = chosen.take();
     if (!file) return;
     setJobId(undefined);
     create.mutate(
@@ -53,7 +52,7 @@ export function BulkSection({ template, outputFormat }: { template: Template; ou
       <form onSubmit={submit} className="row">
         <label>
           Spreadsheet
-          <input ref={fileInput} type="file" accept=".csv,.xlsx" />
+          <input {...chosen.inputProps} accept=".csv,.xlsx" />
         </label>
         <label>
           File names
@@ -72,11 +71,7 @@ export function BulkSection({ template, outputFormat }: { template: Template; ou
       <p id="bulk-file-names-hint" className="hint">
         Optional: name each file in the ZIP from its row, with tokens in braces. Without it the files are row-0002.pdf, row-0003.pdf, …
       </p>
-      {missingFile ? (
-        <div role="alert" className="alert">
-          Choose a .csv or .xlsx file first.
-        </div>
-      ) : null}
+      {chosen.alert}
       <ErrorAlert error={create.error} title="The bulk job did not start" />
       <ErrorAlert error={job.error} />
       {data ? (

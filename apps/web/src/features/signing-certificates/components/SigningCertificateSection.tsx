@@ -1,5 +1,6 @@
-import { useRef, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { ErrorAlert } from '../../../components/ErrorAlert';
+import { useChosenFile } from '../../../components/useChosenFile';
 import { formatTime } from '../../../lib/format';
 import { useSigningCertificates, useUploadSigningCertificate, type SigningCertificate } from '../api/signing-certificates';
 
@@ -22,20 +23,18 @@ function CertificateDetails({ certificate }: { certificate: SigningCertificate }
 export function SigningCertificateSection() {
   const certificates = useSigningCertificates();
   const upload = useUploadSigningCertificate();
-  const fileInput = useRef<HTMLInputElement>(null);
+  const chosen = useChosenFile('Choose a .p12 or .pfx file first.');
   const [password, setPassword] = useState('');
-  const [missingFile, setMissingFile] = useState(false);
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const file = fileInput.current?.files?.[0];
-    setMissingFile(!file);
+    const file = chosen.take();
     if (!file) return;
     upload.mutate(
       { file, password },
       {
         onSuccess: () => {
           setPassword('');
-          if (fileInput.current) fileInput.current.value = '';
+          chosen.clear();
         },
       },
     );
@@ -51,7 +50,7 @@ export function SigningCertificateSection() {
       <form onSubmit={submit} className="row">
         <label>
           Signing certificate
-          <input ref={fileInput} type="file" name="file" accept=".p12,.pfx,application/x-pkcs12" />
+          <input {...chosen.inputProps} name="file" accept=".p12,.pfx,application/x-pkcs12" />
         </label>
         <label className="grow">
           Certificate password
@@ -61,11 +60,7 @@ export function SigningCertificateSection() {
           {upload.isPending ? 'Uploading…' : 'Upload certificate'}
         </button>
       </form>
-      {missingFile ? (
-        <div role="alert" className="alert">
-          Choose a .p12 or .pfx file first.
-        </div>
-      ) : null}
+      {chosen.alert}
       <ErrorAlert error={upload.isSuccess ? null : upload.error} title="The certificate was not uploaded" />
       {upload.isSuccess ? <p aria-live="polite">Certificate uploaded: documents are now signed with it.</p> : null}
       <ErrorAlert error={certificates.error} />

@@ -30,11 +30,11 @@ export interface LivePreviewState {
 /**
  * The live preview's data: `inputText` (the JSON the Generate button would send) is rendered
  * PREVIEW_DEBOUNCE_MS after it or the template's `revision` (its updated_at: types, formats,
- * locale) last changed. Only the newest request counts: an older one is
+ * locale) last changed, with `version` (one being tried) or else the published version. Only the newest request counts: an older one is
  * aborted, and an answer that arrives after a newer request started is dropped. A 429 asks
  * again once its Retry-After has passed.
  */
-export function useLivePreview(id: string, isUat: boolean, inputText: string, revision?: string): LivePreviewState {
+export function useLivePreview(id: string, isUat: boolean, inputText: string, revision?: string, version?: number): LivePreviewState {
   const [imageUrl, setImageUrl] = useState<string>();
   const [updating, setUpdating] = useState(false);
   const [problem, setProblem] = useState<PreviewProblem>();
@@ -59,7 +59,8 @@ export function useLivePreview(id: string, isUat: boolean, inputText: string, re
     }
     setUpdating(true);
     try {
-      const png = await renderPreview(id, isUat, { input_json: input as TemplatePreviewRequest['input_json'] }, controller.signal);
+      const body: TemplatePreviewRequest = { input_json: input as TemplatePreviewRequest['input_json'], template_version: version };
+      const png = await renderPreview(id, isUat, body, controller.signal);
       if (latest.current.seq !== seq) return;
       const url = URL.createObjectURL(png);
       setImageUrl((previous) => {
@@ -77,7 +78,7 @@ export function useLivePreview(id: string, isUat: boolean, inputText: string, re
     } finally {
       if (latest.current.seq === seq) setUpdating(false);
     }
-  }, [id, isUat]);
+  }, [id, isUat, version]);
 
   // The first page at once, then PREVIEW_DEBOUNCE_MS after each change.
   const first = useRef(true);

@@ -4,8 +4,19 @@ import type { Template, VariablePatch } from '../../../lib/api-types';
 
 export type { VariablePatch };
 
-export function updateVariables({ id, isUat, variables }: { id: string; isUat: boolean; variables: VariablePatch[] }): Promise<Template> {
-  return api<Template>(`/templates/${encodeURIComponent(id)}/variables`, { method: 'PATCH', query: { is_uat: isUat }, json: { variables } });
+/** The published version's variables, or `version`'s (a draft being tried). */
+export function updateVariables({
+  id,
+  isUat,
+  variables,
+  version,
+}: {
+  id: string;
+  isUat: boolean;
+  variables: VariablePatch[];
+  version?: number;
+}): Promise<Template> {
+  return api<Template>(`/templates/${encodeURIComponent(id)}/variables`, { method: 'PATCH', query: { is_uat: isUat, version }, json: { variables } });
 }
 
 export function useUpdateVariables() {

@@ -9,6 +9,8 @@ export interface LivePreviewProps {
   inputText: string;
   /** Changes when the template's settings do (its updated_at): the page is asked for again. */
   revision?: string;
+  /** The version being tried ("Try this version"); the published one when absent. */
+  templateVersion?: number;
 }
 
 /**
@@ -16,8 +18,9 @@ export interface LivePreviewProps {
  * following the Form or JSON tab within about a second of a change, and a `Refresh preview`
  * button. Loaded lazily by the template page.
  */
-export default function LivePreview({ templateId, isUat, templateName, inputText, revision }: LivePreviewProps) {
-  const { imageUrl, updating, problem, refresh } = useLivePreview(templateId, isUat, inputText, revision);
+export default function LivePreview({ templateId, isUat, templateName, inputText, revision, templateVersion }: LivePreviewProps) {
+  const { imageUrl, updating, problem, refresh } = useLivePreview(templateId, isUat, inputText, revision, templateVersion);
+  const which = templateVersion ? ` of version ${templateVersion}` : '';
   return (
     <section aria-labelledby="live-preview-heading" className="card live-preview">
       <div className="live-preview-head">
@@ -32,12 +35,12 @@ export default function LivePreview({ templateId, isUat, templateName, inputText
           ? 'Updating the preview…'
           : problem
             ? 'The preview shows the last input that could be filled in.'
-            : 'The first page, filled with the current input.'}
+            : `The first page${which}, filled with the current input.`}
       </p>
       <PreviewProblemText problem={problem} />
       <div className={`live-preview-page${updating || problem ? ' stale' : ''}`}>
         {imageUrl ? (
-          <img src={imageUrl} alt={`First page of ${templateName}, filled with the current input`} />
+          <img src={imageUrl} alt={`First page of ${templateName}${which}, filled with the current input`} />
         ) : (
           <p className="hint live-preview-empty">{problem ? 'No preview yet.' : 'Rendering the first page…'}</p>
         )}

@@ -1,8 +1,9 @@
-import { useRef, useState, type FormEvent } from 'react';
+import { type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
 import { ErrorAlert } from '../../../components/ErrorAlert';
 import { RadioGroup } from '../../../components/RadioGroup';
 import { usePageTitle } from '../../../components/usePageTitle';
+import { useChosenFile } from '../../../components/useChosenFile';
 import { formatTime } from '../../../lib/format';
 import { useTemplates } from '../api/list-templates';
 import { useUploadTemplate } from '../api/upload-template';
@@ -17,14 +18,12 @@ export function TemplatesPage() {
   const isUat = params.get('is_uat') === 'true';
   const templates = useTemplates(isUat);
   const upload = useUploadTemplate();
-  const fileInput = useRef<HTMLInputElement>(null);
+  const chosen = useChosenFile('Choose a .docx or .html file first.');
   const navigate = useNavigate();
-  const [missingFile, setMissingFile] = useState(false);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const file = fileInput.current?.files?.[0];
-    setMissingFile(!file);
+    const file = chosen.take();
     if (!file) return;
     upload.mutate(
       { file, isUat },
@@ -60,7 +59,7 @@ export function TemplatesPage() {
         <form onSubmit={submit} className="row">
           <label>
             Template file
-            <input ref={fileInput} type="file" name="file" accept=".docx,.html,.htm" aria-describedby="upload-hint" />
+            <input {...chosen.inputProps} name="file" accept=".docx,.html,.htm" aria-describedby="upload-hint" />
           </label>
           <button type="submit" disabled={upload.isPending}>
             {upload.isPending ? 'Uploading…' : 'Upload'}
@@ -69,11 +68,7 @@ export function TemplatesPage() {
         <p id="upload-hint" className="hint">
           A .docx or .html file with tags such as {'{client_name}'}, {'{#items}…{/items}'} and {'{%logo}'}. It goes to {isUat ? 'UAT' : 'Production'}.
         </p>
-        {missingFile ? (
-          <div role="alert" className="alert">
-            Choose a .docx or .html file first.
-          </div>
-        ) : null}
+        {chosen.alert}
         <ErrorAlert error={upload.error} title="The template was not uploaded" />
       </section>
 

@@ -1,6 +1,6 @@
 import { Fragment, useState } from 'react';
 import { ErrorAlert } from '../../../components/ErrorAlert';
-import type { Template, VariableType } from '../../../lib/api-types';
+import type { Template, TemplateVersion, VariableType } from '../../../lib/api-types';
 import { useUpdateVariables } from '../api/update-variables';
 import { FormatDialog } from './FormatDialog';
 import { LocaleSelect } from './LocaleSelect';
@@ -11,8 +11,10 @@ type Change = { type?: VariableType; required?: boolean; format?: string | Numbe
 /**
  * Each variable (and each field of a list, as "items.price") with its type, whether it is
  * required and its format. Types and Required are saved at once; a format in its dialog.
+ * While a version is tried, its variables: a draft's are edited (`?version=n`, how a change
+ * is made non-breaking before it is published), a superseded one's only shown.
  */
-export function VariablesTable({ template }: { template: Template }) {
+export function VariablesTable({ template, version }: { template: Template; version?: TemplateVersion }) {
   const update = useUpdateVariables();
   // What the person chose shows at once; the server's answer replaces it when it lands.
   const [pending, setPending] = useState<Record<string, Change>>({});
@@ -21,7 +23,7 @@ export function VariablesTable({ template }: { template: Template }) {
   const save = (name: string, change: Change, onSuccess?: () => void) => {
     setPending((all) => ({ ...all, [name]: { ...all[name], ...change } }));
     update.mutate(
-      { id: template.id, isUat: template.is_uat, variables: [{ name, ...change }] },
+      { id: template.id, isUat: template.is_uat, variables: [{ name, ...change }], version: version?.version },
       {
         onSuccess,
         onError: (error) => setFormatError(error),
@@ -33,12 +35,21 @@ export function VariablesTable({ template }: { template: Template }) {
       },
     );
   };
-  const rows = template.variables.flatMap(variableRows);
+  const variables = version?.variables ?? template.variables;
+  const readOnly = version?.status === 'superseded';
+  const rows = variables.flatMap(variableRows);
 
   return (
     <section aria-labelledby="variables-heading" className="card">
       <h2 id="variables-heading">Variables panel</h2>
-      {template.variables.length === 0 ? <p>This template has no tags.</p> : null}
+      {version ? (
+        <p className="hint">
+          {readOnly
+            ? `Version ${version.version}’s variables, as you try it. It is superseded: its settings can no longer change.`
+            : `Version ${version.version}’s variables, as you try it: changes here apply to this draft only.`}
+        </p>
+      ) : null}
+      {variables.length === 0 ? <p>This template has no tags.</p> : null}
       <div className="scroll-x" tabIndex={0}>
         <table className="variables">
           <caption>Variables</caption>
@@ -53,7 +64,7 @@ export function VariablesTable({ template }: { template: Template }) {
           <tbody>
             {rows.map((row) => {
               const type = pending[row.name]?.type ?? row.type;
-              const required = template.variables.find((v) => v.name === row.name)?.required;
+              const required = variables.find((v) => v.name === row.name)?.required;
               return (
                 <tr key={row.name} className={row.isField ? 'field-row' : undefined}>
                   <th scope="row">
@@ -72,7 +83,12 @@ export function VariablesTable({ template }: { template: Template }) {
                     </code>
                   </th>
                   <td>
-                    <select aria-label={`Type of ${row.name}`} value={type} onChange={(e) => save(row.name, { type: e.target.value as VariableType })}>
+                    <select
+                      aria-label={`Type of ${row.name}`}
+                      value={type}
+                      disabled={readOnly}
+                      onChange={(e) => save(row.name, { type: e.target.value as VariableType })}
+                    >
                       {allowedTypes(row.type, row.hasFields).map((value) => (
                         <option key={value} value={value}>
                           {TYPE_LABELS[value]}
@@ -88,6 +104,7 @@ export function VariablesTable({ template }: { template: Template }) {
                         type="checkbox"
                         aria-label={`Required ${row.name}`}
                         checked={pending[row.name]?.required ?? required ?? true}
+                        disabled={readOnly}
                         onChange={(e) => save(row.name, { required: e.target.checked })}
                       />
                     )}
@@ -99,6 +116,7 @@ export function VariablesTable({ template }: { template: Template }) {
                         <button
                           type="button"
                           className="secondary"
+                          disabled={readOnly}
                           onClick={() => {
                             setFormatError(undefined);
                             setEditing({ ...row, type });
