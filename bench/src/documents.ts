@@ -31,6 +31,27 @@ export const letterInput = (n = 0): Record<string, unknown> => ({
   iban: 'GB33BUKB20201555555555',
 });
 
+/**
+ * The same letter as an HTML template, printed by the render worker's Chromium pool: the
+ * fields, the 20-row table and the closing lines of LETTER_TEMPLATE, filled by letterInput.
+ */
+export const LETTER_HTML_TEMPLATE = Buffer.from(
+  [
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Invoice {invoice_number}</title>',
+    '<style>@page { size: A4; margin: 20mm; } body { font-family: "Liberation Sans", Arial, sans-serif; font-size: 11pt; }',
+    'table { border-collapse: collapse; width: 100%; } th, td { border: 1px solid #999; padding: 1mm 2mm; text-align: left; }</style>',
+    '</head><body>',
+    '<p>ACME Supplies Ltd · 1 Market Street · Springfield</p>',
+    '<p>Invoice {invoice_number} — {invoice_date}</p>',
+    '<p>Bill to: {client_name}, {client_address}</p>',
+    '<table><thead><tr><th>Description</th><th>Quantity</th><th>Unit price</th><th>Amount</th></tr></thead>',
+    '<tbody>{#items}<tr><td>{description}</td><td>{quantity}</td><td>{unit_price}</td><td>{amount}</td></tr>{/items}</tbody></table>',
+    '<p>Total due: {total}. Payment within 30 days to IBAN {iban}.</p>',
+    '<p>Thank you for your business.</p>',
+    '</body></html>',
+  ].join('\n'),
+);
+
 const LOREM = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ';
 
 /** The 10-page report: text, a 200-row table and an image. */

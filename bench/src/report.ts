@@ -46,13 +46,13 @@ export function machine(): string {
   return `${cpus[0]?.model ?? 'unknown CPU'}, ${cpus.length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}, ${libreOfficeVersion()}`;
 }
 
-/** Prints the section and, outside smoke mode, replaces it in docs/BENCHMARKS.md. */
-export function publish(options: BenchOptions, name: string, title: string, body: string): void {
+/** Prints the section and, outside smoke mode, replaces it in docs/BENCHMARKS.md; `command` names the run when it had options. */
+export function publish(options: BenchOptions, name: string, title: string, body: string, command = `npm run bench:${name}`): void {
   const section = [
     `<!-- bench:${name} -->`,
     `## ${title}`,
     '',
-    `\`npm run bench:${name}\` — ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — ${machine()}`,
+    `\`${command}\` — ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC — ${machine()}`,
     '',
     body.trim(),
     `<!-- /bench:${name} -->`,

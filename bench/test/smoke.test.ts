@@ -39,9 +39,13 @@ describe('benchmarks, smoke mode', () => {
   }, 180_000);
 
   it('end to end: documents reach ready through the whole service', async () => {
-    const { results } = await runEndToEndBench(quiet);
+    const { results, inProcess } = await runEndToEndBench(quiet);
     expect(results['pdf@32']!.count).toBe(64);
     expect(results['docx@1']!.p50).toBeGreaterThan(0);
+    expect(results['html@32']!.count).toBe(64);
+    expect(inProcess!.at32.count).toBe(32);
+    expect(inProcess!.at32.libreOfficeCpuMs).toBeGreaterThan(0);
+    expect(inProcess!.single.p50).toBeGreaterThan(0);
   }, 240_000);
 
   it('fill: both forms of each template fill, for both outputs', async () => {
