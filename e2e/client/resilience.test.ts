@@ -1,4 +1,7 @@
-import { apiClient, startStack, pdfText, type RunningService, type Stack } from '@docgen/testing';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { apiClient, repoRoot, startStack, pdfText, type RunningService, type Stack } from '@docgen/testing';
 import { createClient, type RetryInfo } from '@docgen/client';
 import { freePort, startFaultProxy } from './fault-proxy';
 import { uploadInvoiceTemplate } from './support';
@@ -22,8 +25,11 @@ describe('retries against the real service: rate limit, a killed gateway, a lost
   it('a 429 storm on an organisation with a tiny limit: every call succeeds within its retries, one document each', async () => {
     const org = await stack.organization();
     const templateId = await uploadInvoiceTemplate(apiClient(gateway.url, org.apiKey));
-    // The limit is read with the key on every request: from now on 4 per window.
-    await stack.database.db.organization.update({ where: { id: org.organizationId }, data: { rateLimitPerMinute: 4 } });
+    // As an operator sets it (the CLI tells every gateway's key lookups): from now on 4 per window.
+    const cli = path.join(repoRoot, 'apps', 'cli', 'dist', 'main.js');
+    await promisify(execFile)(process.execPath, [cli, 'orgs', 'set-rate-limit', '--org', org.organizationId, '--per-minute', '4'], {
+      env: { ...process.env, ...stack.env },
+    });
     const retries: RetryInfo[] = [];
     const client = createClient({ baseUrl: gateway.url, apiKey: org.apiKey, retry: { onRetry: (info) => retries.push(info) } });
 

@@ -25,4 +25,5 @@ export const USAGE = `Usage: npm run -s docgen -- <command>
       exit 1 when a page changed more than the threshold. --update stores new baselines.
   secrets rewrap   (after a SECRETS_KEY rotation; reads SECRETS_KEY and SECRETS_KEY_PREVIOUS)
 
-Prints one JSON object on stdout (check-rendering: one per line); messages go to stderr. DATABASE_URL selects the database.`;
+Prints one JSON object on stdout (check-rendering: one per line); messages go to stderr. DATABASE_URL selects the database;
+keys revoke and orgs set-rate-limit also reach Redis (REDIS_URL, REDIS_KEY_PREFIX) to tell the gateways.`;

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { loadSigningMaterial, uploadSigningCertificate } from '@docgen/access';
+import { createRedisConnection } from '@docgen/queue';
 import { secretsKeyring } from '@docgen/security';
 import { createTestDatabase, makeSigningCa, repoRoot, seedOrganization, startService, uniqueId, type RunningService, type TestDatabase } from '@docgen/testing';
 
@@ -27,7 +28,7 @@ describe('operator CLI', () => {
     try {
       const { stdout, stderr } = await exec('npm', ['run', '-s', 'docgen', '--', ...args], {
         cwd: repoRoot,
-        env: { ...process.env, DATABASE_URL: database.url },
+        env: { ...process.env, DATABASE_URL: database.url, REDIS_KEY_PREFIX: redisPrefix },
       });
       return { code: 0, stdout, stderr, json: JSON.parse(stdout) as Record<string, unknown> };
     } catch (error) {
@@ -43,6 +44,10 @@ describe('operator CLI', () => {
   afterAll(async () => {
     await gateway.stop();
     await database.drop();
+    const redis = createRedisConnection(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'worker');
+    const keys = await redis.keys(`${redisPrefix}*`);
+    if (keys.length) await redis.del(...keys);
+    redis.disconnect();
   });
 
   const me = (key: string) => fetch(`${gateway.url}/api/v1/me`, { headers: { 'X-API-Key': key } });
@@ -67,6 +72,7 @@ describe('operator CLI', () => {
     const ok = await me(key.json.key as string);
     expect(ok.status).toBe(200);
     expect(((await ok.json()) as { organization: { id: string } }).organization.id).toBe(org.json.id);
+    expect((await me(key.json.key as string)).status).toBe(200); // now served from the gateway's cache
 
     const revoked = await docgen('keys', 'revoke', key.json.id as string);
     expect(revoked.code).toBe(0);
@@ -95,6 +101,7 @@ describe('operator CLI', () => {
     ]);
     expect(list.stdout).not.toContain(created.json.key as string);
 
+    for (let i = 0; i < 2; i++) expect((await me(created.json.key as string)).headers.get('ratelimit-limit')).toBe('120');
     const updated = await docgen('orgs', 'set-rate-limit', '--org', org.json.id as string, '--per-minute', '7');
     expect(updated.json).toEqual({ id: org.json.id, name: 'Lister', rate_limit_per_minute: 7 });
     const res = await me(created.json.key as string);
@@ -180,6 +187,15 @@ describe('operator CLI', () => {
       user: { role: 'admin' },
       organization: { name: 'Demo' },
     });
+  });
+
+  it('revokes nothing when Redis, through which the gateways hear of it, is unreachable', async () => {
+    const org = await seedOrganization(database.db);
+    const { stderr } = await exec('node', [path.join(repoRoot, 'apps/cli/dist/main.js'), 'keys', 'revoke', org.apiKeyId], {
+      env: { ...process.env, DATABASE_URL: database.url, REDIS_URL: 'redis://127.0.0.1:1' },
+    }).catch((error: { stderr: string }) => error);
+    expect(stderr).toContain('Redis is unreachable at REDIS_URL');
+    expect((await database.db.apiKey.findUniqueOrThrow({ where: { id: org.apiKeyId } })).revokedAt).toBeNull();
   });
 
   it('says when PostgreSQL is unreachable', async () => {

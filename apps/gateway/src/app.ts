@@ -2,6 +2,7 @@ import express from 'express';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Database } from '@docgen/db';
+import { KeyLookupEpochs } from '@docgen/access';
 import { secretsKeyring } from '@docgen/security';
 import { dataStoreChecks } from '@docgen/runtime';
 import type { OutboxRelay } from '@docgen/documents';
@@ -10,6 +11,7 @@ import type { RenderJob } from '@docgen/queue';
 import type { FileStorage } from '@docgen/storage';
 import type { UntrustedWork } from '@docgen/untrusted-work';
 import type { GatewayConfig } from './config';
+import { ApiKeyLookups } from './api-key-lookups';
 import { AuthFailureThrottle } from './auth-failure-throttle';
 import { storedFileSender } from './routes/send-stored-file';
 import { authenticate } from './middleware/authenticate';
@@ -63,6 +65,10 @@ export function createApp({ config, db, redis, storage, renderQueue, relay, temp
   const limiter = new SlidingWindowRateLimiter(redis, config.REDIS_KEY_PREFIX, config.RATE_LIMIT_WINDOW_MS);
   const failedSignIns = new SlidingWindowRateLimiter(redis, config.REDIS_KEY_PREFIX, config.SIGN_IN_LOCKOUT_WINDOW_MS);
   const authFailures = new AuthFailureThrottle(redis, config.REDIS_KEY_PREFIX, config.AUTH_FAILURE_LIMIT, config.AUTH_FAILURE_WINDOW_MS);
+  const keyLookups = new ApiKeyLookups(db, limiter, config.REDIS_KEY_PREFIX, config.API_KEY_CACHE_SIZE);
+  // Redis may come back from a restart or a failover with older data, epochs included.
+  redis.on('close', () => keyLookups.clear());
+  const epochs = new KeyLookupEpochs(redis, config.REDIS_KEY_PREFIX);
   const sessionDeps = { db, failures: failedSignIns, addressFailures: authFailures, maxJsonBytes: config.MAX_JSON_BODY_BYTES, publicUrl: config.PUBLIC_URL };
 
   app.use(requestContext(logger));
@@ -79,7 +85,7 @@ export function createApp({ config, db, redis, storage, renderQueue, relay, temp
   registerOperations(authenticated, 'authenticated', {
     ...meHandlers(),
     ...sessionHandlers(sessionDeps),
-    ...apiKeyHandlers({ db }),
+    ...apiKeyHandlers({ db, epochs }),
     ...memberHandlers({ db }),
     ...signingCertificateHandlers({ db, keyring: secretsKeyring(config.SECRETS_KEY, config.SECRETS_KEY_PREVIOUS) }),
     ...templateHandlers({
@@ -114,7 +120,12 @@ export function createApp({ config, db, redis, storage, renderQueue, relay, temp
 
   const api = express.Router();
   api.use(open);
-  api.use(authenticate(db, authFailures, config.PUBLIC_URL), rateLimit(limiter, metrics.countRateLimited, config.SESSION_RATE_LIMIT), checkCsrf, authorize);
+  api.use(
+    authenticate(db, keyLookups, authFailures, config.PUBLIC_URL),
+    rateLimit(limiter, metrics.countRateLimited, config.SESSION_RATE_LIMIT),
+    checkCsrf,
+    authorize,
+  );
   api.use(express.json({ limit: config.MAX_JSON_BODY_BYTES }));
   api.use(authenticated);
   api.use(notFound);

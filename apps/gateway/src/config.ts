@@ -59,6 +59,8 @@ export const gatewayEnv = z.object({
   /** Failed API-key authentications one address may make per window before it gets 429s. */
   AUTH_FAILURE_LIMIT: envVar.integer(100, 1),
   AUTH_FAILURE_WINDOW_MS: envVar.integer(60_000, 1_000),
+  /** API-key lookups one replica keeps (api-key-lookups.ts); 0 looks every request's key up in PostgreSQL. */
+  API_KEY_CACHE_SIZE: envVar.integer(10_000, 0, 1_000_000),
   ...secretsEnv,
 });
 

@@ -44,6 +44,7 @@ export const ERROR_TABLE = {
   dependency_unavailable: { status: 503 },
   queue_unavailable: { status: 503, code: 'dependency_unavailable', detail: 'Service unavailable: redis is unreachable. Please try again shortly.' },
   secrets_key_missing: { status: 503 },
+  key_lookups_unreachable: { status: 503, code: 'dependency_unavailable' },
   stored_file_missing: {
     status: 503,
     detail: 'A stored file is missing from storage; check the storage settings (STORAGE_DIR must be a shared volume; S3_* the same bucket for every service)',

@@ -33,4 +33,10 @@ export const invalidApiKey = () => new HttpError('invalid_api_key');
 export const dependencyDown = (dependency: 'postgresql' | 'redis') =>
   new HttpError('dependency_unavailable', `Service unavailable: ${dependency} is unreachable. Please try again shortly.`);
 
+/** The gateway does not fail open: a rate limiter that cannot be asked (Redis away) is a 503. */
+export function limiterDown(req: { log: { warn: (obj: object, msg: string) => void } }, error: unknown): HttpError {
+  req.log.warn({ err: error }, 'rate limiter unavailable');
+  return dependencyDown('redis');
+}
+
 export const RATE_LIMITED_DETAIL = 'Rate limit exceeded. Please try again later.';

@@ -21,12 +21,15 @@ export class SortedSetScript<Reply> {
     private readonly redis: Redis,
     name: string,
     lua: string,
+    /** The sorted set, then any other key the script reads (one slot in a Redis Cluster). */
+    numberOfKeys = 1,
   ) {
     // defineCommand sends EVALSHA and falls back to EVAL once if the script is not cached.
-    redis.defineCommand(name, { numberOfKeys: 1, lua: NOW_FROM_REDIS + lua });
+    redis.defineCommand(name, { numberOfKeys, lua: NOW_FROM_REDIS + lua });
     this.command = (redis as unknown as Record<string, Command<Reply>>)[name]!.bind(redis);
   }
 
+  /** The sorted set's key, then the script's other keys (`numberOfKeys` in all), then its arguments. */
   run(key: string, ...args: (string | number)[]): Promise<Reply> {
     return this.command(key, ...args);
   }

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { KeyLookupEpochs, revokeApiKey } from '@docgen/access';
 import { seedOrganization, startService, type RunningService } from '@docgen/testing';
 import { startGatewayHarness, type GatewayHarness } from './harness';
 
@@ -78,11 +79,13 @@ describe('X-API-Key authentication', () => {
 
     it('rejects a revoked key on the very next request to another gateway process', async () => {
       const org = await seedOrganization(harness.database.db);
-      for (const gateway of gateways) {
+      // Twice each: the second request stamps the replica's cached lookup with the epoch.
+      for (const gateway of [...gateways, ...gateways]) {
         const res = await fetch(`${gateway.url}/api/v1/me`, { headers: { 'X-API-Key': org.apiKey } });
         expect(res.status).toBe(200);
       }
-      await harness.database.db.apiKey.update({ where: { id: org.apiKeyId }, data: { revokedAt: new Date() } });
+      // As the API and the CLI revoke: committed, then the key lookup epoch moved.
+      await revokeApiKey(harness.database.db, new KeyLookupEpochs(harness.redis, harness.config.REDIS_KEY_PREFIX), { id: org.apiKeyId });
       for (const gateway of gateways) {
         const res = await fetch(`${gateway.url}/api/v1/me`, { headers: { 'X-API-Key': org.apiKey } });
         expect(res.status).toBe(401);

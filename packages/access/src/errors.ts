@@ -11,7 +11,8 @@ export type AccessErrorCode =
   | 'organization_exists'
   | 'signing_certificate_not_found'
   | 'signing_certificate_invalid'
-  | 'secrets_key_missing';
+  | 'secrets_key_missing'
+  | 'key_lookups_unreachable';
 
 /** A domain error of people and keys: a code and a sentence, never an HTTP status. The CLI prints the sentence. */
 export class AccessError extends DomainError<AccessErrorCode> {}
@@ -25,4 +26,11 @@ export const secretsKeyMissing = () =>
   new AccessError(
     'secrets_key_missing',
     'Signing certificates need SECRETS_KEY (32 random bytes, base64), and this service has none; the operator must set it',
+  );
+
+/** A write behind the gateways' key lookups is saved, but the lookup epoch could not be moved (key-lookup-epoch.ts). */
+export const keyLookupsUnreachable = () =>
+  new AccessError(
+    'key_lookups_unreachable',
+    'The change is saved, but Redis is unreachable, so gateways could not be told of it; repeat it once Redis answers (until then a gateway may use the key as it was for up to a minute)',
   );

@@ -9,6 +9,7 @@ export { createApiKey } from './api-keys/create-api-key';
 export { listApiKeys } from './api-keys/list-api-keys';
 export { revokeApiKey } from './api-keys/revoke-api-key';
 export { findApiKey, recordApiKeyUse, type ApiKeyRow } from './api-keys/find-api-key';
+export { KeyLookupEpochs, keyLookupEpochKey, CURRENT_EPOCH_LUA } from './api-keys/key-lookup-epoch';
 export { addMember } from './members/add-member';
 export { listMembers } from './members/list-members';
 export { removeMember } from './members/remove-member';

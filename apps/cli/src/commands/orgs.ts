@@ -1,6 +1,7 @@
 import * as access from '@docgen/access';
 import type { Database, Organization } from '@docgen/db';
 import { CliError } from '../errors';
+import { withKeyLookupEpochs } from '../key-lookup-epochs';
 import { positiveInteger, required, type Options } from '../options';
 import { findOrganization } from './find-organization';
 
@@ -27,5 +28,5 @@ export async function listOrganizations(db: Database) {
 export async function setRateLimit(db: Database, options: Options) {
   const organization = await findOrganization(db, required(options, 'org'));
   const perMinute = positiveInteger(required(options, 'per-minute'), 'per-minute');
-  return present(await access.setRateLimit(db, organization.id, perMinute));
+  return present(await withKeyLookupEpochs((epochs) => access.setRateLimit(db, epochs, organization.id, perMinute)));
 }

@@ -1,16 +1,21 @@
+import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
-import { LAST_SEEN_GRANULARITY_MS, findApiKey, findSession, recordApiKeyUse, recordSessionUse, sessionEndsAt, type Caller } from '@docgen/access';
+import { LAST_SEEN_GRANULARITY_MS, findSession, recordApiKeyUse, recordSessionUse, sessionEndsAt, type Caller } from '@docgen/access';
 import type { Database } from '@docgen/db';
 import { hashApiKey, hashSessionToken, looksLikeApiKey, looksLikeSessionToken } from '@docgen/security';
+import type { ApiKeyLookups } from '../api-key-lookups';
 import type { AuthFailureThrottle } from '../auth-failure-throttle';
-import { HttpError, invalidApiKey } from '../errors';
+import { HttpError, invalidApiKey, limiterDown } from '../errors';
 import { cameOverHttps, clearSessionCookie, readSessionCookie } from '../people/session-cookie';
+import { RateLimiterUnavailable, type RateLimitDecision } from '../rate-limiter';
 
 declare global {
   // eslint-disable-next-line @typescript-eslint/no-namespace
   namespace Express {
     interface Request {
       caller?: Caller;
+      /** An API key's request is counted while it is authenticated (the same script checks the key's lookup epoch). */
+      rateLimitDecision?: RateLimitDecision;
     }
   }
 }
@@ -44,17 +49,19 @@ async function authenticateSession(db: Database, req: Request, res: Response, pu
   };
 }
 
-/**
- * Resolves X-API-Key, or else the docgen_session cookie, to its organisation. Keys and
- * sessions are looked up on every request (one indexed query by hash, joined to the
- * organisation) rather than cached, so a revocation, a sign-out or a removed member is seen
- * by every replica on the very next request. A request that sends X-API-Key is judged by
- * the key alone.
- */
 /** The address failures are counted against (the client's, through a trusted proxy). */
 export const clientAddress = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
 
-export function authenticate(db: Database, throttle: AuthFailureThrottle, publicUrl?: string): RequestHandler {
+/**
+ * Resolves X-API-Key, or else the docgen_session cookie, to its organisation. Sessions are
+ * looked up on every request (one indexed query by hash, joined to the organisation), so a
+ * sign-out or a removed member is seen by every replica on the very next request. Keys come
+ * from the replica's cache of lookups (ApiKeyLookups), whose every use is checked against the
+ * organisation's key lookup epoch in the rate-limit script's round trip, so a revocation is
+ * seen by every replica on the very next request too. A request that sends X-API-Key is
+ * judged by the key alone.
+ */
+export function authenticate(db: Database, keys: ApiKeyLookups, throttle: AuthFailureThrottle, publicUrl?: string): RequestHandler {
   return async (req, res, next) => {
     const address = clientAddress(req);
     const presented = req.get('x-api-key');
@@ -70,20 +77,27 @@ export function authenticate(db: Database, throttle: AuthFailureThrottle, public
     const retryAfter = throttle.retryAfterSeconds('api-key', address);
     if (!looksLikeApiKey(presented)) throw retryAfter > 0 ? tooManyFailures(retryAfter) : invalidApiKey();
 
-    const key = await findApiKey(db, hashApiKey(presented));
     const now = new Date();
-    if (!key || key.revoked_at || (key.expires_at && key.expires_at <= now)) {
+    // Each request is its own entry in the rate-limit window (see rateLimit).
+    const admitted = await keys.admit(hashApiKey(presented), now, randomUUID()).catch((error: unknown) => {
+      throw error instanceof RateLimiterUnavailable ? limiterDown(req, error.cause) : error;
+    });
+    if (!admitted) {
       if (retryAfter > 0) throw tooManyFailures(retryAfter);
       await throttle.recordFailure('api-key', address).catch((error: unknown) => req.log.warn({ err: error }, 'could not count a failed authentication'));
       throw invalidApiKey();
     }
 
+    const { key, decision } = admitted;
     req.caller = {
       organization: { id: key.organization_id, name: key.organization_name, rateLimitPerMinute: key.rate_limit_per_minute },
       apiKey: { id: key.id, name: key.name, prefix: key.prefix, expiresAt: key.expires_at },
     };
+    req.rateLimitDecision = decision;
     if (!key.last_used_at || now.getTime() - key.last_used_at.getTime() > LAST_USED_GRANULARITY_MS) {
-      // Coarse bookkeeping off the request path: at most one write per key per minute.
+      // Coarse bookkeeping off the request path: at most one write per key per minute (per
+      // replica: the cached row remembers it too).
+      key.last_used_at = now;
       recordApiKeyUse(db, key.id, now).catch((error: unknown) => req.log.warn({ err: error }, 'could not record API key use'));
     }
     next();

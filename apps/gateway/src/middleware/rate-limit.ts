@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import { HttpError, RATE_LIMITED_DETAIL, dependencyDown } from '../errors';
+import { HttpError, RATE_LIMITED_DETAIL, limiterDown } from '../errors';
 import type { SlidingWindowRateLimiter } from '../rate-limiter';
 import { requireCaller } from './authenticate';
 
 /**
- * Counts every authenticated request: an API key's against its organisation's window, a
+ * Counts every authenticated request: an API key's against its organisation's window (already
+ * counted by `authenticate`, in the round trip that checked the key's lookup epoch), a
  * session's against its person's own window (`sessionLimit` per window), so people using the
  * web UI and programs using keys never starve each other.
  */
@@ -13,15 +14,13 @@ export function rateLimit(limiter: SlidingWindowRateLimiter, countRateLimited: (
   return async (req, res, next) => {
     const { organization, session } = requireCaller(req);
     const [subject, limit] = session ? [`user:${session.user.id}`, sessionLimit] : [organization.id, organization.rateLimitPerMinute];
-    let decision;
-    try {
-      // Each request is its own entry in the window; the caller's X-Request-Id is not
-      // unique (a client may repeat it, a proxy's retry does), so it cannot be the member.
-      decision = await limiter.consume(subject, limit, randomUUID());
-    } catch (error) {
-      req.log.warn({ err: error }, 'rate limiter unavailable');
-      throw dependencyDown('redis');
-    }
+    // Each request is its own entry in the window; the caller's X-Request-Id is not
+    // unique (a client may repeat it, a proxy's retry does), so it cannot be the member.
+    const decision =
+      req.rateLimitDecision ??
+      (await limiter.consume(subject, limit, randomUUID()).catch((error: unknown) => {
+        throw limiterDown(req, error);
+      }));
     res.setHeader('RateLimit-Limit', String(decision.limit));
     res.setHeader('RateLimit-Remaining', String(decision.remaining));
     res.setHeader('RateLimit-Reset', String(decision.resetSeconds));

@@ -5,8 +5,14 @@ import { HttpError } from '../errors';
 import { requireCaller } from '../middleware/authenticate';
 import type { OperationHandler, OperationHandlers } from '../operations/operation-handler';
 
+interface ApiKeyDeps {
+  db: Database;
+  /** Moved by a revoke, so every replica's cached lookup of the key is dropped. */
+  epochs: access.KeyLookupEpochs;
+}
+
 /** API keys managed from the web UI (admins with a session; the authorize middleware checks). */
-export function apiKeyHandlers({ db }: { db: Database }): OperationHandlers<'listApiKeys' | 'createApiKey' | 'revokeApiKey'> {
+export function apiKeyHandlers({ db, epochs }: ApiKeyDeps): OperationHandlers<'listApiKeys' | 'createApiKey' | 'revokeApiKey'> {
   const listApiKeys: OperationHandler<'listApiKeys'> = async ({ req, reply }) => {
     const { organization } = requireCaller(req);
     reply(200, { items: (await access.listApiKeys(db, organization.id)).map(presentApiKey) });
@@ -28,7 +34,8 @@ export function apiKeyHandlers({ db }: { db: Database }): OperationHandlers<'lis
 
   const revokeApiKey: OperationHandler<'revokeApiKey'> = async ({ req, params, reply }) => {
     const { organization, session } = requireCaller(req);
-    await access.revokeApiKey(db, { id: params.id, organizationId: organization.id });
+    // Answered once every replica will refuse the key (its lookup epoch moved).
+    await access.revokeApiKey(db, epochs, { id: params.id, organizationId: organization.id });
     req.log.info({ apiKeyId: params.id, userId: session?.user.id }, 'API key revoked');
     reply(204);
   };

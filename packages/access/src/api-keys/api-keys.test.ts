@@ -1,6 +1,8 @@
-import { createTestDatabase, seedOrganization, type SeededOrganization, type TestDatabase } from '@docgen/testing';
+import { Redis } from 'ioredis';
+import { createTestDatabase, seedOrganization, uniqueId, type SeededOrganization, type TestDatabase } from '@docgen/testing';
 import { AccessError } from '../errors';
 import { createApiKey } from './create-api-key';
+import { KeyLookupEpochs } from './key-lookup-epoch';
 import { listApiKeys } from './list-api-keys';
 import { parseExpiry } from './parse-expiry';
 import { revokeApiKey } from './revoke-api-key';
@@ -19,13 +21,23 @@ describe('API keys', () => {
   let database: TestDatabase;
   let a: SeededOrganization;
   let b: SeededOrganization;
+  let redis: Redis;
+  let epochs: KeyLookupEpochs;
+  const prefix = `test:${uniqueId()}:`;
 
   beforeAll(async () => {
     database = await createTestDatabase();
+    redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    epochs = new KeyLookupEpochs(redis, prefix);
     a = await seedOrganization(database.db);
     b = await seedOrganization(database.db);
   });
-  afterAll(() => database.drop());
+  afterAll(async () => {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length) await redis.del(...keys);
+    redis.disconnect();
+    await database.drop();
+  });
 
   it('lists one organisation’s keys, newest first, for the API and the CLI alike', async () => {
     const first = await createApiKey(database.db, { organizationId: a.organizationId, name: 'first', expiresAt: null });
@@ -38,15 +50,15 @@ describe('API keys', () => {
 
   it('revokes once, keeping the first revoked_at; another organisation’s key is not found', async () => {
     const { apiKey } = await createApiKey(database.db, { organizationId: a.organizationId, name: 'gone', expiresAt: null });
-    const revoked = await revokeApiKey(database.db, { id: apiKey.id, organizationId: a.organizationId });
+    const revoked = await revokeApiKey(database.db, epochs, { id: apiKey.id, organizationId: a.organizationId });
     expect(revoked.revokedAt).toBeInstanceOf(Date);
-    const again = await revokeApiKey(database.db, { id: apiKey.id });
+    const again = await revokeApiKey(database.db, epochs, { id: apiKey.id });
     expect(again.revokedAt).toEqual(revoked.revokedAt);
 
-    const foreign = revokeApiKey(database.db, { id: b.apiKeyId, organizationId: a.organizationId });
+    const foreign = revokeApiKey(database.db, epochs, { id: b.apiKeyId, organizationId: a.organizationId });
     await expect(foreign).rejects.toBeInstanceOf(AccessError);
     await expect(foreign).rejects.toMatchObject({ code: 'api_key_not_found', message: 'API key not found' });
     expect((await database.db.apiKey.findUniqueOrThrow({ where: { id: b.apiKeyId } })).revokedAt).toBeNull();
-    await expect(revokeApiKey(database.db, { id: 'not-a-uuid' })).rejects.toMatchObject({ code: 'api_key_not_found' });
+    await expect(revokeApiKey(database.db, epochs, { id: 'not-a-uuid' })).rejects.toMatchObject({ code: 'api_key_not_found' });
   });
 });

@@ -20,7 +20,11 @@ const FIND_KEY = {
          WHERE k.key_hash = $1`,
 };
 
-/** The key and its organisation in one round trip (an ORM include would take two; bench/). */
+/**
+ * The key and its organisation in one round trip (an ORM include would take two; bench/).
+ * Gateways cache what this returns (apps/gateway/src/api-key-lookups.ts): every write that
+ * changes it must move the organisation's key lookup epoch after its commit (`KeyLookupEpochs`).
+ */
 export const findApiKey = async (db: Database, keyHash: string): Promise<ApiKeyRow | undefined> => (await db.sql.query<ApiKeyRow>(FIND_KEY, [keyHash]))[0];
 
 /** Coarse bookkeeping: the caller writes at most once a minute per key, off the request path. */

@@ -1,4 +1,5 @@
 import { isUniqueViolation, type Database, type Organization } from '@docgen/db';
+import type { KeyLookupEpochs } from '../api-keys/key-lookup-epoch';
 import { AccessError } from '../errors';
 
 /** A new organisation (tenant); names are unique. */
@@ -11,6 +12,12 @@ export async function createOrganization(db: Database, input: { name: string; ra
   }
 }
 
-/** The organisation's requests per rate-limit window, effective on its next request on every replica. */
-export const setRateLimit = (db: Database, organizationId: string, perMinute: number): Promise<Organization> =>
-  db.organization.update({ where: { id: organizationId }, data: { rateLimitPerMinute: perMinute } });
+/**
+ * The organisation's requests per rate-limit window, effective on its next request on every
+ * replica: API-key lookups carry the limit, so the key lookup epoch moves before this returns.
+ */
+export async function setRateLimit(db: Database, epochs: KeyLookupEpochs, organizationId: string, perMinute: number): Promise<Organization> {
+  const organization = await db.organization.update({ where: { id: organizationId }, data: { rateLimitPerMinute: perMinute } });
+  await epochs.bump(organizationId);
+  return organization;
+}
