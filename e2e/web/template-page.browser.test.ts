@@ -176,6 +176,13 @@ describe('template page (§14) in a real browser against the real services', () 
     await page.getByText('UAT', { exact: true }).waitFor();
     await expectAccessible(page);
 
+    // The first page as uploaded, once the worker has rendered it: an image the page holds itself.
+    await page.getByText('Preview of the first page', { exact: true }).click();
+    const firstPage = page.getByRole('img', { name: 'First page of Letter as uploaded, with its tags' });
+    await firstPage.waitFor();
+    expect(await firstPage.getAttribute('src')).toMatch(/^data:image\/png;base64,/);
+    expect(await firstPage.evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth))).toBeGreaterThan(100);
+
     await page.getByRole('button', { name: 'Rename', exact: true }).click();
     const nameField = page.getByRole('textbox', { name: 'Template name', exact: true });
     expect(await nameField.inputValue()).toBe('Letter');
