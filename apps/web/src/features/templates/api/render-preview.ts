@@ -21,6 +21,8 @@ export type PreviewProblem =
 export interface LivePreviewState {
   /** An object URL of the latest page rendered (kept while a newer one is refused or on its way). */
   imageUrl?: string;
+  /** The version that page was rendered with (undefined: the published one). */
+  imageVersion?: number;
   updating: boolean;
   problem?: PreviewProblem;
   /** Asks again now, whatever the debounce. */
@@ -36,6 +38,7 @@ export interface LivePreviewState {
  */
 export function useLivePreview(id: string, isUat: boolean, inputText: string, revision?: string, version?: number): LivePreviewState {
   const [imageUrl, setImageUrl] = useState<string>();
+  const [imageVersion, setImageVersion] = useState<number>();
   const [updating, setUpdating] = useState(false);
   const [problem, setProblem] = useState<PreviewProblem>();
   const latest = useRef<{ seq: number; controller?: AbortController }>({ seq: 0 });
@@ -67,6 +70,7 @@ export function useLivePreview(id: string, isUat: boolean, inputText: string, re
         if (previous) URL.revokeObjectURL(previous);
         return url;
       });
+      setImageVersion(version);
       setProblem(undefined);
     } catch (error) {
       if (latest.current.seq !== seq || (error as Error).name === 'AbortError') return;
@@ -102,5 +106,5 @@ export function useLivePreview(id: string, isUat: boolean, inputText: string, re
     [],
   );
 
-  return { imageUrl, updating, problem, refresh: () => void run() };
+  return { imageUrl, imageVersion, updating, problem, refresh: () => void run() };
 }

@@ -19,8 +19,9 @@ export interface LivePreviewProps {
  * button. Loaded lazily by the template page.
  */
 export default function LivePreview({ templateId, isUat, templateName, inputText, revision, templateVersion }: LivePreviewProps) {
-  const { imageUrl, updating, problem, refresh } = useLivePreview(templateId, isUat, inputText, revision, templateVersion);
-  const which = templateVersion ? ` of version ${templateVersion}` : '';
+  const { imageUrl, imageVersion, updating, problem, refresh } = useLivePreview(templateId, isUat, inputText, revision, templateVersion);
+  // Named after the page on screen, which is the asked version's only once its answer is in.
+  const which = imageVersion ? ` of version ${imageVersion}` : '';
   return (
     <section aria-labelledby="live-preview-heading" className="card live-preview">
       <div className="live-preview-head">
