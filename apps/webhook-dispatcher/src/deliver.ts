@@ -22,10 +22,10 @@ export class DeliveryFailedError extends Error {
  * One attempt to deliver one event to one endpoint, signed the Standard Webhooks way. The
  * attempt is logged pending before the request (startAttempt, or the event's own statement
  * for a first attempt) and its outcome after it (AttemptOutcomes, batched; the job ends only
- * once it is written). A 2xx within the time limit is success; anything else throws so
+ * once it is written; `requestDone` is told when the request is over, before that). A 2xx within the time limit is success; anything else throws so
  * BullMQ retries with backoff. Redirects are not followed.
  */
-export async function deliver(job: Job<DeliveryJob>, deps: DeliverDeps): Promise<string> {
+export async function deliver(job: Job<DeliveryJob>, deps: DeliverDeps, requestDone: () => void = () => undefined): Promise<string> {
   const { eventId, endpointId, attemptsBefore = 0 } = DeliveryJob.parse(job.data);
   const attempt = attemptsBefore + job.attemptsMade + 1;
   const webhookId = webhookMessageId(eventId, endpointId);
@@ -60,6 +60,7 @@ export async function deliver(job: Job<DeliveryJob>, deps: DeliverDeps): Promise
     error = failure instanceof OutboundBlockedError ? `refused: ${failure.message}` : (failure as Error).message;
   }
   const durationMs = Date.now() - started;
+  requestDone();
   const status = error ? 'failed' : 'succeeded';
   await deps.outcomes.record(key, { status, responseStatus, error, durationMs });
   deps.onAttempt?.(status, durationMs / 1000);

@@ -50,25 +50,27 @@ export function deferralDelayMs(timesDeferredBefore: number, random: () => numbe
  * Job.moveToDelayed moves it with `skipAttempt`, so attemptsMade (and with it the attempt
  * number, the backoff and the 4-attempt budget) is untouched, and nothing is logged as an
  * attempt. Each pick-up still raises attemptsStarted, which is how deferrals are counted.
+ * The attempt may hand its slot back early (once its request is over, before its outcome is
+ * written): the slot bounds requests to the endpoint, not the bookkeeping after them.
  */
 export async function withEndpointSlot<R>(
   job: Job<DeliveryJob>,
   token: string | undefined,
   slots: EndpointSlots,
-  attempt: () => Promise<R>,
+  attempt: (releaseSlot: () => void) => Promise<R>,
   onDeferred?: (delayMs: number) => void,
 ): Promise<R> {
   const { endpointId } = DeliveryJob.parse(job.data);
-  const release = slots.tryAcquire(endpointId);
-  if (!release) {
+  const acquired = slots.tryAcquire(endpointId);
+  if (!acquired) {
     const delayMs = deferralDelayMs(job.attemptsStarted - job.attemptsMade - 1);
     await job.moveToDelayed(Date.now() + delayMs, token);
     onDeferred?.(delayMs);
     throw new DelayedError();
   }
   try {
-    return await attempt();
+    return await attempt(acquired); // releasing twice is a no-op
   } finally {
-    release();
+    acquired();
   }
 }

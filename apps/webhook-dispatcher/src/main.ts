@@ -62,7 +62,7 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
         job,
         token,
         slots,
-        () => deliver(job, deliveryDeps),
+        (releaseSlot) => deliver(job, deliveryDeps, releaseSlot),
         (delayMs) => {
           deferrals.inc();
           logger.debug({ jobId: job.id, endpointId: job.data.endpointId, delayMs }, 'webhook deferred: endpoint at its in-flight cap');

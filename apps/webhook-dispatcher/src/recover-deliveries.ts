@@ -24,14 +24,21 @@ const UNFINISHED = {
          LEFT JOIN webhook_deliveries d ON d.event_id = e.id AND d.endpoint_id = w.id
          WHERE e.published_at IS NOT NULL AND e.created_at > now() - interval '1 day'
          GROUP BY e.id, e.type, w.id
-         HAVING NOT COALESCE(bool_or(d.status = 'succeeded'), false) AND COALESCE(max(d.attempt), 0) < $1
+         HAVING NOT COALESCE(bool_or(d.status = 'succeeded'), false)
+            AND COALESCE(max(d.attempt) FILTER (WHERE d.status <> 'pending'), 0) < $1
          ORDER BY min(e.created_at) LIMIT 1000`,
 };
 
-/** One pair's attempts, read again after Redis said it has no job. */
+/**
+ * One pair's attempts, read again after Redis said it has no job. Only attempts that ended
+ * count as made: a pending one (a first attempt logged with its event, or one whose
+ * dispatcher died mid-request) is run again under its own number.
+ */
 const ATTEMPTS = {
   name: 'delivery-attempts',
-  text: `SELECT COALESCE(bool_or(status = 'succeeded'), false) AS succeeded, COALESCE(max(attempt), 0)::int AS made, max(created_at) AS last_at
+  text: `SELECT COALESCE(bool_or(status = 'succeeded'), false) AS succeeded,
+                COALESCE(max(attempt) FILTER (WHERE status <> 'pending'), 0)::int AS made,
+                max(created_at) FILTER (WHERE status <> 'pending') AS last_at
          FROM webhook_deliveries WHERE event_id = $1 AND endpoint_id = $2`,
 };
 

@@ -1,4 +1,6 @@
-import { deferralDelayMs, EndpointSlots } from '../src/endpoint-cap';
+import type { Job } from 'bullmq';
+import type { DeliveryJob } from '@docgen/queue';
+import { deferralDelayMs, EndpointSlots, withEndpointSlot } from '../src/endpoint-cap';
 
 describe('EndpointSlots and deferralDelayMs', () => {
   it('gives an endpoint at most its cap of slots and takes each back once', () => {
@@ -21,5 +23,21 @@ describe('EndpointSlots and deferralDelayMs', () => {
     expect(deferralDelayMs(0, () => 0)).toBe(125);
     expect(deferralDelayMs(10, () => 0.999_999)).toBe(7500);
     expect(deferralDelayMs(-1, () => 0.5)).toBe(250);
+  });
+
+  it('frees the slot as soon as the attempt says its request is over, before its outcome is written', async () => {
+    const slots = new EndpointSlots(1);
+    const job = { data: { eventId: '6f1c1c52-3c55-4a3e-9a55-9d1f1a0f7f11', endpointId: '0b5e1f1e-8d1f-4c8e-b1f4-2b0f7b1f3e21' } } as Job<DeliveryJob>;
+    let written!: () => void;
+    const running = withEndpointSlot(job, 'token', slots, async (requestDone) => {
+      requestDone();
+      await new Promise<void>((resolve) => (written = resolve)); // the outcome's batch, not yet committed
+      return 'succeeded';
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(slots.count(job.data.endpointId)).toBe(0);
+    written();
+    expect(await running).toBe('succeeded');
+    expect(slots.count(job.data.endpointId)).toBe(0);
   });
 });
