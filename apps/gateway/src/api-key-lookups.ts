@@ -83,7 +83,11 @@ export class ApiKeyLookups {
     const cached = this.entries.get(keyHash);
     if (!cached || !live(cached.key, now)) return this.lookUp(keyHash, now, entryId, undefined);
     const trusted = cached.epoch !== undefined && now.getTime() - cached.lookedUpAt < this.maxAgeMs;
+    const generation = this.generation;
     const { epoch, decision } = await this.count(cached.key, entryId, trusted ? cached.epoch : LOOK_UP_AGAIN);
+    // The connection dropped while the script was out: ioredis sends it again on reconnect, to
+    // a Redis that may have come back with an older epoch, so its answer vouches for nothing.
+    if (generation !== this.generation) return this.lookUp(keyHash, now, entryId, undefined);
     if (!decision) return this.lookUp(keyHash, now, entryId, epoch);
     this.entries.delete(keyHash);
     this.entries.set(keyHash, cached);

@@ -93,6 +93,6 @@ export class SlidingWindowRateLimiter {
   }
 
   private key(subject: string): string {
-    return `${this.keyPrefix}ratelimit:${subject}`;
+    return `${this.keyPrefix}ratelimit:{${subject}}`; // a hash tag: one Cluster slot with the subject's key lookup epoch
   }
 }

@@ -100,7 +100,7 @@ describe('API-key lookups cached per replica, checked against the key lookup epo
     await admit(lookups, revokedOrg.apiKey);
     await revokeApiKey(database.db, epochs, { id: revokedOrg.apiKeyId });
     expect(await admit(lookups, revokedOrg.apiKey)).toBeUndefined();
-    expect(await redis.zcard(`${prefix}ratelimit:${revokedOrg.organizationId}`)).toBe(2);
+    expect(await redis.zcard(`${prefix}ratelimit:{${revokedOrg.organizationId}}`)).toBe(2);
   });
 
   it('a lookup in flight while a revoke lands keeps the epoch it read before, so the next request looks again and is refused', async () => {

@@ -14,7 +14,8 @@ import { keyLookupsUnreachable } from '../errors';
  * PostgreSQL, and the epoch can share a Redis Cluster slot with the organisation's rate-limit
  * window (one script may only touch keys of one slot).
  */
-export const keyLookupEpochKey = (keyPrefix: string, organizationId: string): string => `${keyPrefix}api-key-epoch:${organizationId}`;
+// The organisation in braces: a Redis Cluster hash tag, shared with its rate-limit window's key.
+export const keyLookupEpochKey = (keyPrefix: string, organizationId: string): string => `${keyPrefix}api-key-epoch:{${organizationId}}`;
 
 /**
  * Lua: `current_epoch(key)`, the epoch as a string of digits. An epoch that is missing (never
