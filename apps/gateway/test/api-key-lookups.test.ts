@@ -137,6 +137,21 @@ describe('API-key lookups cached per replica, checked against the key lookup epo
     expect(await admit(lookups, org.apiKey)).toBeUndefined();
   });
 
+  it('a request whose script was out when the connection dropped trusts nothing its answer says, and looks its key up', async () => {
+    const org = await seedOrganization(database.db);
+    const watched = watchedDatabase(database.db);
+    const lookups = new ApiKeyLookups(watched.db, limiter, prefix, 100);
+    await admit(lookups, org.apiKey);
+    await admit(lookups, org.apiKey); // cached, stamped
+    // Revoked where the epoch cannot show it (as after Redis came back holding an older epoch).
+    await database.db.apiKey.update({ where: { id: org.apiKeyId }, data: { revokedAt: new Date() } });
+    const lookupsBefore = watched.lookups;
+    const inFlight = admit(lookups, org.apiKey); // its script is sent now
+    lookups.clear(); // what a dropped connection does, before the script's reply arrives
+    expect(await inFlight).toBeUndefined();
+    expect(watched.lookups).toBe(lookupsBefore + 1);
+  });
+
   it('keeps at most its capacity, dropping the least recently used key; with none it looks every request up', async () => {
     const org = await seedOrganization(database.db, { rateLimitPerMinute: 1_000 });
     const keys = await Promise.all(
