@@ -127,7 +127,8 @@ describe('bulk generation (gateway, render worker and dispatcher processes, Libr
 
   it('turns a 50-row xlsx into 47 PDFs and errors.xlsx naming the 3 bad rows, then announces bulk.completed', async () => {
     const res = await submit(api, await xlsxOf([HEADER, ...bulkRows(imageBase)]), 'clients.xlsx', { template_id: templateId, output_format: 'pdf' });
-    expect(res.status).toBe(202);
+    // With its body, so a refusal says why (it answered 422 once in a clean-clone run).
+    expect({ status: res.status, body: res.body }).toMatchObject({ status: 202 });
     expect(res.body).toMatchObject({
       template_id: templateId,
       status: 'queued',
