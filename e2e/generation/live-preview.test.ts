@@ -209,6 +209,8 @@ describe('live preview without a render worker', () => {
     const took = Date.now() - started;
     expect(res.status).toBe(503);
     expect(res.body).toEqual({ detail: 'No render worker rendered the preview within 2 s; please try again shortly.', code: 'dependency_unavailable' });
+    // The template page asks again by itself after this.
+    expect(res.headers.get('retry-after')).toBe('2');
     expect(took).toBeGreaterThanOrEqual(1_900);
     expect(took).toBeLessThan(10_000);
     const redis = new Redis(stack.env.REDIS_URL!);

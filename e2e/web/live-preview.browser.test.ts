@@ -5,7 +5,7 @@ import pixelmatch from 'pixelmatch';
 import { PNG } from 'pngjs';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { apiClient, buildDocx, paragraph, repoRoot, startStack, type Stack } from '@docgen/testing';
-import { horizontalOverflow, launchBrowser, seriousViolations, tabTo, waitUntil, watchProblems } from './browser';
+import { horizontalOverflow, launchBrowser, seriousViolations, tabTo, watchProblems } from './browser';
 import { createUser } from './people';
 
 // A whole stack and a browser: every test and hook here may take up to 4 minutes.
@@ -74,7 +74,15 @@ describe('live preview on the template page, in a real browser against the real 
     const before = await shownImage(region);
     await change();
     const changedAt = Date.now();
-    await waitUntil(async () => (await region.getByRole('img').getAttribute('src')) !== before.src, 'the preview to show a new image', 30_000);
+    // Object URLs hold no quotes or backslashes, so the src is safe inside the selector.
+    await region
+      .locator(`img:not([src="${before.src}"])`)
+      .waitFor({ timeout: 30_000 })
+      .catch(async (error: Error) => {
+        throw new Error(
+          `the preview showed no new image within 30 s; the region said: ${JSON.stringify(await region.innerText())} (${error.message.split('\n')[0]})`,
+        );
+      });
     const ms = Date.now() - changedAt;
     const after = await shownImage(region);
     expect([after.png.width, after.png.height]).toEqual([before.png.width, before.png.height]);
@@ -154,5 +162,45 @@ describe('live preview on the template page, in a real browser against the real 
 
   it('left no console errors or CSP violations', () => {
     expect(contexts.flatMap(({ problems }) => problems)).toEqual([]);
+  });
+});
+
+describe('live preview while no render worker runs, in a real browser', () => {
+  let stack: Stack;
+  let browser: Browser;
+  let context: BrowserContext | undefined;
+
+  beforeAll(async () => {
+    stack = await startStack({ workers: 0, env: { PREVIEW_TIMEOUT_MS: '1000' } });
+    browser = await launchBrowser();
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    await browser?.close();
+    await stack?.close();
+  });
+
+  it('says the preview could not be updated, then shows the page by itself once a worker is up', async () => {
+    const base = stack.gateways[0]!.url;
+    const org = await stack.organization();
+    const person = await createUser(stack.database.url, org.organizationId, 'waiting@example.com', 'member');
+    const templateId = (await apiClient(base, org.apiKey).uploadTemplate(invoiceDocx, 'Invoice.docx')).id;
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(30_000);
+    await page.goto(`${base}/login?next=${encodeURIComponent(`/templates/${templateId}`)}`);
+    await page.getByLabel('Email', { exact: true }).fill(person.email);
+    await page.getByLabel('Password', { exact: true }).fill(person.password);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+
+    const region = page.getByRole('region', { name: 'Live preview', exact: true });
+    await region.getByRole('alert').filter({ hasText: 'No render worker rendered the preview within 2 s' }).waitFor();
+    expect(await region.getByRole('img').count()).toBe(0);
+
+    // Nobody clicks Refresh preview: the page asks again after each Retry-After, waiting longer each time.
+    await stack.start('render-worker');
+    await region.getByRole('img').waitFor({ timeout: 90_000 });
+    expect(await region.getByRole('alert').count()).toBe(0);
   });
 });

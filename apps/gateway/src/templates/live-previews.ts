@@ -6,6 +6,8 @@ import { HttpError, dependencyDown } from '../errors';
 
 /** After the job's deadline, how long the request still waits for the worker's own answer (a timeout it reports). */
 const ANSWER_GRACE_MS = 1_000;
+/** A preview not rendered in time may be asked for again this soon (the UI does so by itself). */
+const RETRY_AFTER = { 'Retry-After': '2' };
 
 export interface LivePreviewsOptions {
   queue: Queue<LivePreviewJob>;
@@ -51,13 +53,14 @@ export class LivePreviews {
         timedOut
           ? `No render worker rendered the preview within ${Math.round(waitMs / 1000)} s; please try again shortly.`
           : 'The render worker could not render the preview; please try again shortly.',
+        { headers: RETRY_AFTER },
       );
     }
     if (outcome.outcome === 'invalid') return { invalid: { message: outcome.message, errors: outcome.errors } };
     if (outcome.outcome === 'expired')
-      throw new HttpError('dependency_unavailable', 'No render worker rendered the preview in time; please try again shortly.');
+      throw new HttpError('dependency_unavailable', 'No render worker rendered the preview in time; please try again shortly.', { headers: RETRY_AFTER });
     const [png] = await Promise.all([redis.getBuffer(outcome.pngKey), redis.unlink(outcome.pngKey)]).catch(redisDown);
-    if (!png) throw new HttpError('dependency_unavailable', 'The preview expired before it could be sent; please try again.');
+    if (!png) throw new HttpError('dependency_unavailable', 'The preview expired before it could be sent; please try again.', { headers: RETRY_AFTER });
     return { png };
   }
 }

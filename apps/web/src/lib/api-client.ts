@@ -10,7 +10,7 @@ export class ApiError extends Error {
     readonly errors: FieldError[] = [],
     /** The error's stable code (docs/errors.md); null on a 429 or when the server could not be reached. */
     readonly code: ErrorCode | null = null,
-    /** A 429's Retry-After, in seconds. */
+    /** A 429's or 503's Retry-After, in seconds. */
     readonly retryAfterSeconds: number | null = null,
   ) {
     super(message);
@@ -75,7 +75,7 @@ export async function api<T>(path: string, { method = 'GET', query, json, form, 
       typeof detail === 'string' ? detail : `The server answered ${response.status} ${response.statusText}`.trim(),
       Array.isArray(errors) ? errors : [],
       typeof code === 'string' ? code : null,
-      response.status === 429 ? Number(response.headers.get('retry-after')) || null : null,
+      response.status === 429 || response.status === 503 ? Number(response.headers.get('retry-after')) || null : null,
     );
   }
   return payload as T;
