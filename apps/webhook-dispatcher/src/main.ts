@@ -42,7 +42,7 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
   // endpoint: a slow or dead receiver holds that many slots for at most WEBHOOK_TIMEOUT_MS
   // each, and its other jobs step aside (without using an attempt) for everyone else's.
   const slots = new EndpointSlots(config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT);
-  const outcomes = new AttemptOutcomes(db);
+  const outcomes = new AttemptOutcomes(db, { maxBatch: Math.max(1, Math.floor(config.WEBHOOK_CONCURRENCY / 2)) });
   // Registered before the worker, so it closes after the worker's last jobs.
   shutdown.register('attempt outcomes', () => outcomes.flush());
   const deliveryDeps = {

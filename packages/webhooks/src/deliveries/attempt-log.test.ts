@@ -36,7 +36,7 @@ describe('the delivery log', () => {
 
   it('writes the outcomes of attempts that end together in one statement, each caller waiting for it', async () => {
     for (const endpointId of endpointIds) await startAttempt(database.db, { eventId, endpointId, attempt: 2 }, `msg_${endpointId}`);
-    const outcomes = new AttemptOutcomes(database.db, 60_000);
+    const outcomes = new AttemptOutcomes(database.db, { windowMs: 60_000, maxBatch: 500 });
     const written = Promise.all([
       outcomes.record({ eventId, endpointId: endpointIds[0]!, attempt: 2 }, { status: 'succeeded', responseStatus: 204, error: null, durationMs: 12 }),
       outcomes.record({ eventId, endpointId: endpointIds[1]!, attempt: 2 }, { status: 'failed', responseStatus: 500, error: 'HTTP 500', durationMs: 30 }),
@@ -66,8 +66,18 @@ describe('the delivery log', () => {
     );
   });
 
+  it('writes as soon as maxBatch outcomes have gathered, without waiting for the window', async () => {
+    const failing = { eventId, endpointId: endpointIds[1]! }; // the endpoint whose delivery has not succeeded
+    for (const attempt of [5, 6]) await startAttempt(database.db, { ...failing, attempt }, `msg_${attempt}`);
+    const outcomes = new AttemptOutcomes(database.db, { windowMs: 60_000, maxBatch: 2 });
+    await Promise.all(
+      [5, 6].map((attempt) => outcomes.record({ ...failing, attempt }, { status: 'failed', responseStatus: 503, error: 'HTTP 503', durationMs: 5 })),
+    );
+    expect((await rows()).filter((row) => row.attempt >= 5).map((row) => row.status)).toEqual(['failed', 'failed']);
+  });
+
   it('fails every caller of a write that fails, so none of their jobs ends as if logged', async () => {
-    const outcomes = new AttemptOutcomes(database.db, 60_000);
+    const outcomes = new AttemptOutcomes(database.db, { windowMs: 60_000, maxBatch: 500 });
     const bad = { eventId, endpointId: endpointIds[1]!, attempt: 3 }; // the endpoint whose delivery has not succeeded
     for (const attempt of [3, 4]) await startAttempt(database.db, { ...bad, attempt }, 'msg_a');
     const recorded = [

@@ -81,17 +81,19 @@ export interface AttemptOutcome {
 }
 
 /** How long outcomes gather before one statement writes them all. */
-const OUTCOME_WINDOW_MS = 50;
+const OUTCOME_WINDOW_MS = 250;
 
 /**
- * Records how attempts ended, gathered over 50 ms into one write; `record` settles when the
- * write carrying its outcome has committed, so a delivery job completes (and leaves Redis)
- * only once its outcome is logged.
+ * Records how attempts ended, gathered into one write over 250 ms or until `maxBatch` have
+ * ended; `record` settles when the write carrying its outcome has committed, so a delivery
+ * job completes (and leaves Redis) only once its outcome is logged. A job waiting for that
+ * write holds one of the dispatcher's WEBHOOK_CONCURRENCY slots, so `maxBatch` (half of
+ * them) keeps a busy dispatcher from running out of slots while outcomes gather.
  */
 export class AttemptOutcomes {
   private readonly batch: WriteBatch<AttemptKey & AttemptOutcome>;
 
-  constructor(db: Database, windowMs = OUTCOME_WINDOW_MS) {
+  constructor(db: Database, options: { windowMs?: number; maxBatch: number }) {
     this.batch = new WriteBatch(
       (rows) =>
         db.sql.query(FINISH_ATTEMPTS, [
@@ -103,7 +105,8 @@ export class AttemptOutcomes {
           rows.map((row) => row.error),
           rows.map((row) => row.durationMs),
         ]),
-      windowMs,
+      options.windowMs ?? OUTCOME_WINDOW_MS,
+      options.maxBatch,
     );
   }
 
