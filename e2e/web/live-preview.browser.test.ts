@@ -7,6 +7,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { apiClient, buildDocx, paragraph, repoRoot, startStack, type Stack } from '@docgen/testing';
 import { horizontalOverflow, launchBrowser, seriousViolations, tabTo, watchProblems } from './browser';
 import { createUser } from './people';
+import { signIn } from './browser';
 
 // A whole stack and a browser: every test and hook here may take up to 4 minutes.
 jest.setTimeout(240_000);
@@ -61,11 +62,7 @@ describe('live preview on the template page, in a real browser against the real 
     const page = await context.newPage();
     page.setDefaultTimeout(30_000);
     contexts.push({ context, problems: watchProblems(page) });
-    await page.goto(`${base}/login?next=${encodeURIComponent(`/templates/${templateId}`)}`);
-    await page.getByLabel('Email', { exact: true }).fill(person.email);
-    await page.getByLabel('Password', { exact: true }).fill(person.password);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL((url) => url.pathname === `/templates/${templateId}`);
+    await signIn(page, base, person, `/templates/${templateId}`);
     return page;
   }
 
