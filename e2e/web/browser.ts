@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
 /** Debian's Chromium (scripts/bootstrap.sh installs it); Playwright downloads no browser here. */
 export function launchBrowser(): Promise<Browser> {
@@ -38,6 +38,54 @@ export function watchProblems(page: Page): string[] {
     ),
   );
   return problems;
+}
+
+/** A browser profile a test opened, with the problems its page had; a test file checks them and closes it. */
+export interface OpenedContext {
+  context: BrowserContext;
+  problems: string[];
+}
+
+export interface PageOptions {
+  viewport: { width: number; height: number };
+  colorScheme?: 'light' | 'dark';
+  acceptDownloads?: boolean;
+  /** Lets the page read and write the clipboard on this origin (the Copy buttons). */
+  clipboardOrigin?: string;
+  /** Playwright's default timeout for the page's actions. */
+  timeoutMs: number;
+}
+
+/** A fresh browser profile with one page, recorded in `opened` with the problems the page will have. */
+export async function watchedPage(browser: Browser, opened: OpenedContext[], { clipboardOrigin, timeoutMs, ...contextOptions }: PageOptions): Promise<Page> {
+  const context = await browser.newContext(contextOptions);
+  if (clipboardOrigin) await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: clipboardOrigin });
+  const page = await context.newPage();
+  page.setDefaultTimeout(timeoutMs);
+  opened.push({ context, problems: watchProblems(page) });
+  return page;
+}
+
+/** Someone who signs in with email and password. */
+export interface Person {
+  email: string;
+  password: string;
+}
+
+/** Signs in on /login and waits until the page is at `next` (a path, maybe with a query). */
+export async function signIn(page: Page, base: string, person: Person, next: string): Promise<void> {
+  await page.goto(`${base}/login?next=${encodeURIComponent(next)}`);
+  await page.getByLabel('Email', { exact: true }).fill(person.email);
+  await page.getByLabel('Password', { exact: true }).fill(person.password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.waitForURL((url) => url.pathname === next.split('?')[0]);
+}
+
+/** A fresh, watched page (see watchedPage) on which `person` has signed in and landed at `next`. */
+export async function signedInPage(browser: Browser, opened: OpenedContext[], base: string, person: Person, next: string, options: PageOptions): Promise<Page> {
+  const page = await watchedPage(browser, opened, options);
+  await signIn(page, base, person, next);
+  return page;
 }
 
 const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pixelmatch from 'pixelmatch';
 import { PNG } from 'pngjs';
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator } from 'playwright-core';
 import { apiClient, buildDocx, paragraph, repoRoot, startStack, type Stack } from '@docgen/testing';
-import { horizontalOverflow, launchBrowser, seriousViolations, tabTo, watchProblems } from './browser';
+import { horizontalOverflow, launchBrowser, seriousViolations, signIn, signedInPage, tabTo, type OpenedContext } from './browser';
 import { createUser } from './people';
 
 // A whole stack and a browser: every test and hook here may take up to 4 minutes.
@@ -39,7 +39,7 @@ describe('live preview on the template page, in a real browser against the real 
   let base: string;
   let person: { email: string; password: string };
   let templateId: string;
-  const contexts: { context: BrowserContext; problems: string[] }[] = [];
+  const contexts: OpenedContext[] = [];
 
   beforeAll(async () => {
     stack = await startStack();
@@ -56,18 +56,8 @@ describe('live preview on the template page, in a real browser against the real 
     await stack?.close();
   });
 
-  async function openTemplate(viewport: { width: number; height: number }): Promise<Page> {
-    const context = await browser.newContext({ viewport });
-    const page = await context.newPage();
-    page.setDefaultTimeout(30_000);
-    contexts.push({ context, problems: watchProblems(page) });
-    await page.goto(`${base}/login?next=${encodeURIComponent(`/templates/${templateId}`)}`);
-    await page.getByLabel('Email', { exact: true }).fill(person.email);
-    await page.getByLabel('Password', { exact: true }).fill(person.password);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL((url) => url.pathname === `/templates/${templateId}`);
-    return page;
-  }
+  const openTemplate = (viewport: { width: number; height: number }) =>
+    signedInPage(browser, contexts, base, person, `/templates/${templateId}`, { viewport, timeoutMs: 30_000 });
 
   /** Makes a change and waits for the preview to show a new image; the time from the change to it. */
   async function changeAndWaitForNewImage(region: Locator, change: () => Promise<void>): Promise<{ ms: number; png: PNG }> {
@@ -189,10 +179,7 @@ describe('live preview while no render worker runs, in a real browser', () => {
     context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
     page.setDefaultTimeout(30_000);
-    await page.goto(`${base}/login?next=${encodeURIComponent(`/templates/${templateId}`)}`);
-    await page.getByLabel('Email', { exact: true }).fill(person.email);
-    await page.getByLabel('Password', { exact: true }).fill(person.password);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await signIn(page, base, person, `/templates/${templateId}`);
 
     const region = page.getByRole('region', { name: 'Live preview', exact: true });
     await region.getByRole('alert').filter({ hasText: 'No render worker rendered the preview within 2 s' }).waitFor();

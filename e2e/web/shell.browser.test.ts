@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { apiClient, buildDocx, paragraph, repoRoot, startStack, type ApiClient, type Stack } from '@docgen/testing';
-import { horizontalOverflow, launchBrowser, seriousViolations, tabTo, waitUntil, watchProblems } from './browser';
+import { horizontalOverflow, launchBrowser, seriousViolations, signIn as signInAt, tabTo, waitUntil, watchedPage, type OpenedContext } from './browser';
 import { createUser } from './people';
 
 // The app shell and the pages beside the template page (API.md §14): /documents, /bulk-jobs,
@@ -29,7 +29,7 @@ describe('the web UI shell, /documents and /bulk-jobs in a real browser against 
   let receiptId: string;
   let bulkId: string;
   let failure: { id: string; error_message: string };
-  const contexts: { context: BrowserContext; problems: string[] }[] = [];
+  const contexts: OpenedContext[] = [];
 
   beforeAll(async () => {
     // Webhook registration of https://127.0.0.1 below needs the address rule lifted (it is never delivered to).
@@ -73,22 +73,10 @@ describe('the web UI shell, /documents and /bulk-jobs in a real browser against 
     await stack?.close();
   });
 
-  async function newPage(viewport = WIDE, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
-    const context = await browser.newContext({ viewport, colorScheme, acceptDownloads: true });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
-    const page = await context.newPage();
-    page.setDefaultTimeout(20_000);
-    contexts.push({ context, problems: watchProblems(page) });
-    return page;
-  }
+  const newPage = (viewport = WIDE, colorScheme: 'light' | 'dark' = 'light') =>
+    watchedPage(browser, contexts, { viewport, colorScheme, acceptDownloads: true, clipboardOrigin: base, timeoutMs: 20_000 });
 
-  async function signIn(page: Page, next: string) {
-    await page.goto(`${base}/login?next=${encodeURIComponent(next)}`);
-    await page.getByLabel('Email', { exact: true }).fill(admin.email);
-    await page.getByLabel('Password', { exact: true }).fill(admin.password);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL((url) => url.pathname === next.split('?')[0]);
-  }
+  const signIn = (page: Page, next: string) => signInAt(page, base, admin, next);
 
   const shot = (page: Page, name: string) => page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true, caret: 'initial' });
 

@@ -2,9 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { makeSigningCa, repoRoot, startStack, type Stack, type TestSigningCa } from '@docgen/testing';
-import { horizontalOverflow, launchBrowser, seriousViolations, watchProblems } from './browser';
+import { horizontalOverflow, launchBrowser, seriousViolations, signedInPage, type OpenedContext } from './browser';
 import { createUser } from './people';
 
 jest.setTimeout(240_000);
@@ -46,15 +46,8 @@ describe('signing certificate upload in the web UI', () => {
   };
 
   it('refuses a wrong password and an expired certificate in words, then shows subject, issuer and validity', async () => {
-    const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
-    const page: Page = await context.newPage();
-    page.setDefaultTimeout(20_000);
-    const problems = watchProblems(page);
-    await page.goto(`${base}/login?next=${encodeURIComponent('/settings/developer')}`);
-    await page.getByLabel('Email', { exact: true }).fill(admin.email);
-    await page.getByLabel('Password', { exact: true }).fill(admin.password);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL((url) => url.pathname === '/settings/developer');
+    const opened: OpenedContext[] = [];
+    const page = await signedInPage(browser, opened, base, admin, '/settings/developer', { viewport: { width: 1100, height: 900 }, timeoutMs: 20_000 });
     await page.getByText('No signing certificate yet.').waitFor();
 
     const upload = page.getByRole('button', { name: 'Upload certificate', exact: true });
@@ -91,7 +84,7 @@ describe('signing certificate upload in the web UI', () => {
     await page.setViewportSize({ width: 390, height: 844 });
     expect(await horizontalOverflow(page)).toBeLessThanOrEqual(0);
     await page.screenshot({ path: path.join(screenshotDir, 'signing-certificate-narrow.png'), fullPage: true, caret: 'initial' });
-    expect(problems).toEqual([]);
-    await context.close();
+    expect(opened.flatMap(({ problems }) => problems)).toEqual([]);
+    await page.context().close();
   });
 });

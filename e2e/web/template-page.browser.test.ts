@@ -4,9 +4,9 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { apiClient, buildDocx, paragraph, repoRoot, startStack, type ApiClient, type SeededOrganization, type Stack } from '@docgen/testing';
-import { horizontalOverflow, launchBrowser, seriousViolations, tabTo, waitUntil, watchProblems } from './browser';
+import { horizontalOverflow, launchBrowser, seriousViolations, signedInPage as openSignedIn, tabTo, waitUntil, type OpenedContext } from './browser';
 import { createUser } from './people';
 
 jest.setTimeout(240_000);
@@ -43,7 +43,7 @@ describe('template page (§14) in a real browser against the real services', () 
   let browser: Browser;
   let base: string;
   let admin: { email: string; password: string };
-  const contexts: { context: BrowserContext; problems: string[] }[] = [];
+  const contexts: OpenedContext[] = [];
 
   beforeAll(async () => {
     // One warm converter: these tests render little, and a machine shared by many starts it sooner.
@@ -67,19 +67,8 @@ describe('template page (§14) in a real browser against the real services', () 
     }
   });
 
-  async function signedInPage(next: string, viewport = { width: 1280, height: 900 }): Promise<Page> {
-    const context = await browser.newContext({ viewport, acceptDownloads: true });
-    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
-    const page = await context.newPage();
-    page.setDefaultTimeout(20_000);
-    contexts.push({ context, problems: watchProblems(page) });
-    await page.goto(`${base}/login?next=${encodeURIComponent(next)}`);
-    await page.getByLabel('Email', { exact: true }).fill(admin.email);
-    await page.getByLabel('Password', { exact: true }).fill(admin.password);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL((url) => url.pathname === next.split('?')[0]);
-    return page;
-  }
+  const signedInPage = (next: string, viewport = { width: 1280, height: 900 }) =>
+    openSignedIn(browser, contexts, base, admin, next, { viewport, acceptDownloads: true, clipboardOrigin: base, timeoutMs: 20_000 });
 
   const expectAccessible = async (page: Page) => expect(await seriousViolations(page)).toEqual([]);
   const shot = (page: Page, name: string) => page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true, caret: 'initial' });

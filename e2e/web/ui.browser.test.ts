@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import {
   apiClient,
   buildDocx,
@@ -16,7 +16,7 @@ import {
   type SeededOrganization,
   type Stack,
 } from '@docgen/testing';
-import { horizontalOverflow, launchBrowser, seriousViolations, tabTo, waitUntil, watchProblems } from './browser';
+import { horizontalOverflow, launchBrowser, seriousViolations, signIn as signInAt, tabTo, waitUntil, watchedPage, type OpenedContext } from './browser';
 import { createUser } from './people';
 
 // A whole stack and a browser: every test and hook here may take up to 4 minutes.
@@ -45,7 +45,7 @@ describe('web UI in a real browser against the real services', () => {
   let base: string;
   let admin: { email: string; password: string };
   let templateId: string;
-  const contexts: { context: BrowserContext; problems: string[] }[] = [];
+  const contexts: OpenedContext[] = [];
 
   beforeAll(async () => {
     const certificates = makeTestCertificates();
@@ -68,21 +68,10 @@ describe('web UI in a real browser against the real services', () => {
   });
 
   /** A fresh browser profile; its console errors and CSP violations are checked at the end. */
-  async function newPage(viewport = { width: 1100, height: 900 }): Promise<Page> {
-    const context = await browser.newContext({ viewport, acceptDownloads: true });
-    const page = await context.newPage();
-    page.setDefaultTimeout(20_000);
-    contexts.push({ context, problems: watchProblems(page) });
-    return page;
-  }
+  /** A fresh browser profile; its console errors and CSP violations are checked at the end. */
+  const newPage = (viewport = { width: 1100, height: 900 }) => watchedPage(browser, contexts, { viewport, acceptDownloads: true, timeoutMs: 20_000 });
 
-  async function signIn(page: Page, email: string, password: string, next = '/templates') {
-    await page.goto(`${base}/login?next=${encodeURIComponent(next)}`);
-    await page.getByLabel('Email', { exact: true }).fill(email);
-    await page.getByLabel('Password', { exact: true }).fill(password);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL((url) => url.pathname === next.split('?')[0]);
-  }
+  const signIn = (page: Page, email: string, password: string, next = '/templates') => signInAt(page, base, { email, password }, next);
 
   async function expectAccessible(page: Page) {
     expect(await seriousViolations(page)).toEqual([]);

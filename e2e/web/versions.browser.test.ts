@@ -5,10 +5,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
+import type { Browser, Page, Request } from 'playwright-core';
 import { apiClient, buildDocx, paragraph, repoRoot, startStack, type ApiClient, type Stack } from '@docgen/testing';
 import { docxText } from '../support';
-import { horizontalOverflow, launchBrowser, seriousViolations, tabTo, watchProblems } from './browser';
+import { horizontalOverflow, launchBrowser, seriousViolations, signedInPage as openSignedIn, tabTo, type OpenedContext } from './browser';
 import { createUser } from './people';
 
 jest.setTimeout(240_000);
@@ -27,7 +27,7 @@ describe('template versions, file alerts, bulk file names and object variables i
   let browser: Browser;
   let base: string;
   let author: { email: string; password: string };
-  const contexts: { context: BrowserContext; problems: string[] }[] = [];
+  const contexts: OpenedContext[] = [];
 
   beforeAll(async () => {
     // One warm converter: these tests render little, and a machine shared by many starts it sooner.
@@ -51,18 +51,8 @@ describe('template versions, file alerts, bulk file names and object variables i
     }
   });
 
-  async function signedInPage(next: string, viewport = { width: 1280, height: 900 }, colorScheme: 'light' | 'dark' = 'light'): Promise<Page> {
-    const context = await browser.newContext({ viewport, colorScheme, acceptDownloads: true });
-    const page = await context.newPage();
-    page.setDefaultTimeout(30_000);
-    contexts.push({ context, problems: watchProblems(page) });
-    await page.goto(`${base}/login?next=${encodeURIComponent(next)}`);
-    await page.getByLabel('Email', { exact: true }).fill(author.email);
-    await page.getByLabel('Password', { exact: true }).fill(author.password);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.waitForURL((url) => url.pathname === next.split('?')[0]);
-    return page;
-  }
+  const signedInPage = (next: string, viewport = { width: 1280, height: 900 }, colorScheme: 'light' | 'dark' = 'light') =>
+    openSignedIn(browser, contexts, base, author, next, { viewport, colorScheme, acceptDownloads: true, timeoutMs: 30_000 });
 
   const expectAccessible = async (page: Page) => expect(await seriousViolations(page)).toEqual([]);
   const shot = (page: Page, name: string) => page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: true, caret: 'initial' });
