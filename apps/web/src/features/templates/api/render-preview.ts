@@ -12,7 +12,7 @@ export const PREVIEW_DEBOUNCE_MS = 500;
 /** The longest wait between automatic retries of a refused preview (429, 503). */
 const MAX_RETRY_WAIT_S = 30;
 
-/** The server's Retry-After, doubled for each refusal in a row after the first, capped: an open page never hammers a server that is down. */
+/** The n-th refusal in a row waits the server's Retry-After or 2^(n-1) s, whichever is longer, at most 30 s (2, 2, 4, 8, 16, 30 s after Retry-After: 2): an open page never hammers a server that is down. */
 export const retryWaitSeconds = (retryAfterSeconds: number, refusalsInARow: number): number =>
   Math.min(MAX_RETRY_WAIT_S, Math.max(retryAfterSeconds, 2 ** (refusalsInARow - 1)));
 
