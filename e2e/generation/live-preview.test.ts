@@ -1,5 +1,8 @@
 import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
@@ -221,5 +224,53 @@ describe('live preview without a render worker', () => {
       redis.disconnect();
     }
     expect(await stack.database.db.document.count()).toBe(0);
+  }, 60_000);
+});
+
+describe('live preview that runs out of time', () => {
+  let stack: Stack;
+  let api: ApiClient;
+  let images: Server;
+  let templateId: string;
+  let neverUrl: string;
+
+  beforeAll(async () => {
+    // An image server that never answers: a fill that takes all the time it is given.
+    images = createServer(() => undefined);
+    images.listen(0, '127.0.0.1');
+    await once(images, 'listening');
+    neverUrl = `http://127.0.0.1:${(images.address() as AddressInfo).port}/never.png`;
+    stack = await startStack({ env: { PREVIEW_TIMEOUT_MS: '3000', OUTBOUND_ALLOW_PRIVATE: 'true', IMAGE_FETCH_TIMEOUT_MS: '30000', PREVIEW_RATE_LIMIT: '1000' } });
+    api = apiClient(stack.gateways[0]!.url, (await stack.organization()).apiKey);
+    templateId = (await api.uploadTemplate(invoiceDocx, 'Invoice.docx')).id;
+  }, 120_000);
+  afterAll(async () => {
+    images?.closeAllConnections();
+    images?.close();
+    await stack?.close();
+  });
+
+  const slowInput = () => ({ ...INPUT, logo: neverUrl });
+
+  it('blames the template (422) when the worker had the time and the fill used it all', async () => {
+    const res = await api.call('POST', `/api/v1/templates/${templateId}/preview`, { input_json: slowInput() });
+    expect({ status: res.status, body: res.body }).toEqual({
+      status: 422,
+      body: expect.objectContaining({ detail: 'The preview took longer than 3 s; check the template for a broken expression or fewer, smaller images' }),
+    });
+  }, 60_000);
+
+  it('asks again later (503 with Retry-After) when the preview spent most of its time waiting for a busy worker', async () => {
+    // The test stack's one live-preview slot is taken by a fill that runs to its deadline; the
+    // second preview waits behind it and is taken with a third of its time left.
+    const first = api.call('POST', `/api/v1/templates/${templateId}/preview`, { input_json: slowInput() });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const second = await api.call('POST', `/api/v1/templates/${templateId}/preview`, { input_json: slowInput() });
+    expect((await first).status).toBe(422);
+    expect({ status: second.status, code: second.body.code, retryAfter: second.headers.get('retry-after') }).toEqual({
+      status: 503,
+      code: 'dependency_unavailable',
+      retryAfter: '2',
+    });
   }, 60_000);
 });

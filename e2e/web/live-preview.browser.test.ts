@@ -161,7 +161,8 @@ describe('live preview while no render worker runs, in a real browser', () => {
   let context: BrowserContext | undefined;
 
   beforeAll(async () => {
-    stack = await startStack({ workers: 0, env: { PREVIEW_TIMEOUT_MS: '1000' } });
+    // Time enough for a just-started worker's first, cold preview on a loaded machine.
+    stack = await startStack({ workers: 0, env: { PREVIEW_TIMEOUT_MS: '3000' } });
     browser = await launchBrowser();
   });
 
@@ -182,12 +183,20 @@ describe('live preview while no render worker runs, in a real browser', () => {
     await signIn(page, base, person, `/templates/${templateId}`);
 
     const region = page.getByRole('region', { name: 'Live preview', exact: true });
-    await region.getByRole('alert').filter({ hasText: 'No render worker rendered the preview within 2 s' }).waitFor();
+    await region.getByRole('alert').filter({ hasText: 'No render worker rendered the preview within 4 s' }).waitFor();
     expect(await region.getByRole('img').count()).toBe(0);
 
     // Nobody clicks Refresh preview: the page asks again after each Retry-After, waiting longer each time.
-    await stack.start('render-worker');
-    await region.getByRole('img').waitFor({ timeout: 90_000 });
+    const worker = await stack.start('render-worker');
+    await region
+      .getByRole('img')
+      .waitFor({ timeout: 90_000 })
+      .catch(async (error: Error) => {
+        const previews = worker.logs.filter((line) => String(line.msg).startsWith('live preview'));
+        throw new Error(
+          `no preview within 90 s of the worker's start; the region said ${JSON.stringify(await region.innerText())}, the worker logged ${JSON.stringify(previews)} (${error.message.split('\n')[0]})`,
+        );
+      });
     expect(await region.getByRole('alert').count()).toBe(0);
   });
 });

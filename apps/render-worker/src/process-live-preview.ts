@@ -17,6 +17,8 @@ import type { TakeImageFetch } from './image-fetch-budget';
 export const LIVE_PREVIEW_LONG_SIDE_PX = 1100;
 /** Long enough for the waiting gateway to read it; short enough that an abandoned one is soon gone. */
 const PNG_TTL_MS = 30_000;
+/** The share of PREVIEW_TIMEOUT_MS a worker must have had before a time-out is blamed on the template. */
+const FAIR_TIME_SHARE = 0.5;
 
 export interface LivePreviewDeps {
   redis: Redis;
@@ -45,8 +47,9 @@ export interface LivePreviewDeps {
  */
 export async function processLivePreview(job: Job<LivePreviewJob>, deps: LivePreviewDeps): Promise<LivePreviewResult> {
   const { organizationId, requestKey, deadlineAt } = LivePreviewJob.parse(job.data);
+  const takenAt = Date.now();
   // The gateway has already answered: rendering now would only cost an instance.
-  if (Date.now() >= deadlineAt) return { outcome: 'expired' };
+  if (takenAt >= deadlineAt) return { outcome: 'expired' };
   const [raw] = await Promise.all([deps.redis.get(requestKey), deps.redis.unlink(requestKey)]);
   if (!raw) return { outcome: 'expired' };
   const { source, input } = LivePreviewRequest.parse(JSON.parse(raw));
@@ -84,7 +87,9 @@ export async function processLivePreview(job: Job<LivePreviewJob>, deps: LivePre
     return { outcome: 'rendered', pngKey };
   } catch (error) {
     const timedOut = error instanceof RenderTimeoutError || error instanceof ConversionTimeoutError || error instanceof PrintTimeoutError;
-    if (timedOut && waitingForPrinter) throw error;
+    // A time-out is the template's only when the worker had most of the time for it: one that
+    // spent its time waiting in the queue (busy or just-started workers) is asked for again (503).
+    if (timedOut && (waitingForPrinter || deadlineAt - takenAt < timeoutMs * FAIR_TIME_SHARE)) throw error;
     const invalid = problemOf(error, timeoutMs);
     if (!invalid) throw error;
     log.info({ reason: invalid.message }, 'live preview refused');
