@@ -240,7 +240,9 @@ describe('live preview that runs out of time', () => {
     images.listen(0, '127.0.0.1');
     await once(images, 'listening');
     neverUrl = `http://127.0.0.1:${(images.address() as AddressInfo).port}/never.png`;
-    stack = await startStack({ env: { PREVIEW_TIMEOUT_MS: '3000', OUTBOUND_ALLOW_PRIVATE: 'true', IMAGE_FETCH_TIMEOUT_MS: '30000', PREVIEW_RATE_LIMIT: '1000' } });
+    stack = await startStack({
+      env: { PREVIEW_TIMEOUT_MS: '3000', OUTBOUND_ALLOW_PRIVATE: 'true', IMAGE_FETCH_TIMEOUT_MS: '30000', PREVIEW_RATE_LIMIT: '1000' },
+    });
     api = apiClient(stack.gateways[0]!.url, (await stack.organization()).apiKey);
     templateId = (await api.uploadTemplate(invoiceDocx, 'Invoice.docx')).id;
   }, 120_000);
