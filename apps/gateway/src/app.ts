@@ -5,7 +5,7 @@ import type { Database } from '@docgen/db';
 import { KeyLookupEpochs } from '@docgen/access';
 import { secretsKeyring } from '@docgen/security';
 import { dataStoreChecks } from '@docgen/runtime';
-import type { OutboxRelay } from '@docgen/documents';
+import { ActiveDocumentCounts, type OutboxRelay } from '@docgen/documents';
 import type { Logger, Registry } from '@docgen/observability';
 import type { RenderJob } from '@docgen/queue';
 import type { FileStorage } from '@docgen/storage';
@@ -65,6 +65,7 @@ export function createApp({ config, db, redis, storage, renderQueue, relay, temp
   const limiter = new SlidingWindowRateLimiter(redis, config.REDIS_KEY_PREFIX, config.RATE_LIMIT_WINDOW_MS);
   const failedSignIns = new SlidingWindowRateLimiter(redis, config.REDIS_KEY_PREFIX, config.SIGN_IN_LOCKOUT_WINDOW_MS);
   const authFailures = new AuthFailureThrottle(redis, config.REDIS_KEY_PREFIX, config.AUTH_FAILURE_LIMIT, config.AUTH_FAILURE_WINDOW_MS);
+  const activeCounts = new ActiveDocumentCounts();
   const keyLookups = new ApiKeyLookups(db, limiter, config.REDIS_KEY_PREFIX, config.API_KEY_CACHE_SIZE);
   // Redis may come back from a restart or a failover with older data, epochs included.
   redis.on('close', () => keyLookups.clear());
@@ -105,7 +106,7 @@ export function createApp({ config, db, redis, storage, renderQueue, relay, temp
       previewLimiter: new SlidingWindowRateLimiter(redis, config.REDIS_KEY_PREFIX, PREVIEW_RATE_WINDOW_MS),
       previewRateLimit: config.PREVIEW_RATE_LIMIT,
     }),
-    ...documentHandlers({ db, sendFile, renderQueue, maxActivePerOrg: config.MAX_ACTIVE_PER_ORG }),
+    ...documentHandlers({ db, sendFile, renderQueue, maxActivePerOrg: config.MAX_ACTIVE_PER_ORG, activeCounts }),
     ...bulkJobHandlers({
       db,
       sendFile,
@@ -114,6 +115,7 @@ export function createApp({ config, db, redis, storage, renderQueue, relay, temp
       maxRows: config.BULK_MAX_ROWS,
       untrusted,
       maxActivePerOrg: config.MAX_ACTIVE_PER_ORG,
+      activeCounts,
     }),
     ...webhookHandlers({ db, relay, allowPrivate: config.OUTBOUND_ALLOW_PRIVATE }),
   });

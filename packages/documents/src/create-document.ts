@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { isUuid, type CreateDocumentBody, type DocumentRecord } from '@docgen/contracts';
 import { isUniqueViolation, type Database, type Document } from '@docgen/db';
 import { storeRenderSecrets, type RenderJob, type RenderSecrets } from '@docgen/queue';
+import type { ActiveDocumentCounts } from './active-document-counts';
 import { DocumentError, queueUnavailable, templateNotFound, tooManyInProgress, versionNotFound } from './errors';
 import { queueNewGeneration } from './queue-new-generation';
 import { hashablePdfOptions, separatePdfSecrets } from './pdf-options';
@@ -12,6 +13,8 @@ import { requestHash } from './request-hash';
 export interface CreateDocumentDeps {
   db: Database;
   renderQueue: Queue<RenderJob>;
+  /** This replica's counts of documents in progress (without it, every insert counts). */
+  activeCounts?: ActiveDocumentCounts;
 }
 
 export interface CreateDocumentRequest {
@@ -54,7 +57,7 @@ export async function createDocument(deps: CreateDocumentDeps, request: CreateDo
 
   let document: CreatedDocument | undefined;
   try {
-    document = await insertDocument(deps.db, request, hash, pdfOptions);
+    document = await insertDocument(deps, request, hash, pdfOptions);
   } catch (error) {
     if (!(idempotencyKey && isUniqueViolation(error))) throw error;
     const winner = await findByKey(deps.db, request.organizationId, idempotencyKey);
@@ -83,19 +86,28 @@ export async function queueOrTakeBack(deps: CreateDocumentDeps, document: Create
  * statement: a template that is missing, deleted, of another organisation or of the other
  * environment inserts nothing, nor does an organisation at MAX_ACTIVE_PER_ORG. One round trip
  * instead of a lookup and an ORM create (bench/: the largest part of a POST's CPU). The count
- * stops at the cap (documents_active_idx), so it costs little below it; concurrent inserts
- * can pass the cap by the number of requests in flight.
+ * stops at the cap (documents_active_idx) and is taken only when $12 asks for it (see
+ * ActiveDocumentCounts); the row answered carries it (`active`, before this insert) whether
+ * or not a document was inserted. Concurrent inserts can pass the cap by the number of
+ * requests in flight.
  */
 const INSERT_DOCUMENT = {
   name: 'insert-document',
-  text: `INSERT INTO documents (organization_id, template_id, template_version, is_uat, input_format, output_format, input_json, idempotency_key, request_hash, pdf_standard, pdf_options)
-         SELECT t.organization_id, t.id, COALESCE(v.version, t.version), t.is_uat, t.format, $1, $2::jsonb, $3, $4, $8, $10::jsonb
-         FROM templates t LEFT JOIN template_versions v ON v.template_id = t.id AND v.version = $11::int
-         WHERE t.id = $5::uuid AND t.organization_id = $6::uuid AND t.is_uat = $7 AND t.deleted_at IS NULL
-           -- template_version, when asked for, must name a version of the template (a draft too); without it, the published one
-           AND ($11::int IS NULL OR v.version IS NOT NULL)
-           AND (SELECT count(*) FROM (SELECT 1 FROM documents WHERE organization_id = $6::uuid AND status IN ('queued', 'rendering') LIMIT $9) active) < $9
-         RETURNING id, input_format, template_version, generation, created_at, updated_at`,
+  text: `WITH active AS (
+           SELECT CASE WHEN $12::boolean
+             THEN (SELECT count(*)::int FROM (SELECT 1 FROM documents WHERE organization_id = $6::uuid AND status IN ('queued', 'rendering') LIMIT $9) counted)
+             ELSE 0 END AS n
+         ), inserted AS (
+           INSERT INTO documents (organization_id, template_id, template_version, is_uat, input_format, output_format, input_json, idempotency_key, request_hash, pdf_standard, pdf_options)
+           SELECT t.organization_id, t.id, COALESCE(v.version, t.version), t.is_uat, t.format, $1, $2::jsonb, $3, $4, $8, $10::jsonb
+           FROM active, templates t LEFT JOIN template_versions v ON v.template_id = t.id AND v.version = $11::int
+           WHERE t.id = $5::uuid AND t.organization_id = $6::uuid AND t.is_uat = $7 AND t.deleted_at IS NULL
+             -- template_version, when asked for, must name a version of the template (a draft too); without it, the published one
+             AND ($11::int IS NULL OR v.version IS NOT NULL)
+             AND active.n < $9
+           RETURNING id, input_format, template_version, generation, created_at, updated_at
+         )
+         SELECT inserted.*, active.n AS active FROM active LEFT JOIN inserted ON true`,
 };
 
 /** The request as the idempotency comparison sees it: passwords only as slow salted hashes. */
@@ -136,31 +148,40 @@ async function whyNotInserted(db: Database, request: CreateDocumentRequest): Pro
   return row.has_version ? tooManyInProgress() : versionNotFound();
 }
 
+/**
+ * Inserts the document unless the organisation is at its cap: counted in the statement
+ * unless this replica's recent count leaves room (ActiveDocumentCounts), and the count kept.
+ */
 async function insertDocument(
-  db: Database,
+  deps: CreateDocumentDeps,
   request: CreateDocumentRequest,
   hash: string | null,
   pdfOptions: object | null,
 ): Promise<CreatedDocument | undefined> {
-  const { body, isUat } = request;
+  const { body, isUat, organizationId, maxActivePerOrg } = request;
   if (!isUuid(body.template_id)) return undefined;
-  const [row] = await db.sql.query<{ id: string; input_format: string; template_version: number; generation: number; created_at: Date; updated_at: Date }>(
-    INSERT_DOCUMENT,
-    [
+  const reserved = deps.activeCounts?.tryReserve(organizationId, maxActivePerOrg) ?? false;
+  let row: InsertedRow | undefined;
+  try {
+    [row] = await deps.db.sql.query<InsertedRow>(INSERT_DOCUMENT, [
       body.output_format,
       JSON.stringify(body.input_json),
       request.idempotencyKey ?? null,
       hash,
       body.template_id,
-      request.organizationId,
+      organizationId,
       isUat,
       body.pdf_standard ?? null,
-      request.maxActivePerOrg,
+      maxActivePerOrg,
       pdfOptions === null ? null : JSON.stringify(pdfOptions),
       body.template_version ?? null,
-    ],
-  );
-  if (!row) return undefined;
+      !reserved,
+    ]);
+  } finally {
+    if (reserved && !row?.id) deps.activeCounts!.release(organizationId);
+  }
+  if (!reserved && row) deps.activeCounts?.record(organizationId, row.active + (row.id ? 1 : 0));
+  if (!row?.id) return undefined;
   return {
     id: row.id,
     templateId: body.template_id,
@@ -178,9 +199,15 @@ async function insertDocument(
     errorMessage: null,
     files: [],
     generation: row.generation,
-    organizationId: request.organizationId,
+    organizationId,
   };
 }
+
+/** INSERT_DOCUMENT's one row: the document's columns (null when nothing was inserted) and the count it took (0 when it took none). */
+type InsertedRow = { active: number } & (
+  | { id: string; input_format: string; template_version: number; generation: number; created_at: Date; updated_at: Date }
+  | { id: null; input_format: null; template_version: null; generation: null; created_at: null; updated_at: null }
+);
 
 export function findByKey(db: Database, organizationId: string, key: string) {
   return db.document.findFirst({ where: { organizationId, idempotencyKey: key } });
@@ -200,6 +227,7 @@ export async function replay(
     // The file is regenerated: this request's passwords are needed again (API.md §13).
     if (secrets) await storeRenderSecrets(deps.renderQueue, existing.id, secrets);
     const document = await queueNewGeneration(deps.db, deps.renderQueue, existing, 'failed');
+    deps.activeCounts?.forget(existing.organizationId);
     if (document) return { document, outcome: 'created' };
   }
   const current = await deps.db.document.findUniqueOrThrow({ where: { id: existing.id } });

@@ -130,6 +130,7 @@ export async function createMerge(deps: CreateDocumentDeps, request: CreateMerge
     return replay(deps, winner, hash!, request.maxActivePerOrg, secrets);
   }
   if (!row) throw (await sourceProblems(deps.db, ids, request)) ?? tooManyInProgress();
+  deps.activeCounts?.forget(request.organizationId);
 
   const document: CreatedDocument = {
     id: row.id,

@@ -3,6 +3,7 @@
 export { DocumentError, bulkJobNotFound, documentNotFound, templateNotFound, versionNotFound, type DocumentErrorCode } from './errors';
 export { queueRenderJobs } from './render-jobs';
 export { createDocument, type CreateDocumentDeps, type CreateDocumentRequest, type CreateDocumentResult, type CreatedDocument } from './create-document';
+export { ActiveDocumentCounts, ACTIVE_COUNT_FRESH_MS } from './active-document-counts';
 export { createMerge, type CreateMergeRequest } from './create-merge';
 export { readMergeSources, sourceGoneMessage, type MergeSource } from './merge-sources';
 export { startRendering, type RenderingDocument } from './start-rendering';

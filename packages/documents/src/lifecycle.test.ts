@@ -3,6 +3,7 @@ import type { Prisma } from '@docgen/db';
 import { createLogger } from '@docgen/observability';
 import { createDeliveryQueue, createRedisConnection, createRenderQueue, deliveryJobId, renderJobId } from '@docgen/queue';
 import { createTestDatabase, seedOrganization, startRedisServer, uniqueId, type RedisServer, type TestDatabase } from '@docgen/testing';
+import { ACTIVE_COUNT_FRESH_MS, ActiveDocumentCounts } from './active-document-counts';
 import { createBulkJob } from './bulk-jobs/create-bulk-job';
 import { createDocument } from './create-document';
 import { DocumentError } from './errors';
@@ -136,6 +137,55 @@ describe('a document’s life (domain functions)', () => {
 
     await database.db.document.update({ where: { id: first.document.id }, data: { status: 'ready' } });
     await expect(createDocument({ db: database.db, renderQueue }, request(busy, busyTemplate.id))).resolves.toMatchObject({ outcome: 'created' });
+  });
+
+  it('counts documents in progress once per ACTIVE_COUNT_FRESH_MS with a replica’s counts, and still refuses at the cap', async () => {
+    const { organizationId: owner } = await seedOrganization(database.db);
+    const template = await database.db.template.create({
+      data: {
+        organizationId: owner,
+        name: 'letter',
+        format: 'docx',
+        fileKey: `templates/${owner}.docx`,
+        fileSize: 10,
+        variables: [{ name: 'name', type: 'text' }],
+      },
+    });
+    let clock = Date.now();
+    const deps = { db: database.db, renderQueue, activeCounts: new ActiveDocumentCounts(() => clock) };
+    const request = { organizationId: owner, body: { ...body(), template_id: template.id }, isUat: false, idempotencyKey: undefined, maxActivePerOrg: 3 };
+    const inProgress = () => database.db.document.count({ where: { organizationId: owner, status: { in: ['queued', 'rendering'] } } });
+
+    await createDocument(deps, request); // counted: 0 before it
+    // Another replica adds two while this one's count is fresh: unseen, so two more pass (the documented bound).
+    for (const name of ['x', 'y'])
+      await database.db.document.create({
+        data: { organizationId: owner, templateId: template.id, inputFormat: 'docx', outputFormat: 'pdf', inputJson: { name } },
+      });
+    await createDocument(deps, request);
+    await createDocument(deps, request);
+    expect(await inProgress()).toBe(5);
+    // Its own inserts reach the cap: the next one counts in PostgreSQL and is refused.
+    expect(await errorOf(createDocument(deps, request))).toMatchObject({ code: 'too_many_in_progress' });
+    expect(await inProgress()).toBe(5);
+
+    // At the cap every request counts, so places come back as soon as documents finish.
+    await database.db.document.updateMany({ where: { organizationId: owner }, data: { status: 'ready' } });
+    await expect(createDocument(deps, request)).resolves.toMatchObject({ outcome: 'created' });
+    // Another replica fills the organisation up; once this replica's count is stale it counts and sees it.
+    for (const name of ['x', 'y'])
+      await database.db.document.create({
+        data: { organizationId: owner, templateId: template.id, inputFormat: 'docx', outputFormat: 'pdf', inputJson: { name } },
+      });
+    clock += ACTIVE_COUNT_FRESH_MS + 1;
+    expect(await errorOf(createDocument(deps, request))).toMatchObject({ code: 'too_many_in_progress' });
+    expect(await inProgress()).toBe(3);
+    // An unknown template is template_not_found on the uncounted path too.
+    await database.db.document.updateMany({ where: { organizationId: owner }, data: { status: 'ready' } });
+    await createDocument(deps, request);
+    expect(await errorOf(createDocument(deps, { ...request, body: { ...request.body, template_id: templateId } }))).toMatchObject({
+      code: 'template_not_found',
+    });
   });
 
   it('holds MAX_ACTIVE_PER_ORG against concurrent bulk jobs and against retries of failed documents under their keys', async () => {

@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import { fileNameProblem, type SpreadsheetFormat } from '@docgen/bulk';
 import type { BulkJob, Database } from '@docgen/db';
-import { createBulkJob as createBulkJobRows, versionNotFound, type BulkJobRows } from '@docgen/documents';
+import { createBulkJob as createBulkJobRows, versionNotFound, type ActiveDocumentCounts, type BulkJobRows } from '@docgen/documents';
 import type { RenderJob } from '@docgen/queue';
 import type { TemplateVariable } from '@docgen/templating';
 import type { Caller } from '@docgen/access';
@@ -15,6 +15,8 @@ export interface CreateBulkJobDeps {
   maxRows: number;
   maxActivePerOrg: number;
   untrusted: UntrustedWork;
+  /** This replica's counts of documents in progress: a bulk job's rows make its organisation's count stale. */
+  activeCounts?: ActiveDocumentCounts;
 }
 
 export interface BulkJobRequest {
@@ -50,7 +52,7 @@ export async function createBulkJob(deps: CreateBulkJobDeps, caller: Caller, req
   if (fileNameIssue) throw new HttpError('validation_failed', `file_name ${fileNameIssue}`, { errors: [{ path: 'file_name', message: fileNameIssue }] });
   // In a worker thread, stopped at its memory and time bounds (@docgen/untrusted-work).
   const rows = await deps.untrusted.readBulkRows(caller.organization.id, request.file, request.format, deps.maxRows, variables);
-  return createBulkJobRows(deps, {
+  const bulkJob = await createBulkJobRows(deps, {
     organizationId: caller.organization.id,
     template,
     templateVersion: version.version,
@@ -61,4 +63,6 @@ export async function createBulkJob(deps: CreateBulkJobDeps, caller: Caller, req
     maxActivePerOrg: deps.maxActivePerOrg,
     pdfOptions: request.pdfOptions,
   });
+  deps.activeCounts?.forget(caller.organization.id);
+  return bulkJob;
 }

@@ -3,6 +3,7 @@ import type { Queue } from 'bullmq';
 import { ZodError } from 'zod';
 import { pdfOptionsIssues, presentBulkJob } from '@docgen/contracts';
 import type { Database } from '@docgen/db';
+import type { ActiveDocumentCounts } from '@docgen/documents';
 import type { UntrustedWork } from '@docgen/untrusted-work';
 import type { RenderJob } from '@docgen/queue';
 import { createBulkJob } from '../bulk-jobs/create-bulk-job';
@@ -24,6 +25,7 @@ export interface BulkJobRouteDeps {
   maxRows: number;
   maxActivePerOrg: number;
   untrusted: UntrustedWork;
+  activeCounts?: ActiveDocumentCounts;
 }
 
 const ZIP_SIGNATURE = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
