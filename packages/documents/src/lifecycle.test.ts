@@ -102,21 +102,23 @@ describe('a document’s life (domain functions)', () => {
     });
   });
 
+  /** An organisation of its own with one template: its documents in progress are its alone. */
+  const organizationWithTemplate = async () => {
+    const { organizationId: owner } = await seedOrganization(database.db);
+    const template = await database.db.template.create({
+      data: {
+        organizationId: owner,
+        name: 'letter',
+        format: 'docx',
+        fileKey: `templates/${owner}.docx`,
+        fileSize: 10,
+        variables: [{ name: 'name', type: 'text' }],
+      },
+    });
+    return { owner, template };
+  };
+
   it('refuses a document past MAX_ACTIVE_PER_ORG with too_many_in_progress, for that organisation alone, and counts again once one finishes', async () => {
-    const organizationWithTemplate = async () => {
-      const { organizationId: owner } = await seedOrganization(database.db);
-      const template = await database.db.template.create({
-        data: {
-          organizationId: owner,
-          name: 'letter',
-          format: 'docx',
-          fileKey: `templates/${owner}.docx`,
-          fileSize: 10,
-          variables: [{ name: 'name', type: 'text' }],
-        },
-      });
-      return { owner, template };
-    };
     const { owner: busy, template: busyTemplate } = await organizationWithTemplate();
     const quiet = await organizationWithTemplate();
     const request = (owner: string, template: string) => ({
@@ -140,17 +142,7 @@ describe('a document’s life (domain functions)', () => {
   });
 
   it('counts documents in progress once per ACTIVE_COUNT_FRESH_MS with a replica’s counts, and still refuses at the cap', async () => {
-    const { organizationId: owner } = await seedOrganization(database.db);
-    const template = await database.db.template.create({
-      data: {
-        organizationId: owner,
-        name: 'letter',
-        format: 'docx',
-        fileKey: `templates/${owner}.docx`,
-        fileSize: 10,
-        variables: [{ name: 'name', type: 'text' }],
-      },
-    });
+    const { owner, template } = await organizationWithTemplate();
     let clock = Date.now();
     const deps = { db: database.db, renderQueue, activeCounts: new ActiveDocumentCounts(() => clock) };
     const request = { organizationId: owner, body: { ...body(), template_id: template.id }, isUat: false, idempotencyKey: undefined, maxActivePerOrg: 3 };
@@ -189,19 +181,9 @@ describe('a document’s life (domain functions)', () => {
   });
 
   it('holds MAX_ACTIVE_PER_ORG against concurrent bulk jobs and against retries of failed documents under their keys', async () => {
-    const { organizationId: owner } = await seedOrganization(database.db);
+    const { owner, template } = await organizationWithTemplate();
     // A queue of its own: these documents must not fill the one the other cases look into.
     const renderQueue = createRenderQueue(redis, `test:${uniqueId()}:`);
-    const template = await database.db.template.create({
-      data: {
-        organizationId: owner,
-        name: 'letter',
-        format: 'docx',
-        fileKey: `templates/${owner}.docx`,
-        fileSize: 10,
-        variables: [{ name: 'name', type: 'text' }],
-      },
-    });
     const rows = Array.from({ length: 10 }, (_, i) => ({ rowNumber: i + 2, input: { name: `Row ${i}` } }));
     const bulk = () =>
       createBulkJob(
