@@ -106,6 +106,8 @@ export function useLivePreview(id: string, isUat: boolean, inputText: string, re
   useEffect(() => {
     const delay = first.current ? 0 : PREVIEW_DEBOUNCE_MS;
     first.current = false;
+    // A retry waiting from before asks with the version it was made for: the change supersedes it.
+    window.clearTimeout(retryTimer.current);
     const timer = window.setTimeout(() => void run(), delay);
     return () => window.clearTimeout(timer);
   }, [inputText, revision, run]);
