@@ -40,4 +40,20 @@ describe('text PostgreSQL cannot store, in any body', () => {
     }
     expect(await harness.database.db.template.count()).toBe(1);
   });
+
+  it('refuses input_json nested past 100 levels as a 422 naming where, at once, for a 1 MiB body nested 500,000 deep too', async () => {
+    const nested = (depth: number) => `${'['.repeat(depth)}"x"${']'.repeat(depth)}`;
+    const body = (depth: number) => `{"template_id":"${templateId}","output_format":"pdf","input_json":{"due":${nested(depth)}}}`;
+    const post = (text: string) =>
+      request(harness.app).post('/api/v1/documents').set('X-API-Key', org.apiKey).set('Content-Type', 'application/json').send(text);
+
+    const deep = await post(body(500_000));
+    expect(deep.status).toBe(422);
+    expect(deep.body.errors).toEqual([
+      { path: `input_json.due${'.0'.repeat(98)}`, message: 'is nested more than 100 levels deep (arrays and objects inside one another); flatten it' },
+    ]);
+    // 99 levels under the body's own two still fit.
+    expect((await post(body(98))).status).toBe(202);
+    expect(await harness.database.db.document.count()).toBe(1);
+  });
 });

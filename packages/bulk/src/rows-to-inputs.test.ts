@@ -32,6 +32,14 @@ describe('rowsToInputs', () => {
     );
   });
 
+  it('refuses a list cell whose JSON nests too deep, naming its row and column', () => {
+    const deep = `${'['.repeat(5_000)}${']'.repeat(5_000)}`;
+    const sheet = { header: ['client_name', 'items'], rows: [{ rowNumber: 4, cells: ['Ada', deep] }] };
+    expect(refusal(() => rowsToInputs(sheet, variables))).toBe(
+      'Row 4, column "items" is nested more than 100 levels deep (arrays and objects inside one another); flatten it and upload again',
+    );
+  });
+
   it('reads TRUE/FALSE cells of a boolean token as booleans, anything else as text (the row then fails naming it)', () => {
     const flags = [{ name: 'paid', type: 'boolean', required: true }] as unknown as TemplateVariable[];
     const inputs = rowsToInputs({ header: ['paid'], rows: [2, 3, 4].map((rowNumber, i) => ({ rowNumber, cells: [['TRUE', 'false', 'ja'][i]] })) }, flags);

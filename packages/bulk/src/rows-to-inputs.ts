@@ -1,4 +1,4 @@
-import { unstorableTextPath } from '@docgen/contracts';
+import { unstorableJson } from '@docgen/contracts';
 import { correctedName, type TemplateVariable } from '@docgen/templating';
 import { BulkInputError } from './bulk-input-error';
 import type { Sheet } from './read-spreadsheet';
@@ -24,13 +24,8 @@ export function rowsToInputs(sheet: Sheet, variables: TemplateVariable[]): RowIn
       if (cell === undefined || (typeof cell === 'string' && cell === '')) return;
       input[name] = typeof cell === 'string' ? fromText(cell, types.get(name)) : cell;
     });
-    const unstorable = unstorableTextPath(input);
-    if (unstorable) {
-      throw new BulkInputError(
-        'spreadsheet_invalid',
-        `Row ${rowNumber}, column "${unstorable[0]}" holds a NUL character or half of a surrogate pair, which cannot be stored; remove it and upload again`,
-      );
-    }
+    const unstorable = unstorableJson(input);
+    if (unstorable) throw new BulkInputError('spreadsheet_invalid', `Row ${rowNumber}, column "${unstorable.path[0]}" ${unstorable.message} and upload again`);
     return { rowNumber, input };
   });
 }

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { BinaryFile, CursorParam, IsUatParam, LimitParam, Timestamp, page } from './common';
 import { OutputFormat, PdfOptions } from './documents';
-import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from './storable-json';
+import { unstorableJson } from './storable-json';
 import { apiSchemas } from './registry';
 
 export const BulkJobStatus = z.enum(['queued', 'running', 'completed', 'failed']);
@@ -68,8 +68,8 @@ export const BulkJobUpload = z.object({
     ),
   pdf_options: JsonField(PdfOptions)
     .check((ctx) => {
-      const unstorable = unstorableTextPath(ctx.value);
-      if (unstorable) ctx.issues.push({ code: 'custom', input: ctx.value, path: unstorable, message: UNSTORABLE_TEXT_MESSAGE });
+      const unstorable = unstorableJson(ctx.value);
+      if (unstorable) ctx.issues.push({ code: 'custom', input: ctx.value, path: unstorable.path, message: unstorable.message });
     })
     .optional()
     .describe(

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CursorParam, IsUatParam, LimitParam, Timestamp, page } from './common';
 import { apiSchemas } from './registry';
-import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from './storable-json';
+import { unstorableJson } from './storable-json';
 
 export const DocumentStatus = z.enum(['queued', 'rendering', 'ready', 'failed']);
 export const OutputFormat = z.enum(['pdf', 'docx', 'both']);
@@ -114,10 +114,11 @@ export const CreateDocumentBody = z
     pdf_options: PdfOptions.optional(),
   })
   .check((ctx) => {
-    const unstorable = unstorableTextPath(ctx.value.input_json);
-    if (unstorable) ctx.issues.push({ code: 'custom', input: ctx.value, path: ['input_json', ...unstorable], message: UNSTORABLE_TEXT_MESSAGE });
-    const unstorableOption = ctx.value.pdf_options && unstorableTextPath(ctx.value.pdf_options);
-    if (unstorableOption) ctx.issues.push({ code: 'custom', input: ctx.value, path: ['pdf_options', ...unstorableOption], message: UNSTORABLE_TEXT_MESSAGE });
+    const unstorable = unstorableJson(ctx.value.input_json);
+    if (unstorable) ctx.issues.push({ code: 'custom', input: ctx.value, path: ['input_json', ...unstorable.path], message: unstorable.message });
+    const unstorableOption = ctx.value.pdf_options && unstorableJson(ctx.value.pdf_options);
+    if (unstorableOption)
+      ctx.issues.push({ code: 'custom', input: ctx.value, path: ['pdf_options', ...unstorableOption.path], message: unstorableOption.message });
     if (ctx.value.pdf_standard && ctx.value.output_format === 'docx') {
       ctx.issues.push({ code: 'custom', input: ctx.value, path: ['pdf_standard'], message: 'applies to PDF output; use output_format "pdf" or "both"' });
     }
@@ -174,8 +175,9 @@ export const CreateMergeBody = z
       if (first === undefined) seen.set(id.toLowerCase(), index);
       else ctx.issues.push({ code: 'custom', input: ctx.value, path: ['documents', index], message: `repeats documents.${first}; list each document once` });
     });
-    const unstorableOption = ctx.value.pdf_options && unstorableTextPath(ctx.value.pdf_options);
-    if (unstorableOption) ctx.issues.push({ code: 'custom', input: ctx.value, path: ['pdf_options', ...unstorableOption], message: UNSTORABLE_TEXT_MESSAGE });
+    const unstorableOption = ctx.value.pdf_options && unstorableJson(ctx.value.pdf_options);
+    if (unstorableOption)
+      ctx.issues.push({ code: 'custom', input: ctx.value, path: ['pdf_options', ...unstorableOption.path], message: unstorableOption.message });
     pdfOptionsIssues({ output_format: 'pdf', pdf_options: ctx.value.pdf_options }).forEach(({ path, message }) =>
       ctx.issues.push({ code: 'custom', input: ctx.value, path, message }),
     );

@@ -108,7 +108,7 @@ export {
   CSRF_HEADER,
 } from './people';
 export { WebhookEventPayload, WebhookTestData, type WebhookEventType } from './webhook-events';
-export { unstorableTextPath, UNSTORABLE_TEXT_MESSAGE } from './storable-json';
+export { unstorableJson, MAX_JSON_DEPTH, UNSTORABLE_TEXT_MESSAGE, TOO_DEEP_MESSAGE, type UnstorableJson } from './storable-json';
 export {
   SigningCertificate,
   SigningCertificateList,

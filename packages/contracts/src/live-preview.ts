@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { apiSchemas } from './registry';
-import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath } from './storable-json';
+import { unstorableJson } from './storable-json';
 
 /**
  * POST /templates/{id}/preview (API.md §14): the input to fill the first page with, checked
@@ -16,7 +16,7 @@ export const TemplatePreviewBody = z
       .describe('The version to fill (a draft too, to try it); default: the published one.'),
   })
   .check((ctx) => {
-    const unstorable = unstorableTextPath(ctx.value.input_json);
-    if (unstorable) ctx.issues.push({ code: 'custom', input: ctx.value, path: ['input_json', ...unstorable], message: UNSTORABLE_TEXT_MESSAGE });
+    const unstorable = unstorableJson(ctx.value.input_json);
+    if (unstorable) ctx.issues.push({ code: 'custom', input: ctx.value, path: ['input_json', ...unstorable.path], message: unstorable.message });
   })
   .register(apiSchemas, { id: 'TemplatePreviewRequest' });

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler } from 'express';
 import { ZodError } from 'zod';
-import { UNSTORABLE_TEXT_MESSAGE, unstorableTextPath, type Operation } from '@docgen/contracts';
+import { unstorableJson, type Operation } from '@docgen/contracts';
 import { HttpError } from '../errors';
 import { pathParameterNames } from './express-path';
 
@@ -33,11 +33,12 @@ const hasBody = (req: Request) => req.headers['transfer-encoding'] !== undefined
 
 /**
  * Every body, whatever its operation: text PostgreSQL cannot store (a NUL, half a surrogate
- * pair) is a 422 naming where it is, not a 500 when a row is written (found by the fuzz test).
+ * pair) is a 422 naming where it is, not a 500 when a row is written (found by the fuzz test),
+ * and so is a value nested past MAX_JSON_DEPTH, before anything walks it again.
  */
 function storable(value: unknown): unknown {
-  const path = unstorableTextPath(value);
-  if (path) throw new ZodError([{ code: 'custom', path, message: UNSTORABLE_TEXT_MESSAGE, input: undefined }]);
+  const problem = unstorableJson(value);
+  if (problem) throw new ZodError([{ code: 'custom', path: problem.path, message: problem.message, input: undefined }]);
   return value;
 }
 
