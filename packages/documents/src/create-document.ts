@@ -160,7 +160,9 @@ async function insertDocument(
 ): Promise<CreatedDocument | undefined> {
   const { body, isUat, organizationId, maxActivePerOrg } = request;
   if (!isUuid(body.template_id)) return undefined;
-  const reserved = deps.activeCounts?.tryReserve(organizationId, maxActivePerOrg) ?? false;
+  const counts = deps.activeCounts;
+  const reserved = counts?.tryReserve(organizationId, maxActivePerOrg) ?? false;
+  const ticket = reserved ? undefined : counts?.countSent(organizationId);
   let row: InsertedRow | undefined;
   try {
     [row] = await deps.db.sql.query<InsertedRow>(INSERT_DOCUMENT, [
@@ -178,9 +180,9 @@ async function insertDocument(
       !reserved,
     ]);
   } finally {
-    if (reserved && !row?.id) deps.activeCounts!.release(organizationId);
+    if (reserved) counts!.finishReserved(organizationId, Boolean(row?.id));
   }
-  if (!reserved && row) deps.activeCounts?.record(organizationId, row.active + (row.id ? 1 : 0));
+  if (ticket && row) counts!.record(ticket, row.active + (row.id ? 1 : 0));
   if (!row?.id) return undefined;
   return {
     id: row.id,
