@@ -61,6 +61,7 @@ describe('benchmarks, smoke mode', () => {
     const { baseline, gateway } = await runGatewayBench(quiet);
     expect(baseline.accepted).toBeGreaterThan(0);
     expect(gateway.accepted).toBeGreaterThan(0);
+    expect(gateway.other).toBe(0);
   }, 120_000);
 
   it('memory: RSS is sampled before and after', async () => {
