@@ -61,7 +61,8 @@ export class ActiveDocumentCounts {
   /** A reserved place's insert has finished: `inserted` false gives the place back. */
   finishReserved(organizationId: string, inserted: boolean): void {
     const entry = this.entries.get(organizationId);
-    if (!entry) return;
+    // None reserved on this entry: the place was taken on one dropped since (MAX_ORGANIZATIONS).
+    if (!entry || entry.finished >= entry.reserved) return;
     entry.finished += 1;
     if (!inserted) entry.released += 1;
   }
@@ -89,7 +90,7 @@ export class ActiveDocumentCounts {
   private entry(organizationId: string): Entry {
     let entry = this.entries.get(organizationId);
     if (entry) {
-      // Kept in the order of use, so the one dropped is the one used longest ago.
+      // Kept in the order of their counts, so the one dropped is the one counted longest ago.
       this.entries.delete(organizationId);
     } else {
       entry = { countedAt: 0, sequence: 0, reserved: 0, finished: 0, released: 0, heldByCount: 0 };
