@@ -1,4 +1,4 @@
-import { buildDocx, startStack, apiClient, table, pdfText, type ApiClient, type Stack } from '@docgen/testing';
+import { buildDocx, startStack, apiClient, table, pdfText, type ApiClient, type RunningService, type Stack } from '@docgen/testing';
 import { execFileSync } from 'node:child_process';
 
 /** A document whose PDF takes LibreOffice a few seconds: long enough to kill something mid-render. */
@@ -48,6 +48,28 @@ describe('resilience (real worker processes and LibreOffice)', () => {
     const deadline = Date.now() + 15_000;
     while (groupMembers(instance).length > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
     expect(groupMembers(instance)).toEqual([]);
+  }, 120_000);
+
+  it('hands a first attempt whose worker died before marking it rendering to another worker, which counts it at once', async () => {
+    // Marks after a minute: these workers' first attempts stay unmarked for this whole test.
+    const lateMarks = { RENDERING_MARK_AFTER_MS: '60000', LOG_LEVEL: 'debug' };
+    const doomed = await stack.start('render-worker', lateMarks);
+    const res = await api.call('POST', '/api/v1/documents', { template_id: templateId, input_json: { rows: SLOW_ROWS }, output_format: 'pdf' });
+    expect(res.status).toBe(202);
+    const id = res.body.id as string;
+    const converting = (worker: RunningService) => worker.waitForLog((line) => line.msg === 'conversion started' && line.documentId === id);
+    await converting(doomed);
+    expect(await stack.database.db.document.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'queued', renderAttempts: 0 });
+    await doomed.stop('SIGKILL');
+
+    // The job's lock (2 s) runs out and BullMQ hands the job on as stalled: that take is marked at once.
+    const second = await stack.start('render-worker', lateMarks);
+    await converting(second);
+    expect(await stack.database.db.document.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'rendering', renderAttempts: 1 });
+    expect(await api.waitForDocument(id, ['ready', 'failed'], 90_000)).toMatchObject({ status: 'ready', files: ['pdf'] });
+    expect(await stack.database.db.document.findUniqueOrThrow({ where: { id } })).toMatchObject({ renderAttempts: 1, generation: 1 });
+    expect(await stack.database.db.outboxEvent.count({ where: { subjectId: id } })).toBe(1);
+    expect(await second.stop('SIGTERM')).toBe(0);
   }, 120_000);
 
   it('retries a document whose LibreOffice instance was killed mid-conversion, and refills the pool', async () => {

@@ -70,6 +70,8 @@ describe('the stuck-document sweep (real worker processes)', () => {
     });
     expect(res.status).toBe(202);
     await firstImageRequested; // mid-render: the worker waits for the image
+    // A first attempt is marked rendering once it has run a second (RENDERING_MARK_AFTER_MS).
+    await api.waitForDocument(res.body.id, ['rendering'], 10_000);
     const firstAttempt = await stack.database.db.document.findUniqueOrThrow({ where: { id: res.body.id } });
     expect(firstAttempt).toMatchObject({ status: 'rendering', generation: 1, renderAttempts: 1 });
     await doomed.stop('SIGKILL');

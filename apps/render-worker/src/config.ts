@@ -19,6 +19,8 @@ export const renderWorkerEnv = z.object({
   RENDER_CONCURRENCY: envVar.integer(0, 0, 256),
   CONVERTER_RECYCLE_AFTER: envVar.integer(500, 1),
   RENDER_LOCK_MS: envVar.integer(30_000, 500),
+  /** A first attempt still running after this long is marked `rendering`; one done sooner goes queued → ready in one commit. 0 marks every attempt at once. */
+  RENDERING_MARK_AFTER_MS: envVar.integer(1_000, 0, 60_000),
   /** Chromium pages printing HTML templates at once (one browser per worker; each page adds RSS). */
   HTML_PRINTER_PAGES: envVar.integer(2, 1, 32),
   /** Restart Chromium after this many printed documents. */

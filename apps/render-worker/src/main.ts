@@ -111,6 +111,7 @@ runService('render-worker', renderWorkerEnv, async (context) => {
     announce,
     logger,
     renderTimeoutMs: config.RENDER_TIMEOUT_MS,
+    renderingMarkAfterMs: config.RENDERING_MARK_AFTER_MS,
     imageFetch: {
       agent: imageAgent,
       allowPrivate: config.OUTBOUND_ALLOW_PRIVATE,

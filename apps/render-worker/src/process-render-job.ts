@@ -2,7 +2,15 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import { PrintTimeoutError } from '@docgen/browser-printer';
 import { ConversionFailedError, ConversionTimeoutError, type PdfStandard } from '@docgen/converter';
 import type { Database } from '@docgen/db';
-import { deleteSupersededFiles, finishRendering, startRendering, timeoutMessage, waitForRetry, type Announce, type RenderingDocument } from '@docgen/documents';
+import {
+  RenderingAttempt,
+  deleteSupersededFiles,
+  finishRendering,
+  timeoutMessage,
+  waitForRetry,
+  type Announce,
+  type RenderingDocument,
+} from '@docgen/documents';
 import type { Logger } from '@docgen/observability';
 import { RENDER_JOB_OPTIONS, RenderJob } from '@docgen/queue';
 import type { GuardedFetchOptions } from '@docgen/security';
@@ -40,6 +48,8 @@ export interface RenderDeps extends FinishingDeps {
   /** EXPRESSION_TIMEOUT_MS: all of a document's expressions together. */
   expressionTimeoutMs?: number;
   onOutcome?: (outcome: 'ready' | 'failed' | 'retry' | 'stale', seconds: number) => void;
+  /** RENDERING_MARK_AFTER_MS: a first attempt is marked `rendering` only once it has run this long (0: at once). */
+  renderingMarkAfterMs: number;
 }
 
 /** What went wrong, for the person who can fix it; undefined when it is worth retrying. */
@@ -67,17 +77,22 @@ export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): P
   const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
   const phases = new PhaseTimer();
   const { documentId, generation } = RenderJob.parse(job.data);
-  const doc = await startRendering(deps.db, documentId, generation);
+  // A job's first take (not a retry, not taken again after its worker stopped) writes `rendering` only if it runs long.
+  const lazy = deps.renderingMarkAfterMs > 0 && job.attemptsMade === 0 && job.stalledCounter === 0;
+  const firstTake = lazy ? { markAfterMs: deps.renderingMarkAfterMs } : undefined;
+  const attempt = await RenderingAttempt.take(deps.db, documentId, generation, firstTake);
   phases.end('start');
-  if (!doc) {
+  if (!attempt) {
     deps.onOutcome?.('stale', seconds());
     return 'stale';
   }
+  const taken = attempt.doc;
   const log = deps.logger.child({ documentId, generation, attempt: job.attemptsMade + 1 });
-  const deadline = Deadline.after(doc.renderingStartedAt!, deps.renderTimeoutMs);
+  const deadline = Deadline.after(taken.renderingStartedAt!, deps.renderTimeoutMs);
   try {
-    const files = await deadline.race(render(doc, deps, deadline, log, phases));
-    await forgetSecrets(deps, doc, log); // files stored: once the document reads ready, its passwords are gone
+    const files = await deadline.race(render(taken, deps, deadline, log, phases));
+    await forgetSecrets(deps, taken, log); // files stored: once the document reads ready, its passwords are gone
+    const doc = await attempt.current();
     const finished = await finishRendering(deps.db, doc, { status: 'ready', files });
     phases.end('finish');
     await deps.announce(finished);
@@ -88,6 +103,8 @@ export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): P
     return 'ready';
   } catch (error) {
     const failure = userFacingFailure(error, deps.renderTimeoutMs);
+    // A retryable failure is counted (marked) first: the retry and the attempt limit read the count. A final outcome's finish counts it.
+    const doc = failure === undefined ? ((await attempt.mark().catch(() => undefined)) ?? taken) : await attempt.current().catch(() => taken);
     // The document's own count spans re-queues by the stuck-document sweep (each a new job with attempts of its own).
     const lastAttempt = doc.renderAttempts >= MAX_RENDER_ATTEMPTS || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     if (failure === undefined && !lastAttempt) {

@@ -5,7 +5,7 @@ import { webhookMessageId } from '@docgen/security';
 import { createTestDatabase, seedOrganization, uniqueId, type TestDatabase } from '@docgen/testing';
 import { OutboxRelay } from './events/outbox-relay';
 import { finishRendering } from './finish-rendering';
-import { startRendering } from './start-rendering';
+import { RenderingAttempt, startRendering } from './start-rendering';
 
 /** The hot-path statements (raw SQL) against what Prisma reads of the same rows. */
 describe('document state and the outbox relay', () => {
@@ -77,6 +77,76 @@ describe('document state and the outbox relay', () => {
 
     expect(await finishRendering(database.db, doc, { status: 'failed', errorMessage: 'late' })).toBeUndefined();
     expect(await database.db.outboxEvent.count({ where: { subjectId: created.id } })).toBe(1);
+  });
+
+  describe('a first attempt marked rendering only if it runs long', () => {
+    const LONG = { markAfterMs: 60_000 };
+    const stored = (id: string) => database.db.document.findUniqueOrThrow({ where: { id } });
+
+    it('finishes queued → ready in one statement that counts the attempt and records its start', async () => {
+      const created = await newDocument();
+      const attempt = (await RenderingAttempt.take(database.db, created.id, created.generation, LONG))!;
+      const { template, ...taken } = attempt.doc;
+      expect(template).toMatchObject({ fileKey: 'templates/letter.docx' });
+      // Taking wrote nothing: the row is as created.
+      expect(await stored(created.id)).toEqual({ ...taken, renderingStartedAt: null });
+
+      const finished = await finishRendering(database.db, await attempt.current(), { status: 'ready', files: ['pdf'] });
+      expect(finished?.event).toEqual({ id: expect.any(String), type: 'document.ready', endpointIds: [endpoints.all] });
+      expect(await stored(created.id)).toMatchObject({ status: 'ready', renderAttempts: 1, renderingStartedAt: taken.renderingStartedAt, files: ['pdf'] });
+      // The attempt is over: neither a late finish nor a late mark changes anything.
+      expect(await finishRendering(database.db, await attempt.current(), { status: 'failed', errorMessage: 'late' })).toBeUndefined();
+      expect(await attempt.mark()).toBeUndefined();
+      expect(await stored(created.id)).toMatchObject({ status: 'ready', renderAttempts: 1 });
+    });
+
+    it('marks a long render rendering (counted, with its start), and then finishes it from rendering', async () => {
+      const created = await newDocument();
+      const attempt = (await RenderingAttempt.take(database.db, created.id, created.generation, LONG))!;
+      const marked = (await attempt.mark())!;
+      expect(marked).toMatchObject({ status: 'rendering', renderAttempts: 1 });
+      expect(await attempt.mark()).toBe(marked); // once
+      expect(await stored(created.id)).toMatchObject({ status: 'rendering', renderAttempts: 1, renderingStartedAt: attempt.doc.renderingStartedAt });
+      expect(await attempt.current()).toBe(marked);
+      expect(await finishRendering(database.db, marked, { status: 'ready', files: ['pdf'] })).toBeDefined();
+      expect(await stored(created.id)).toMatchObject({ status: 'ready', renderAttempts: 1 });
+    });
+
+    it('marks it by itself once the delay has passed', async () => {
+      const created = await newDocument();
+      const attempt = (await RenderingAttempt.take(database.db, created.id, created.generation, { markAfterMs: 1 }))!;
+      const marked = await new Promise<unknown>((resolve) => {
+        const poll = async () => ((await stored(created.id)).status === 'rendering' ? resolve(await attempt.current()) : setImmediate(() => void poll()));
+        void poll();
+      });
+      expect(marked).toMatchObject({ status: 'rendering', renderAttempts: 1 });
+    });
+
+    it('counts a failed first attempt in its finish', async () => {
+      const created = await newDocument();
+      const attempt = (await RenderingAttempt.take(database.db, created.id, created.generation, LONG))!;
+      expect(await finishRendering(database.db, await attempt.current(), { status: 'failed', errorMessage: 'Missing value for "name"' })).toBeDefined();
+      expect(await stored(created.id)).toMatchObject({ status: 'failed', renderAttempts: 1, errorMessage: 'Missing value for "name"' });
+    });
+
+    it('marks at once a document already counted or taken over, and takes nothing of another generation', async () => {
+      const created = await newDocument();
+      await startRendering(database.db, created.id, created.generation); // a worker that then died
+      const takeover = (await RenderingAttempt.take(database.db, created.id, created.generation, LONG))!;
+      expect(await stored(created.id)).toMatchObject({ status: 'rendering', renderAttempts: 2 });
+      expect(await takeover.current()).toMatchObject({ status: 'rendering', renderAttempts: 2 });
+      expect(await RenderingAttempt.take(database.db, created.id, created.generation + 1, LONG)).toBeUndefined();
+      expect(await RenderingAttempt.take(database.db, created.id, created.generation + 1, undefined)).toBeUndefined();
+    });
+
+    it('stands down when the document moved on while unmarked (re-queued under a new generation)', async () => {
+      const created = await newDocument();
+      const attempt = (await RenderingAttempt.take(database.db, created.id, created.generation, LONG))!;
+      await database.db.document.update({ where: { id: created.id }, data: { generation: { increment: 1 } } });
+      expect(await attempt.mark()).toBeUndefined();
+      expect(await finishRendering(database.db, await attempt.current(), { status: 'ready', files: ['pdf'] })).toBeUndefined();
+      expect(await stored(created.id)).toMatchObject({ status: 'queued', renderAttempts: 0, generation: created.generation + 1 });
+    });
   });
 
   it('publishes an event as one delivery job per subscriber and marks it published; the sweep catches one left unpublished', async () => {

@@ -31,8 +31,9 @@ export interface Finished {
 const FINISH_RENDERING = {
   name: 'finish-rendering',
   text: `WITH finished AS (
-           UPDATE documents SET status = $4, completed_at = $5, updated_at = $5, files = $6::text[], error_message = $7, errors = $12::jsonb
-           WHERE id = $1 AND generation = $2 AND render_attempts = $3 AND status = 'rendering'
+           UPDATE documents SET status = $4, completed_at = $5, updated_at = $5, files = $6::text[], error_message = $7, errors = $12::jsonb,
+                  render_attempts = $14, rendering_started_at = $15
+           WHERE id = $1 AND generation = $2 AND render_attempts = $3 AND status = $13
            RETURNING id, organization_id, is_uat, bulk_job_id
          ), event AS (
            INSERT INTO outbox_events (type, organization_id, is_uat, subject_id, payload)
@@ -66,6 +67,8 @@ interface FinishRow {
  * bulk job's count) changes if and only if this call made the change, so it is announced
  * exactly once. Only the attempt that is current may finish: returns undefined when
  * another call got there first or a newer attempt took the document over.
+ * A document still `queued` is a first attempt not yet marked rendering (RenderingAttempt):
+ * the finish counts that attempt and records when it started.
  */
 export async function finishRendering(
   db: Database,
@@ -73,6 +76,7 @@ export async function finishRendering(
   outcome: { status: 'ready'; files: string[] } | { status: 'failed'; errorMessage: string; errors?: InputProblem[] },
 ): Promise<Finished | undefined> {
   const completedAt = new Date();
+  const unmarked = doc.status === 'queued';
   const files = outcome.status === 'ready' ? outcome.files : [];
   const errorMessage = outcome.status === 'failed' ? outcome.errorMessage : null;
   const errors = outcome.status === 'failed' && outcome.errors?.length ? outcome.errors : null;
@@ -92,6 +96,9 @@ export async function finishRendering(
     outcome.status === 'ready' ? 1 : 0,
     outcome.status === 'failed' ? 1 : 0,
     errors === null ? null : JSON.stringify(errors),
+    unmarked ? 'queued' : 'rendering',
+    unmarked ? doc.renderAttempts + 1 : doc.renderAttempts,
+    doc.renderingStartedAt,
   ]);
   if (!row?.documentId) return undefined;
   if (row.eventId) return { event: { id: row.eventId, type, endpointIds: row.endpointIds } };

@@ -1,24 +1,45 @@
 import { ASYNCHRONOUS_COMMIT, type Database, type Document } from '@docgen/db';
 import { DOCUMENT_COLUMNS } from './document-columns';
 
-/** A document taken for rendering, with what the render needs of its template at the document's version; a merge (mergedFrom) has none. */
+/**
+ * A document taken for rendering, with what the render needs of its template at the document's version; a merge (mergedFrom) has none.
+ * Its status is `rendering`, or `queued` while a first attempt is not yet marked (see takeForRendering).
+ */
 export type RenderingDocument = Document & { template: { variables: unknown; fileKey: string; locale: string; htmlFileKey?: string | null } | null };
+
+const WITH_TEMPLATE = `SELECT taken.*, CASE WHEN t.id IS NOT NULL THEN json_build_object(
+                  'variables', COALESCE(v.variables, t.variables), 'fileKey', COALESCE(v.file_key, t.file_key),
+                  'locale', t.locale, 'htmlFileKey', CASE WHEN v.id IS NULL THEN t.html_file_key ELSE v.html_file_key END) END AS template
+         FROM taken
+           LEFT JOIN templates t ON t.id = taken."templateId"
+           -- the version fixed at creation; a document from before versions renders the published copy
+           LEFT JOIN template_versions v ON v.template_id = taken."templateId" AND v.version = taken."templateVersion"`;
 
 const START_RENDERING = {
   name: 'start-rendering',
-  text: `WITH started AS (
+  text: `WITH taken AS (
            UPDATE documents SET status = 'rendering', rendering_started_at = $3, render_attempts = render_attempts + 1, updated_at = $3
            WHERE id = $1 AND generation = $2 AND status IN ('queued', 'rendering')
            RETURNING ${DOCUMENT_COLUMNS}
          )
-         SELECT started.*, CASE WHEN t.id IS NOT NULL THEN json_build_object(
-                  'variables', COALESCE(v.variables, t.variables), 'fileKey', COALESCE(v.file_key, t.file_key),
-                  'locale', t.locale, 'htmlFileKey', CASE WHEN v.id IS NULL THEN t.html_file_key ELSE v.html_file_key END) END AS template
-         FROM started
-           LEFT JOIN templates t ON t.id = started."templateId"
-           -- the version fixed at creation; a document from before versions renders the published copy
-           LEFT JOIN template_versions v ON v.template_id = started."templateId" AND v.version = started."templateVersion"
+         ${WITH_TEMPLATE}
          CROSS JOIN ${ASYNCHRONOUS_COMMIT}`,
+};
+
+const TAKE_FOR_RENDERING = {
+  name: 'take-for-rendering',
+  text: `WITH taken AS (
+           SELECT ${DOCUMENT_COLUMNS} FROM documents WHERE id = $1 AND generation = $2 AND status IN ('queued', 'rendering')
+         )
+         ${WITH_TEMPLATE}`,
+};
+
+const MARK_RENDERING = {
+  name: 'mark-rendering',
+  text: `UPDATE documents SET status = 'rendering', rendering_started_at = $3, render_attempts = render_attempts + 1, updated_at = now()
+         FROM ${ASYNCHRONOUS_COMMIT}
+         WHERE id = $1 AND generation = $2 AND render_attempts = $4 AND status IN ('queued', 'rendering')
+         RETURNING id`,
 };
 
 /**
@@ -33,4 +54,72 @@ const START_RENDERING = {
 export async function startRendering(db: Database, documentId: string, generation: number): Promise<RenderingDocument | undefined> {
   const [doc] = await db.sql.query<RenderingDocument>(START_RENDERING, [documentId, generation, new Date()]);
   return doc;
+}
+
+/**
+ * An attempt whose `rendering` mark waits: most documents finish within a second, and for
+ * them the finish writes the outcome, the attempt's count and its start in one commit
+ * (queued → ready), a write transaction fewer per document. A render still running after
+ * `markAfterMs` is marked `rendering` as any other, so its status, the render timeout's sweep
+ * and the attempt count see it. Only a document's plain first attempt waits: a document
+ * already counted (retried, taken over, re-queued) or a job taken again after its worker
+ * stopped (stalled) is marked at once, so a template that kills its worker within the delay
+ * is counted from its second take on, and the attempt limit stops it as before.
+ */
+export class RenderingAttempt {
+  private marking: Promise<RenderingDocument | undefined> | undefined;
+  private readonly timer: NodeJS.Timeout | undefined;
+
+  private constructor(
+    private readonly db: Database,
+    /** As taken: unmarked (status and attempts as they were), or already marked. */
+    readonly doc: RenderingDocument,
+    markAfterMs: number | undefined,
+  ) {
+    if (markAfterMs === undefined) return;
+    this.timer = setTimeout(() => void this.mark().catch(() => undefined), markAfterMs);
+  }
+
+  /** Takes the document's generation for rendering; undefined when it is finished or of another generation (the job stands down). */
+  static async take(
+    db: Database,
+    documentId: string,
+    generation: number,
+    firstTake: { markAfterMs: number } | undefined,
+  ): Promise<RenderingAttempt | undefined> {
+    if (firstTake) {
+      const [taken] = await db.sql.query<RenderingDocument>(TAKE_FOR_RENDERING, [documentId, generation]);
+      if (!taken) return undefined;
+      const unmarked = { ...taken, renderingStartedAt: new Date() };
+      if (taken.status === 'queued' && taken.renderAttempts === 0) return new RenderingAttempt(db, unmarked, firstTake.markAfterMs);
+      const attempt = new RenderingAttempt(db, unmarked, undefined);
+      return (await attempt.mark()) ? attempt : undefined;
+    }
+    const doc = await startRendering(db, documentId, generation);
+    return doc && new RenderingAttempt(db, doc, undefined).markedAlready();
+  }
+
+  private markedAlready(): this {
+    this.marking = Promise.resolve(this.doc);
+    return this;
+  }
+
+  /**
+   * Marks the attempt `rendering` now (once); the document as the attempt now stands, or
+   * undefined when the document moved on meanwhile (finished elsewhere, re-queued, taken over).
+   */
+  mark(): Promise<RenderingDocument | undefined> {
+    clearTimeout(this.timer);
+    this.marking ??= this.db.sql
+      .query(MARK_RENDERING, [this.doc.id, this.doc.generation, this.doc.renderingStartedAt, this.doc.renderAttempts])
+      .then((rows) => (rows.length === 1 ? { ...this.doc, status: 'rendering' as const, renderAttempts: this.doc.renderAttempts + 1 } : undefined));
+    return this.marking;
+  }
+
+  /** The attempt to finish: the marked document, or (no mark yet, and none now) the unmarked one, which the finish counts. */
+  async current(): Promise<RenderingDocument> {
+    clearTimeout(this.timer);
+    if (!this.marking) return this.doc;
+    return (await this.marking) ?? this.doc;
+  }
 }
