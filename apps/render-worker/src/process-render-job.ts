@@ -10,6 +10,7 @@ import {
   waitForRetry,
   type Announce,
   type RenderingDocument,
+  type Take,
 } from '@docgen/documents';
 import type { Logger } from '@docgen/observability';
 import { RENDER_JOB_OPTIONS, RenderJob } from '@docgen/queue';
@@ -78,9 +79,10 @@ export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): P
   const phases = new PhaseTimer();
   const { documentId, generation } = RenderJob.parse(job.data);
   // A job's first take (not a retry, not taken again after its worker stopped) writes `rendering` only if it runs long.
-  const lazy = deps.renderingMarkAfterMs > 0 && job.attemptsMade === 0 && job.stalledCounter === 0;
-  const firstTake = lazy ? { markAfterMs: deps.renderingMarkAfterMs } : undefined;
-  const attempt = await RenderingAttempt.take(deps.db, documentId, generation, firstTake);
+  const jobTakes = Math.max(1, job.attemptsStarted ?? 1);
+  const firstTake = deps.renderingMarkAfterMs > 0 && jobTakes === 1 && job.attemptsMade === 0 && job.stalledCounter === 0;
+  const take: Take = firstTake ? { firstTake, markAfterMs: deps.renderingMarkAfterMs } : { firstTake, jobTakes };
+  const attempt = await RenderingAttempt.take(deps.db, documentId, generation, take);
   phases.end('start');
   if (!attempt) {
     deps.onOutcome?.('stale', seconds());
@@ -103,20 +105,23 @@ export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): P
     return 'ready';
   } catch (error) {
     const failure = userFacingFailure(error, deps.renderTimeoutMs);
-    // A retryable failure is counted (marked) first: the retry and the attempt limit read the count. A final outcome's finish counts it.
-    const doc = failure === undefined ? ((await attempt.mark().catch(() => undefined)) ?? taken) : await attempt.current().catch(() => taken);
-    // The document's own count spans re-queues by the stuck-document sweep (each a new job with attempts of its own).
-    const lastAttempt = doc.renderAttempts >= MAX_RENDER_ATTEMPTS || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    if (failure === undefined && !lastAttempt) {
-      log.warn({ err: error }, 'render attempt failed; will retry');
-      // Queued, not rendering, until the retry starts (a new attempt with its own deadline).
-      await waitForRetry(deps.db, doc).catch((stateError: unknown) => log.warn({ err: stateError }, 'document left in rendering until its retry'));
-      deps.onOutcome?.('retry', seconds());
-      throw error;
+    if (failure === undefined) {
+      // Counted (marked) first: the retry and the attempt limit read the count. (A final outcome's finish counts it.)
+      const doc = (await attempt.mark().catch(() => undefined)) ?? taken;
+      // The document's own count spans re-queues by the stuck-document sweep (each a new job with attempts of its own).
+      const lastAttempt = doc.renderAttempts >= MAX_RENDER_ATTEMPTS || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      if (!lastAttempt) {
+        log.warn({ err: error }, 'render attempt failed; will retry');
+        // Queued, not rendering, until the retry starts (a new attempt with its own deadline).
+        await waitForRetry(deps.db, doc).catch((stateError: unknown) => log.warn({ err: stateError }, 'document left in rendering until its retry'));
+        deps.onOutcome?.('retry', seconds());
+        throw error;
+      }
     }
     const errorMessage = failure ?? `Rendering failed after ${job.attemptsMade + 1} attempts (${(error as Error).message}); please try again`;
     const errors = error instanceof RenderInputError && error.problems.length > 0 ? error.problems : undefined;
-    await forgetSecrets(deps, doc, log);
+    await forgetSecrets(deps, taken, log);
+    const doc = await attempt.current();
     const finished = await finishRendering(deps.db, doc, { status: 'failed', errorMessage, errors });
     await deps.announce(finished);
     if (finished) void cleanUpSuperseded(deps, doc, log);

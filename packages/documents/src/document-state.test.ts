@@ -80,7 +80,7 @@ describe('document state and the outbox relay', () => {
   });
 
   describe('a first attempt marked rendering only if it runs long', () => {
-    const LONG = { markAfterMs: 60_000 };
+    const LONG = { firstTake: true, markAfterMs: 60_000 } as const;
     const stored = (id: string) => database.db.document.findUniqueOrThrow({ where: { id } });
 
     it('finishes queued → ready in one statement that counts the attempt and records its start', async () => {
@@ -114,7 +114,7 @@ describe('document state and the outbox relay', () => {
 
     it('marks it by itself once the delay has passed', async () => {
       const created = await newDocument();
-      const attempt = (await RenderingAttempt.take(database.db, created.id, created.generation, { markAfterMs: 1 }))!;
+      const attempt = (await RenderingAttempt.take(database.db, created.id, created.generation, { firstTake: true, markAfterMs: 1 }))!;
       const marked = await new Promise<unknown>((resolve) => {
         const poll = async () => ((await stored(created.id)).status === 'rendering' ? resolve(await attempt.current()) : setImmediate(() => void poll()));
         void poll();
@@ -136,7 +136,38 @@ describe('document state and the outbox relay', () => {
       expect(await stored(created.id)).toMatchObject({ status: 'rendering', renderAttempts: 2 });
       expect(await takeover.current()).toMatchObject({ status: 'rendering', renderAttempts: 2 });
       expect(await RenderingAttempt.take(database.db, created.id, created.generation + 1, LONG)).toBeUndefined();
-      expect(await RenderingAttempt.take(database.db, created.id, created.generation + 1, undefined)).toBeUndefined();
+      expect(await RenderingAttempt.take(database.db, created.id, created.generation + 1, { firstTake: false, jobTakes: 1 })).toBeUndefined();
+    });
+
+    it('counts a job taken again as at least its takes (its first take may have stopped its worker unmarked)', async () => {
+      const created = await newDocument();
+      const retaken = (await RenderingAttempt.take(database.db, created.id, created.generation, { firstTake: false, jobTakes: 2 }))!;
+      expect(retaken.doc).toMatchObject({ status: 'rendering', renderAttempts: 2 });
+      const again = (await RenderingAttempt.take(database.db, created.id, created.generation, { firstTake: false, jobTakes: 1 }))!;
+      expect(again.doc).toMatchObject({ status: 'rendering', renderAttempts: 3 });
+    });
+
+    it('finishes the unmarked row when its mark failed, and marks on the next try', async () => {
+      const created = await newDocument();
+      let failMark = true;
+      const flaky = new Proxy(database.db, {
+        get: (target, property, receiver) =>
+          property === 'sql'
+            ? {
+                query: (statement: { name?: string }, values?: unknown[]) =>
+                  statement.name === 'mark-rendering' && failMark
+                    ? Promise.reject(new Error('Connection terminated unexpectedly'))
+                    : target.sql.query(statement as never, values),
+              }
+            : Reflect.get(target, property, receiver),
+      });
+      const attempt = (await RenderingAttempt.take(flaky, created.id, created.generation, LONG))!;
+      await expect(attempt.mark()).rejects.toThrow('Connection terminated unexpectedly');
+      expect(await attempt.current()).toBe(attempt.doc);
+      failMark = false;
+      expect(await attempt.mark()).toMatchObject({ status: 'rendering', renderAttempts: 1 });
+      expect(await finishRendering(database.db, await attempt.current(), { status: 'ready', files: ['pdf'] })).toBeDefined();
+      expect(await stored(created.id)).toMatchObject({ status: 'ready', renderAttempts: 1 });
     });
 
     it('stands down when the document moved on while unmarked (re-queued under a new generation)', async () => {

@@ -6,7 +6,7 @@ export { createDocument, type CreateDocumentDeps, type CreateDocumentRequest, ty
 export { ActiveDocumentCounts, ACTIVE_COUNT_FRESH_MS } from './active-document-counts';
 export { createMerge, type CreateMergeRequest } from './create-merge';
 export { readMergeSources, sourceGoneMessage, type MergeSource } from './merge-sources';
-export { RenderingAttempt, startRendering, type RenderingDocument } from './start-rendering';
+export { RenderingAttempt, startRendering, type RenderingDocument, type Take } from './start-rendering';
 export { finishRendering, type Finished, type CompletionEvent } from './finish-rendering';
 export { waitForRetry } from './wait-for-retry';
 export { queueNewGeneration } from './queue-new-generation';

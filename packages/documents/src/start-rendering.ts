@@ -18,7 +18,7 @@ const WITH_TEMPLATE = `SELECT taken.*, CASE WHEN t.id IS NOT NULL THEN json_buil
 const START_RENDERING = {
   name: 'start-rendering',
   text: `WITH taken AS (
-           UPDATE documents SET status = 'rendering', rendering_started_at = $3, render_attempts = render_attempts + 1, updated_at = $3
+           UPDATE documents SET status = 'rendering', rendering_started_at = $3, render_attempts = GREATEST(render_attempts + 1, $4::int), updated_at = $3
            WHERE id = $1 AND generation = $2 AND status IN ('queued', 'rendering')
            RETURNING ${DOCUMENT_COLUMNS}
          )
@@ -43,7 +43,9 @@ const MARK_RENDERING = {
 };
 
 /**
- * queued → rendering, and the document's template (none for a merge: LEFT JOIN), in one round trip. Its commit does not
+ * queued → rendering, and the document's template (none for a merge: LEFT JOIN), in one round trip. The attempt count
+ * goes up by one, and to at least `jobTakes` (how often this job has been taken: BullMQ's attemptsStarted), as a job's
+ * first take may have stopped its worker before RenderingAttempt counted it. Its commit does not
  * wait for the disk: a PostgreSQL crash that takes it back leaves the document queued, this
  * render's finish then matches nothing, and the stuck-document sweep queues it again.
  * (The finish itself, which promises the outcome and its event, stays durable.) Only for the
@@ -51,20 +53,24 @@ const MARK_RENDERING = {
  * already finished, finds nothing and stands down. A document already "rendering" is
  * taken over: its previous worker died.
  */
-export async function startRendering(db: Database, documentId: string, generation: number): Promise<RenderingDocument | undefined> {
-  const [doc] = await db.sql.query<RenderingDocument>(START_RENDERING, [documentId, generation, new Date()]);
+export async function startRendering(db: Database, documentId: string, generation: number, jobTakes = 1): Promise<RenderingDocument | undefined> {
+  const [doc] = await db.sql.query<RenderingDocument>(START_RENDERING, [documentId, generation, new Date(), jobTakes]);
   return doc;
 }
+
+/** How a job takes its document: its first take (the mark may wait), or any later one (counted at once). */
+export type Take = { firstTake: true; markAfterMs: number } | { firstTake: false; jobTakes: number };
 
 /**
  * An attempt whose `rendering` mark waits: most documents finish within a second, and for
  * them the finish writes the outcome, the attempt's count and its start in one commit
  * (queued → ready), a write transaction fewer per document. A render still running after
  * `markAfterMs` is marked `rendering` as any other, so its status, the render timeout's sweep
- * and the attempt count see it. Only a document's plain first attempt waits: a document
- * already counted (retried, taken over, re-queued) or a job taken again after its worker
- * stopped (stalled) is marked at once, so a template that kills its worker within the delay
- * is counted from its second take on, and the attempt limit stops it as before.
+ * and the attempt count see it. Only a job's first take of a document never counted waits: a
+ * document already counted (retried, taken over, re-queued) or a job taken again (after a
+ * failure, or after its worker stopped) is marked at once and counted as at least the job's
+ * takes, so a template that kills its worker within the delay meets the attempt limit after
+ * as many crashes as before.
  */
 export class RenderingAttempt {
   private marking: Promise<RenderingDocument | undefined> | undefined;
@@ -74,29 +80,24 @@ export class RenderingAttempt {
     private readonly db: Database,
     /** As taken: unmarked (status and attempts as they were), or already marked. */
     readonly doc: RenderingDocument,
-    markAfterMs: number | undefined,
+    markAfterMs?: number,
   ) {
     if (markAfterMs === undefined) return;
     this.timer = setTimeout(() => void this.mark().catch(() => undefined), markAfterMs);
   }
 
   /** Takes the document's generation for rendering; undefined when it is finished or of another generation (the job stands down). */
-  static async take(
-    db: Database,
-    documentId: string,
-    generation: number,
-    firstTake: { markAfterMs: number } | undefined,
-  ): Promise<RenderingAttempt | undefined> {
-    if (firstTake) {
-      const [taken] = await db.sql.query<RenderingDocument>(TAKE_FOR_RENDERING, [documentId, generation]);
-      if (!taken) return undefined;
-      const unmarked = { ...taken, renderingStartedAt: new Date() };
-      if (taken.status === 'queued' && taken.renderAttempts === 0) return new RenderingAttempt(db, unmarked, firstTake.markAfterMs);
-      const attempt = new RenderingAttempt(db, unmarked, undefined);
-      return (await attempt.mark()) ? attempt : undefined;
+  static async take(db: Database, documentId: string, generation: number, take: Take): Promise<RenderingAttempt | undefined> {
+    if (!take.firstTake) {
+      const doc = await startRendering(db, documentId, generation, take.jobTakes);
+      return doc && new RenderingAttempt(db, doc).markedAlready();
     }
-    const doc = await startRendering(db, documentId, generation);
-    return doc && new RenderingAttempt(db, doc, undefined).markedAlready();
+    const [taken] = await db.sql.query<RenderingDocument>(TAKE_FOR_RENDERING, [documentId, generation]);
+    if (!taken) return undefined;
+    const unmarked = { ...taken, renderingStartedAt: new Date() };
+    if (taken.status === 'queued' && taken.renderAttempts === 0) return new RenderingAttempt(db, unmarked, take.markAfterMs);
+    const attempt = new RenderingAttempt(db, unmarked);
+    return (await attempt.mark()) ? attempt : undefined;
   }
 
   private markedAlready(): this {
@@ -112,14 +113,21 @@ export class RenderingAttempt {
     clearTimeout(this.timer);
     this.marking ??= this.db.sql
       .query(MARK_RENDERING, [this.doc.id, this.doc.generation, this.doc.renderingStartedAt, this.doc.renderAttempts])
-      .then((rows) => (rows.length === 1 ? { ...this.doc, status: 'rendering' as const, renderAttempts: this.doc.renderAttempts + 1 } : undefined));
+      .then((rows) => (rows.length === 1 ? { ...this.doc, status: 'rendering' as const, renderAttempts: this.doc.renderAttempts + 1 } : undefined))
+      .catch((error: unknown) => {
+        this.marking = undefined; // not known to be marked: a later mark() tries again, current() finishes the unmarked row
+        throw error;
+      });
     return this.marking;
   }
 
-  /** The attempt to finish: the marked document, or (no mark yet, and none now) the unmarked one, which the finish counts. */
+  /**
+   * The attempt to finish: the marked document, or (no mark yet, none now, or one that failed) the unmarked one, which
+   * the finish counts. Should a failed mark have committed after all, the finish matches nothing and the
+   * stuck-document sweep queues the document again.
+   */
   async current(): Promise<RenderingDocument> {
     clearTimeout(this.timer);
-    if (!this.marking) return this.doc;
-    return (await this.marking) ?? this.doc;
+    return (await this.marking?.catch(() => undefined)) ?? this.doc;
   }
 }
