@@ -10,6 +10,7 @@ import { requireSigningCertificate } from '../documents/signing-check';
 import { presentDocument } from '@docgen/contracts';
 import { HttpError } from '../errors';
 import { requireCaller } from '../middleware/authenticate';
+import { noteOnCompletion } from '../middleware/request-context';
 import type { OperationHandler, OperationHandlers } from '../operations/operation-handler';
 import { afterCursor, decodeCursor, newestFirst, toPage } from '../pagination';
 import { findTemplate } from '../templates/find-template';
@@ -45,9 +46,9 @@ function idempotencyKeyOf(req: Request): string | undefined {
 }
 
 /** 202 for a document this request queued; 200 with Idempotent-Replayed for a replay of an earlier one. */
-function answerCreated(req: Request, res: Response, result: CreateDocumentResult, message: string, details: Record<string, unknown> = {}) {
+function answerCreated(res: Response, result: CreateDocumentResult, message: string, details: Record<string, unknown> = {}) {
   if (result.outcome === 'replayed') res.setHeader('Idempotent-Replayed', 'true');
-  else req.log.info({ documentId: result.document.id, generation: result.document.generation, ...details }, message);
+  else noteOnCompletion(res, message, { documentId: result.document.id, generation: result.document.generation, ...details });
   return { status: result.outcome === 'replayed' ? (200 as const) : (202 as const), body: presentDocument(result.document) };
 }
 
@@ -65,7 +66,7 @@ export function documentHandlers(deps: DocumentRouteDeps): OperationHandlers<Doc
       idempotencyKey: idempotencyKeyOf(req),
       maxActivePerOrg: deps.maxActivePerOrg,
     });
-    const answer = answerCreated(req, res, result, 'document queued');
+    const answer = answerCreated(res, result, 'document queued');
     reply(answer.status, answer.body);
   };
 
@@ -80,7 +81,7 @@ export function documentHandlers(deps: DocumentRouteDeps): OperationHandlers<Doc
       idempotencyKey: idempotencyKeyOf(req),
       maxActivePerOrg: deps.maxActivePerOrg,
     });
-    const answer = answerCreated(req, res, result, 'merge queued', { sources: body.documents.length });
+    const answer = answerCreated(res, result, 'merge queued', { sources: body.documents.length });
     reply(answer.status, answer.body);
   };
 
