@@ -62,14 +62,17 @@ describe('resilience (real worker processes and LibreOffice)', () => {
     expect(await stack.database.db.document.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'queued', renderAttempts: 0 });
     await doomed.stop('SIGKILL');
 
-    // The job's lock (2 s) runs out and BullMQ hands the job on as stalled: that take is marked at once.
+    // The job's lock (2 s) runs out and BullMQ hands the job on as stalled: that take is marked at once, and counts
+    // both of the job's takes (the first stopped its worker uncounted).
     const second = await stack.start('render-worker', lateMarks);
     await converting(second);
-    expect(await stack.database.db.document.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'rendering', renderAttempts: 1 });
-    expect(await api.waitForDocument(id, ['ready', 'failed'], 90_000)).toMatchObject({ status: 'ready', files: ['pdf'] });
-    expect(await stack.database.db.document.findUniqueOrThrow({ where: { id } })).toMatchObject({ renderAttempts: 1, generation: 1 });
-    expect(await stack.database.db.outboxEvent.count({ where: { subjectId: id } })).toBe(1);
+    const retaken = await stack.database.db.document.findUniqueOrThrow({ where: { id } });
+    const outcome = await api.waitForDocument(id, ['ready', 'failed'], 90_000);
     expect(await second.stop('SIGTERM')).toBe(0);
+    expect(retaken).toMatchObject({ status: 'rendering', renderAttempts: 2 });
+    expect(outcome).toMatchObject({ status: 'ready', files: ['pdf'] });
+    expect(await stack.database.db.document.findUniqueOrThrow({ where: { id } })).toMatchObject({ renderAttempts: 2, generation: 1 });
+    expect(await stack.database.db.outboxEvent.count({ where: { subjectId: id } })).toBe(1);
   }, 120_000);
 
   it('retries a document whose LibreOffice instance was killed mid-conversion, and refills the pool', async () => {

@@ -129,6 +129,7 @@ export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): P
     deps.onOutcome?.('failed', seconds());
     throw new UnrecoverableError(errorMessage);
   } finally {
+    attempt.end();
     deadline.dispose();
   }
 }

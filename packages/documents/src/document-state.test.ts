@@ -82,10 +82,17 @@ describe('document state and the outbox relay', () => {
   describe('a first attempt marked rendering only if it runs long', () => {
     const LONG = { firstTake: true, markAfterMs: 60_000 } as const;
     const stored = (id: string) => database.db.document.findUniqueOrThrow({ where: { id } });
+    const taken: RenderingAttempt[] = [];
+    const take = async (...args: Parameters<typeof RenderingAttempt.take>) => {
+      const attempt = await RenderingAttempt.take(...args);
+      if (attempt) taken.push(attempt);
+      return attempt;
+    };
+    afterEach(() => taken.splice(0).forEach((attempt) => attempt.end()));
 
     it('finishes queued → ready in one statement that counts the attempt and records its start', async () => {
       const created = await newDocument();
-      const attempt = (await RenderingAttempt.take(database.db, created.id, created.generation, LONG))!;
+      const attempt = (await take(database.db, created.id, created.generation, LONG))!;
       const { template, ...taken } = attempt.doc;
       expect(template).toMatchObject({ fileKey: 'templates/letter.docx' });
       // Taking wrote nothing: the row is as created.
@@ -102,7 +109,7 @@ describe('document state and the outbox relay', () => {
 
     it('marks a long render rendering (counted, with its start), and then finishes it from rendering', async () => {
       const created = await newDocument();
-      const attempt = (await RenderingAttempt.take(database.db, created.id, created.generation, LONG))!;
+      const attempt = (await take(database.db, created.id, created.generation, LONG))!;
       const marked = (await attempt.mark())!;
       expect(marked).toMatchObject({ status: 'rendering', renderAttempts: 1 });
       expect(await attempt.mark()).toBe(marked); // once
@@ -114,7 +121,7 @@ describe('document state and the outbox relay', () => {
 
     it('marks it by itself once the delay has passed', async () => {
       const created = await newDocument();
-      const attempt = (await RenderingAttempt.take(database.db, created.id, created.generation, { firstTake: true, markAfterMs: 1 }))!;
+      const attempt = (await take(database.db, created.id, created.generation, { firstTake: true, markAfterMs: 1 }))!;
       const marked = await new Promise<unknown>((resolve) => {
         const poll = async () => ((await stored(created.id)).status === 'rendering' ? resolve(await attempt.current()) : setImmediate(() => void poll()));
         void poll();
@@ -124,7 +131,7 @@ describe('document state and the outbox relay', () => {
 
     it('counts a failed first attempt in its finish', async () => {
       const created = await newDocument();
-      const attempt = (await RenderingAttempt.take(database.db, created.id, created.generation, LONG))!;
+      const attempt = (await take(database.db, created.id, created.generation, LONG))!;
       expect(await finishRendering(database.db, await attempt.current(), { status: 'failed', errorMessage: 'Missing value for "name"' })).toBeDefined();
       expect(await stored(created.id)).toMatchObject({ status: 'failed', renderAttempts: 1, errorMessage: 'Missing value for "name"' });
     });
@@ -132,18 +139,18 @@ describe('document state and the outbox relay', () => {
     it('marks at once a document already counted or taken over, and takes nothing of another generation', async () => {
       const created = await newDocument();
       await startRendering(database.db, created.id, created.generation); // a worker that then died
-      const takeover = (await RenderingAttempt.take(database.db, created.id, created.generation, LONG))!;
+      const takeover = (await take(database.db, created.id, created.generation, LONG))!;
       expect(await stored(created.id)).toMatchObject({ status: 'rendering', renderAttempts: 2 });
       expect(await takeover.current()).toMatchObject({ status: 'rendering', renderAttempts: 2 });
-      expect(await RenderingAttempt.take(database.db, created.id, created.generation + 1, LONG)).toBeUndefined();
-      expect(await RenderingAttempt.take(database.db, created.id, created.generation + 1, { firstTake: false, jobTakes: 1 })).toBeUndefined();
+      expect(await take(database.db, created.id, created.generation + 1, LONG)).toBeUndefined();
+      expect(await take(database.db, created.id, created.generation + 1, { firstTake: false, jobTakes: 1 })).toBeUndefined();
     });
 
     it('counts a job taken again as at least its takes (its first take may have stopped its worker unmarked)', async () => {
       const created = await newDocument();
-      const retaken = (await RenderingAttempt.take(database.db, created.id, created.generation, { firstTake: false, jobTakes: 2 }))!;
+      const retaken = (await take(database.db, created.id, created.generation, { firstTake: false, jobTakes: 2 }))!;
       expect(retaken.doc).toMatchObject({ status: 'rendering', renderAttempts: 2 });
-      const again = (await RenderingAttempt.take(database.db, created.id, created.generation, { firstTake: false, jobTakes: 1 }))!;
+      const again = (await take(database.db, created.id, created.generation, { firstTake: false, jobTakes: 1 }))!;
       expect(again.doc).toMatchObject({ status: 'rendering', renderAttempts: 3 });
     });
 
@@ -161,7 +168,7 @@ describe('document state and the outbox relay', () => {
               }
             : Reflect.get(target, property, receiver),
       });
-      const attempt = (await RenderingAttempt.take(flaky, created.id, created.generation, LONG))!;
+      const attempt = (await take(flaky, created.id, created.generation, LONG))!;
       await expect(attempt.mark()).rejects.toThrow('Connection terminated unexpectedly');
       expect(await attempt.current()).toBe(attempt.doc);
       failMark = false;
@@ -170,9 +177,40 @@ describe('document state and the outbox relay', () => {
       expect(await stored(created.id)).toMatchObject({ status: 'ready', renderAttempts: 1 });
     });
 
+    it('finishes an unmarked attempt whose own mark committed while its finish was on the way, but not one taken over since', async () => {
+      const created = await newDocument();
+      const attempt = (await take(database.db, created.id, created.generation, LONG))!;
+      const unmarked = await attempt.current();
+      await attempt.mark(); // the timer, while the finish was on its way
+      expect(await finishRendering(database.db, unmarked, { status: 'ready', files: ['pdf'] })).toBeDefined();
+      expect(await stored(created.id)).toMatchObject({ status: 'ready', renderAttempts: 1 });
+
+      const other = await newDocument();
+      const lost = (await take(database.db, other.id, other.generation, LONG))!;
+      // Another worker's take of the job, once this attempt's lock ran out (at least RENDER_LOCK_MS, 500 ms, after it): the same count, its own start.
+      await database.db.document.update({
+        where: { id: other.id },
+        data: { status: 'rendering', renderAttempts: 1, renderingStartedAt: new Date(lost.doc.renderingStartedAt!.getTime() + 500) },
+      });
+      expect(await stored(other.id)).toMatchObject({ status: 'rendering', renderAttempts: 1 });
+      expect(await finishRendering(database.db, await lost.current(), { status: 'ready', files: ['pdf'] })).toBeUndefined();
+      expect(await stored(other.id)).toMatchObject({ status: 'rendering', renderAttempts: 1 });
+    });
+
+    it('keeps the mark timer running until the attempt ends, so a finish that hangs leaves the document rendering', async () => {
+      const created = await newDocument();
+      const attempt = (await take(database.db, created.id, created.generation, { firstTake: true, markAfterMs: 1 }))!;
+      await attempt.current(); // the render is done; its finish never comes back
+      const marked = await new Promise<unknown>((resolve) => {
+        const poll = async () => ((await stored(created.id)).status === 'rendering' ? resolve(await stored(created.id)) : setImmediate(() => void poll()));
+        void poll();
+      });
+      expect(marked).toMatchObject({ status: 'rendering', renderAttempts: 1 });
+    });
+
     it('stands down when the document moved on while unmarked (re-queued under a new generation)', async () => {
       const created = await newDocument();
-      const attempt = (await RenderingAttempt.take(database.db, created.id, created.generation, LONG))!;
+      const attempt = (await take(database.db, created.id, created.generation, LONG))!;
       await database.db.document.update({ where: { id: created.id }, data: { generation: { increment: 1 } } });
       expect(await attempt.mark()).toBeUndefined();
       expect(await finishRendering(database.db, await attempt.current(), { status: 'ready', files: ['pdf'] })).toBeUndefined();

@@ -33,7 +33,11 @@ const FINISH_RENDERING = {
   text: `WITH finished AS (
            UPDATE documents SET status = $4, completed_at = $5, updated_at = $5, files = $6::text[], error_message = $7, errors = $12::jsonb,
                   render_attempts = $14, rendering_started_at = $15
-           WHERE id = $1 AND generation = $2 AND render_attempts = $3 AND status = $13
+           WHERE id = $1 AND generation = $2 AND (
+                   (status = $13 AND render_attempts = $3)
+                   -- an unmarked attempt whose own mark got in first: the same count and start (any other take of this
+                   -- generation to that count comes from a later pick-up of its job, after the lock ran out: a later start)
+                OR ($13 = 'queued' AND status = 'rendering' AND render_attempts = $14 AND rendering_started_at = $15))
            RETURNING id, organization_id, is_uat, bulk_job_id
          ), event AS (
            INSERT INTO outbox_events (type, organization_id, is_uat, subject_id, payload)
@@ -68,7 +72,9 @@ interface FinishRow {
  * exactly once. Only the attempt that is current may finish: returns undefined when
  * another call got there first or a newer attempt took the document over.
  * A document still `queued` is a first attempt not yet marked rendering (RenderingAttempt):
- * the finish counts that attempt and records when it started.
+ * the finish counts that attempt and records when it started, and also finishes it should
+ * the attempt's own mark have committed meanwhile (the mark's timer runs until the finish
+ * is done, so a finish that hangs still leaves the document `rendering` for the sweep).
  */
 export async function finishRendering(
   db: Database,

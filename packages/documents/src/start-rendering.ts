@@ -122,12 +122,17 @@ export class RenderingAttempt {
   }
 
   /**
-   * The attempt to finish: the marked document, or (no mark yet, none now, or one that failed) the unmarked one, which
-   * the finish counts. Should a failed mark have committed after all, the finish matches nothing and the
-   * stuck-document sweep queues the document again.
+   * The attempt to finish: the marked document, or (no mark yet, or one that failed) the unmarked one, which the
+   * finish counts, also if its mark commits meanwhile: the timer keeps running until `end()`, so that a finish that
+   * hangs (a connection lost without a word) leaves the document `rendering`, where the stuck-document sweep sees it.
+   * Should a failed mark have committed after all, the finish matches it too (the same count and start).
    */
   async current(): Promise<RenderingDocument> {
-    clearTimeout(this.timer);
     return (await this.marking?.catch(() => undefined)) ?? this.doc;
+  }
+
+  /** The attempt is over (finished, or handed back): no mark after this. */
+  end(): void {
+    clearTimeout(this.timer);
   }
 }
