@@ -94,8 +94,9 @@ export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): P
   try {
     const files = await deadline.race(render(taken, deps, deadline, log, phases));
     await forgetSecrets(deps, taken, log); // files stored: once the document reads ready, its passwords are gone
-    const doc = await attempt.current();
+    const doc = attempt.current();
     const finished = await finishRendering(deps.db, doc, { status: 'ready', files });
+    attempt.end();
     phases.end('finish');
     await deps.announce(finished);
     phases.end('announce');
@@ -121,8 +122,9 @@ export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): P
     const errorMessage = failure ?? `Rendering failed after ${job.attemptsMade + 1} attempts (${(error as Error).message}); please try again`;
     const errors = error instanceof RenderInputError && error.problems.length > 0 ? error.problems : undefined;
     await forgetSecrets(deps, taken, log);
-    const doc = await attempt.current();
+    const doc = attempt.current();
     const finished = await finishRendering(deps.db, doc, { status: 'failed', errorMessage, errors });
+    attempt.end();
     await deps.announce(finished);
     if (finished) void cleanUpSuperseded(deps, doc, log);
     log.info({ errorMessage }, 'document failed');

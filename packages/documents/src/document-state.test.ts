@@ -5,7 +5,7 @@ import { webhookMessageId } from '@docgen/security';
 import { createTestDatabase, seedOrganization, uniqueId, type TestDatabase } from '@docgen/testing';
 import { OutboxRelay } from './events/outbox-relay';
 import { finishRendering } from './finish-rendering';
-import { RenderingAttempt, startRendering } from './start-rendering';
+import { RenderingAttempt, startRendering, type RenderingDocument } from './start-rendering';
 
 /** The hot-path statements (raw SQL) against what Prisma reads of the same rows. */
 describe('document state and the outbox relay', () => {
@@ -98,11 +98,11 @@ describe('document state and the outbox relay', () => {
       // Taking wrote nothing: the row is as created.
       expect(await stored(created.id)).toEqual({ ...taken, renderingStartedAt: null });
 
-      const finished = await finishRendering(database.db, await attempt.current(), { status: 'ready', files: ['pdf'] });
+      const finished = await finishRendering(database.db, attempt.current(), { status: 'ready', files: ['pdf'] });
       expect(finished?.event).toEqual({ id: expect.any(String), type: 'document.ready', endpointIds: [endpoints.all] });
       expect(await stored(created.id)).toMatchObject({ status: 'ready', renderAttempts: 1, renderingStartedAt: taken.renderingStartedAt, files: ['pdf'] });
       // The attempt is over: neither a late finish nor a late mark changes anything.
-      expect(await finishRendering(database.db, await attempt.current(), { status: 'failed', errorMessage: 'late' })).toBeUndefined();
+      expect(await finishRendering(database.db, attempt.current(), { status: 'failed', errorMessage: 'late' })).toBeUndefined();
       expect(await attempt.mark()).toBeUndefined();
       expect(await stored(created.id)).toMatchObject({ status: 'ready', renderAttempts: 1 });
     });
@@ -114,7 +114,7 @@ describe('document state and the outbox relay', () => {
       expect(marked).toMatchObject({ status: 'rendering', renderAttempts: 1 });
       expect(await attempt.mark()).toBe(marked); // once
       expect(await stored(created.id)).toMatchObject({ status: 'rendering', renderAttempts: 1, renderingStartedAt: attempt.doc.renderingStartedAt });
-      expect(await attempt.current()).toBe(marked);
+      expect(attempt.current()).toBe(marked);
       expect(await finishRendering(database.db, marked, { status: 'ready', files: ['pdf'] })).toBeDefined();
       expect(await stored(created.id)).toMatchObject({ status: 'ready', renderAttempts: 1 });
     });
@@ -123,7 +123,7 @@ describe('document state and the outbox relay', () => {
       const created = await newDocument();
       const attempt = (await take(database.db, created.id, created.generation, { firstTake: true, markAfterMs: 1 }))!;
       const marked = await new Promise<unknown>((resolve) => {
-        const poll = async () => ((await stored(created.id)).status === 'rendering' ? resolve(await attempt.current()) : setImmediate(() => void poll()));
+        const poll = () => (attempt.current().status === 'rendering' ? resolve(attempt.current()) : setImmediate(poll));
         void poll();
       });
       expect(marked).toMatchObject({ status: 'rendering', renderAttempts: 1 });
@@ -132,7 +132,7 @@ describe('document state and the outbox relay', () => {
     it('counts a failed first attempt in its finish', async () => {
       const created = await newDocument();
       const attempt = (await take(database.db, created.id, created.generation, LONG))!;
-      expect(await finishRendering(database.db, await attempt.current(), { status: 'failed', errorMessage: 'Missing value for "name"' })).toBeDefined();
+      expect(await finishRendering(database.db, attempt.current(), { status: 'failed', errorMessage: 'Missing value for "name"' })).toBeDefined();
       expect(await stored(created.id)).toMatchObject({ status: 'failed', renderAttempts: 1, errorMessage: 'Missing value for "name"' });
     });
 
@@ -141,7 +141,7 @@ describe('document state and the outbox relay', () => {
       await startRendering(database.db, created.id, created.generation); // a worker that then died
       const takeover = (await take(database.db, created.id, created.generation, LONG))!;
       expect(await stored(created.id)).toMatchObject({ status: 'rendering', renderAttempts: 2 });
-      expect(await takeover.current()).toMatchObject({ status: 'rendering', renderAttempts: 2 });
+      expect(takeover.current()).toMatchObject({ status: 'rendering', renderAttempts: 2 });
       expect(await take(database.db, created.id, created.generation + 1, LONG)).toBeUndefined();
       expect(await take(database.db, created.id, created.generation + 1, { firstTake: false, jobTakes: 1 })).toBeUndefined();
     });
@@ -170,42 +170,56 @@ describe('document state and the outbox relay', () => {
       });
       const attempt = (await take(flaky, created.id, created.generation, LONG))!;
       await expect(attempt.mark()).rejects.toThrow('Connection terminated unexpectedly');
-      expect(await attempt.current()).toBe(attempt.doc);
+      expect(attempt.current()).toBe(attempt.doc);
       failMark = false;
       expect(await attempt.mark()).toMatchObject({ status: 'rendering', renderAttempts: 1 });
-      expect(await finishRendering(database.db, await attempt.current(), { status: 'ready', files: ['pdf'] })).toBeDefined();
+      expect(await finishRendering(database.db, attempt.current(), { status: 'ready', files: ['pdf'] })).toBeDefined();
       expect(await stored(created.id)).toMatchObject({ status: 'ready', renderAttempts: 1 });
     });
 
     it('finishes an unmarked attempt whose own mark committed while its finish was on the way, but not one taken over since', async () => {
       const created = await newDocument();
       const attempt = (await take(database.db, created.id, created.generation, LONG))!;
-      const unmarked = await attempt.current();
+      const unmarked = attempt.current();
       await attempt.mark(); // the timer, while the finish was on its way
       expect(await finishRendering(database.db, unmarked, { status: 'ready', files: ['pdf'] })).toBeDefined();
       expect(await stored(created.id)).toMatchObject({ status: 'ready', renderAttempts: 1 });
 
+      // Another take of this generation is a later pick-up of the same job (its lock ran out): counted as at least its
+      // job's takes, 2, even should its worker's clock give it the very same start.
       const other = await newDocument();
       const lost = (await take(database.db, other.id, other.generation, LONG))!;
-      // Another worker's take of the job, once this attempt's lock ran out (at least RENDER_LOCK_MS, 500 ms, after it): the same count, its own start.
-      await database.db.document.update({
-        where: { id: other.id },
-        data: { status: 'rendering', renderAttempts: 1, renderingStartedAt: new Date(lost.doc.renderingStartedAt!.getTime() + 500) },
-      });
-      expect(await stored(other.id)).toMatchObject({ status: 'rendering', renderAttempts: 1 });
-      expect(await finishRendering(database.db, await lost.current(), { status: 'ready', files: ['pdf'] })).toBeUndefined();
-      expect(await stored(other.id)).toMatchObject({ status: 'rendering', renderAttempts: 1 });
+      await startRendering(database.db, other.id, other.generation, 2);
+      await database.db.document.update({ where: { id: other.id }, data: { renderingStartedAt: lost.doc.renderingStartedAt } });
+      expect(await stored(other.id)).toMatchObject({ status: 'rendering', renderAttempts: 2 });
+      expect(await finishRendering(database.db, lost.current(), { status: 'ready', files: ['pdf'] })).toBeUndefined();
+      expect(await lost.mark()).toBeUndefined();
+      expect(await stored(other.id)).toMatchObject({ status: 'rendering', renderAttempts: 2 });
     });
 
-    it('keeps the mark timer running until the attempt ends, so a finish that hangs leaves the document rendering', async () => {
+    it('keeps the mark timer running until the attempt ends, trying again after a failed mark, so a finish that hangs leaves the document rendering', async () => {
       const created = await newDocument();
-      const attempt = (await take(database.db, created.id, created.generation, { firstTake: true, markAfterMs: 1 }))!;
-      await attempt.current(); // the render is done; its finish never comes back
-      const marked = await new Promise<unknown>((resolve) => {
-        const poll = async () => ((await stored(created.id)).status === 'rendering' ? resolve(await stored(created.id)) : setImmediate(() => void poll()));
-        void poll();
+      let marks = 0;
+      const flakyOnce = new Proxy(database.db, {
+        get: (target, property, receiver) =>
+          property === 'sql'
+            ? {
+                query: (statement: { name?: string }, values?: unknown[]) =>
+                  statement.name === 'mark-rendering' && ++marks === 1
+                    ? Promise.reject(new Error('Connection terminated unexpectedly'))
+                    : target.sql.query(statement as never, values),
+              }
+            : Reflect.get(target, property, receiver),
       });
+      // The render is done and its finish went out, never to come back: nobody calls end().
+      const attempt = (await take(flakyOnce, created.id, created.generation, { firstTake: true, markAfterMs: 1 }))!;
+      const marked = await new Promise<RenderingDocument>((resolve) => {
+        const poll = () => (attempt.current().status === 'rendering' ? resolve(attempt.current()) : setImmediate(poll));
+        poll();
+      });
+      expect(marks).toBe(2);
       expect(marked).toMatchObject({ status: 'rendering', renderAttempts: 1 });
+      expect(await stored(created.id)).toMatchObject({ status: 'rendering', renderAttempts: 1 });
     });
 
     it('stands down when the document moved on while unmarked (re-queued under a new generation)', async () => {
@@ -213,7 +227,7 @@ describe('document state and the outbox relay', () => {
       const attempt = (await take(database.db, created.id, created.generation, LONG))!;
       await database.db.document.update({ where: { id: created.id }, data: { generation: { increment: 1 } } });
       expect(await attempt.mark()).toBeUndefined();
-      expect(await finishRendering(database.db, await attempt.current(), { status: 'ready', files: ['pdf'] })).toBeUndefined();
+      expect(await finishRendering(database.db, attempt.current(), { status: 'ready', files: ['pdf'] })).toBeUndefined();
       expect(await stored(created.id)).toMatchObject({ status: 'queued', renderAttempts: 0, generation: created.generation + 1 });
     });
   });

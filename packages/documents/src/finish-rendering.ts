@@ -35,8 +35,9 @@ const FINISH_RENDERING = {
                   render_attempts = $14, rendering_started_at = $15
            WHERE id = $1 AND generation = $2 AND (
                    (status = $13 AND render_attempts = $3)
-                   -- an unmarked attempt whose own mark got in first: the same count and start (any other take of this
-                   -- generation to that count comes from a later pick-up of its job, after the lock ran out: a later start)
+                   -- an unmarked attempt whose own mark got in first. No other take of this generation writes this count:
+                   -- a later pick-up of the same job counts at least its job's takes (2 or more, start-rendering's
+                   -- GREATEST), and every other re-queue is a new generation. The start is checked as well.
                 OR ($13 = 'queued' AND status = 'rendering' AND render_attempts = $14 AND rendering_started_at = $15))
            RETURNING id, organization_id, is_uat, bulk_job_id
          ), event AS (

@@ -74,16 +74,18 @@ export type Take = { firstTake: true; markAfterMs: number } | { firstTake: false
  */
 export class RenderingAttempt {
   private marking: Promise<RenderingDocument | undefined> | undefined;
-  private readonly timer: NodeJS.Timeout | undefined;
+  /** Set once a mark has committed: the document as marked. */
+  private marked: RenderingDocument | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private ended = false;
 
   private constructor(
     private readonly db: Database,
     /** As taken: unmarked (status and attempts as they were), or already marked. */
     readonly doc: RenderingDocument,
-    markAfterMs?: number,
+    private readonly markAfterMs?: number,
   ) {
-    if (markAfterMs === undefined) return;
-    this.timer = setTimeout(() => void this.mark().catch(() => undefined), markAfterMs);
+    this.armTimer();
   }
 
   /** Takes the document's generation for rendering; undefined when it is finished or of another generation (the job stands down). */
@@ -101,8 +103,15 @@ export class RenderingAttempt {
   }
 
   private markedAlready(): this {
+    this.marked = this.doc;
     this.marking = Promise.resolve(this.doc);
     return this;
+  }
+
+  /** The delayed mark; one that fails is tried again after the same delay, until the attempt ends. */
+  private armTimer(): void {
+    if (this.markAfterMs === undefined || this.ended) return;
+    this.timer = setTimeout(() => void this.mark().catch(() => this.armTimer()), this.markAfterMs);
   }
 
   /**
@@ -113,7 +122,10 @@ export class RenderingAttempt {
     clearTimeout(this.timer);
     this.marking ??= this.db.sql
       .query(MARK_RENDERING, [this.doc.id, this.doc.generation, this.doc.renderingStartedAt, this.doc.renderAttempts])
-      .then((rows) => (rows.length === 1 ? { ...this.doc, status: 'rendering' as const, renderAttempts: this.doc.renderAttempts + 1 } : undefined))
+      .then((rows) => {
+        if (rows.length === 1) this.marked = { ...this.doc, status: 'rendering', renderAttempts: this.doc.renderAttempts + 1 };
+        return this.marked;
+      })
       .catch((error: unknown) => {
         this.marking = undefined; // not known to be marked: a later mark() tries again, current() finishes the unmarked row
         throw error;
@@ -122,17 +134,18 @@ export class RenderingAttempt {
   }
 
   /**
-   * The attempt to finish: the marked document, or (no mark yet, or one that failed) the unmarked one, which the
-   * finish counts, also if its mark commits meanwhile: the timer keeps running until `end()`, so that a finish that
-   * hangs (a connection lost without a word) leaves the document `rendering`, where the stuck-document sweep sees it.
-   * Should a failed mark have committed after all, the finish matches it too (the same count and start).
+   * The attempt to finish, without waiting for a mark on its way: the marked document once a mark has committed,
+   * otherwise the unmarked one, whose finish counts the attempt and also applies if its own mark commits first (the
+   * finish matches either). The timer keeps running until `end()`, so that a finish that hangs (a connection lost
+   * without a word) leaves the document `rendering`, where the stuck-document sweep sees it.
    */
-  async current(): Promise<RenderingDocument> {
-    return (await this.marking?.catch(() => undefined)) ?? this.doc;
+  current(): RenderingDocument {
+    return this.marked ?? this.doc;
   }
 
-  /** The attempt is over (finished, or handed back): no mark after this. */
+  /** The attempt is over (finished, or handed back): no new mark after this (one already sent may still land, matching nothing). */
   end(): void {
+    this.ended = true;
     clearTimeout(this.timer);
   }
 }
