@@ -17,9 +17,32 @@ export interface BenchOptions {
   /** A few iterations, to prove the benchmark runs; nothing is written. */
   smoke: boolean;
   log: (line: string) => void;
+  /** Settings for the services the bench starts, over its own (`--env`); a run with any writes nothing. */
+  serviceEnv?: Record<string, string>;
 }
 
-export const optionsFromArgv = (): BenchOptions => ({ smoke: process.argv.includes('--smoke'), log: (line) => console.log(line) });
+export const optionsFromArgv = (): BenchOptions => ({
+  smoke: process.argv.includes('--smoke'),
+  log: (line) => console.log(line),
+  serviceEnv: serviceEnvFromArgv(),
+});
+
+/**
+ * `--env=NAME=value` (repeatable): settings for the services a bench starts, over its own.
+ * The services take their environment from the bench, never from the shell, so this is the
+ * one way to try a setting. A run with any is an experiment: it prints and writes nothing.
+ */
+export function serviceEnvFromArgv(argv: readonly string[] = process.argv): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const arg of argv) {
+    if (!arg.startsWith('--env=')) continue;
+    const setting = arg.slice('--env='.length);
+    const equals = setting.indexOf('=');
+    if (equals <= 0) throw new Error(`--env takes NAME=value, got "${setting}"`);
+    env[setting.slice(0, equals)] = setting.slice(equals + 1);
+  }
+  return env;
+}
 
 /** Runs a benchmark when its file is the entry point (`npm run bench:<name>`), then exits. */
 export function runWhenMain(entry: NodeModule, bench: (options: BenchOptions) => Promise<unknown>): void {

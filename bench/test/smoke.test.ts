@@ -6,6 +6,7 @@ import { runFillBench } from '../src/fill';
 import { runGatewayBench } from '../src/gateway';
 import { runMemoryBench } from '../src/memory';
 import { runPreviewBench } from '../src/preview';
+import { serviceEnvFromArgv } from '../src/report';
 import { percentile, runClosedLoop } from '../src/stats';
 
 // Each benchmark in its smoke mode: a few iterations through the real parts, nothing written.
@@ -62,6 +63,13 @@ describe('benchmarks, smoke mode', () => {
     expect(baseline.accepted).toBeGreaterThan(0);
     expect(gateway.accepted).toBeGreaterThan(0);
     expect(gateway.other).toBe(0);
+  }, 120_000);
+
+  it('--env reaches the services a bench starts: a cap of one document in progress refuses the rest', async () => {
+    expect(serviceEnvFromArgv(['node', 'gateway.js', '--env=MAX_ACTIVE_PER_ORG=1', '--env=A=b=c', '--smoke'])).toEqual({ MAX_ACTIVE_PER_ORG: '1', A: 'b=c' });
+    expect(() => serviceEnvFromArgv(['--env=NOVALUE'])).toThrow('--env takes NAME=value, got "NOVALUE"');
+    const { gateway } = await runGatewayBench({ ...quiet, serviceEnv: { MAX_ACTIVE_PER_ORG: '1' } });
+    expect(gateway.other).toBeGreaterThan(0); // 429s past the first document (the warm-up's); none without it (above)
   }, 120_000);
 
   it('memory: RSS is sampled before and after', async () => {
