@@ -1,9 +1,8 @@
 import { Worker, type Job } from 'bullmq';
-import type { Database } from '@docgen/db';
 import { queueRenderJobs, sweepStuckDocuments, type StuckDocumentSweepTiming } from '@docgen/documents';
 import { createLogger } from '@docgen/observability';
 import { RENDER_QUEUE, bullPrefix, createRedisConnection, createRenderQueue, pumpFairQueue, type RenderJob } from '@docgen/queue';
-import { createTestDatabase, seedOrganization, uniqueId, type TestDatabase } from '@docgen/testing';
+import { createTestDatabase, interceptSql, seedOrganization, uniqueId, type TestDatabase } from '@docgen/testing';
 import { processRenderJob, type RenderDeps } from '../src/process-render-job';
 
 /** Production's ratios, scaled down: lock 30 s → 600 ms, render timeout 60 s + grace 5 s → 1.2 s + 0.1 s; 3 attempts, 2 stalls allowed. */
@@ -42,12 +41,7 @@ describe('a template that kills its worker on every take', () => {
 
     const startWorker = (): Worker => {
       let dead = false;
-      const db = new Proxy(database.db, {
-        get: (target, property, receiver) =>
-          property === 'sql'
-            ? { query: (...args: Parameters<Database['sql']['query']>) => (dead ? new Promise(() => undefined) : target.sql.query(...args)) }
-            : Reflect.get(target, property, receiver),
-      });
+      const db = interceptSql(database.db, () => (dead ? new Promise<never>(() => undefined) : undefined));
       const connection = createRedisConnection(REDIS_URL, 'worker');
       const deps = {
         db,

@@ -2,7 +2,7 @@ import { presentDocument } from '@docgen/contracts';
 import { createLogger } from '@docgen/observability';
 import { createDeliveryQueue, createRedisConnection, deliveryJobId } from '@docgen/queue';
 import { webhookMessageId } from '@docgen/security';
-import { createTestDatabase, seedOrganization, uniqueId, type TestDatabase } from '@docgen/testing';
+import { createTestDatabase, interceptSql, seedOrganization, uniqueId, type TestDatabase } from '@docgen/testing';
 import { OutboxRelay } from './events/outbox-relay';
 import { finishRendering } from './finish-rendering';
 import { RenderingAttempt, startRendering, type RenderingDocument } from './start-rendering';
@@ -157,17 +157,9 @@ describe('document state and the outbox relay', () => {
     it('finishes the unmarked row when its mark failed, and marks on the next try', async () => {
       const created = await newDocument();
       let failMark = true;
-      const flaky = new Proxy(database.db, {
-        get: (target, property, receiver) =>
-          property === 'sql'
-            ? {
-                query: (statement: { name?: string }, values?: unknown[]) =>
-                  statement.name === 'mark-rendering' && failMark
-                    ? Promise.reject(new Error('Connection terminated unexpectedly'))
-                    : target.sql.query(statement as never, values),
-              }
-            : Reflect.get(target, property, receiver),
-      });
+      const flaky = interceptSql(database.db, (statement) =>
+        statement.name === 'mark-rendering' && failMark ? Promise.reject(new Error('Connection terminated unexpectedly')) : undefined,
+      );
       const attempt = (await take(flaky, created.id, created.generation, LONG))!;
       await expect(attempt.mark()).rejects.toThrow('Connection terminated unexpectedly');
       expect(attempt.current()).toBe(attempt.doc);
@@ -200,17 +192,9 @@ describe('document state and the outbox relay', () => {
     it('keeps the mark timer running until the attempt ends, trying again after a failed mark, so a finish that hangs leaves the document rendering', async () => {
       const created = await newDocument();
       let marks = 0;
-      const flakyOnce = new Proxy(database.db, {
-        get: (target, property, receiver) =>
-          property === 'sql'
-            ? {
-                query: (statement: { name?: string }, values?: unknown[]) =>
-                  statement.name === 'mark-rendering' && ++marks === 1
-                    ? Promise.reject(new Error('Connection terminated unexpectedly'))
-                    : target.sql.query(statement as never, values),
-              }
-            : Reflect.get(target, property, receiver),
-      });
+      const flakyOnce = interceptSql(database.db, (statement) =>
+        statement.name === 'mark-rendering' && ++marks === 1 ? Promise.reject(new Error('Connection terminated unexpectedly')) : undefined,
+      );
       // The render is done and its finish went out, never to come back: nobody calls end().
       const attempt = (await take(flakyOnce, created.id, created.generation, { firstTake: true, markAfterMs: 1 }))!;
       const marked = await new Promise<RenderingDocument>((resolve) => {

@@ -1,4 +1,4 @@
-export { createTestDatabase, type TestDatabase } from './test-database';
+export { createTestDatabase, interceptSql, type TestDatabase } from './test-database';
 export { seedOrganization, type SeededOrganization } from './seed';
 export { startRedisServer, type RedisServer } from './redis-server';
 export { startService, type RunningService, type ServiceName } from './service-process';
