@@ -103,9 +103,6 @@ export async function runEndToEndBench(options: BenchOptions) {
   const wanted = (cell: string) => !only || only.includes(cell);
   // `--no-yardstick` leaves out the in-process renderer (and the targets measured against it).
   const yardstick = !process.argv.includes('--no-yardstick');
-  // `--env=NAME=value` tries a setting of the services (serviceEnvFromArgv); nothing is written then either.
-  const serviceEnv = options.serviceEnv ?? {};
-  const experiment = only !== undefined || Object.keys(serviceEnv).length > 0;
   // The baselines are measured before and after the service runs, and the targets are checked
   // against the better of the two (lower p50, higher throughput): on a shared machine one
   // short measurement can come out low and flatter the ratio.
@@ -137,7 +134,8 @@ export async function runEndToEndBench(options: BenchOptions) {
         RENDER_LOCK_MS: '30000',
         // The render worker's scratch files in memory, as deployed (and as the baseline's).
         ...(MEMORY_SCRATCH_DIR ? { TMPDIR: MEMORY_SCRATCH_DIR } : {}),
-        ...serviceEnv,
+        // `--env=NAME=value`: a setting of the services to try (publish then writes nothing).
+        ...options.serviceEnv,
       },
     });
     const dispatcher = await stack.start('webhook-dispatcher');
@@ -244,8 +242,8 @@ export async function runEndToEndBench(options: BenchOptions) {
     '',
     ...targets(results, baseline, inProcess, cpuAt32, tripsAt32),
   ].join('\n');
-  // An --only or --env run prints what it measured, targets included, and writes nothing.
-  if (experiment) options.log(body);
+  // An --only run prints what it measured, targets included, and writes nothing.
+  if (only) options.log(body);
   else publish(options, 'e2e', 'End to end: POST until ready', body);
   return { baseline, inProcess, results };
 }

@@ -69,7 +69,10 @@ export function machine(): string {
   return `${cpus[0]?.model ?? 'unknown CPU'}, ${cpus.length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}, ${libreOfficeVersion()}`;
 }
 
-/** Prints the section and, outside smoke mode, replaces it in docs/BENCHMARKS.md; `command` names the run when it had options. */
+/**
+ * Prints the section and, outside smoke mode and unless the run tried settings of the services
+ * (`--env`), replaces it in docs/BENCHMARKS.md; `command` names the run when it had options.
+ */
 export function publish(options: BenchOptions, name: string, title: string, body: string, command = `npm run bench:${name}`): void {
   const section = [
     `<!-- bench:${name} -->`,
@@ -81,7 +84,7 @@ export function publish(options: BenchOptions, name: string, title: string, body
     `<!-- /bench:${name} -->`,
   ].join('\n');
   options.log(`\n${section}\n`);
-  if (options.smoke) return;
+  if (options.smoke || Object.keys(options.serviceEnv ?? {}).length > 0) return;
   const current = existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : INTRO;
   const pattern = new RegExp(`<!-- bench:${name} -->[\\s\\S]*?<!-- /bench:${name} -->`);
   const updated = pattern.test(current) ? current.replace(pattern, section) : `${current.trimEnd()}\n\n${section}\n`;
