@@ -234,7 +234,7 @@ export async function runEndToEndBench(options: BenchOptions) {
     '',
     'Round trips per document (server-wide counters around each run: Redis `INFO commandstats`,',
     "PostgreSQL's transaction-id counter, so every transaction that wrote, whoever ran it). Queue",
-    'hops are fixed by the design: one render job, then one delivery job per subscribed endpoint.',
+    'hops are fixed by the design: one render job, then one first delivery attempt (a Redis list entry) per subscribed endpoint.',
     '',
     markdownTable(['output', 'clients', 'Redis commands', 'PostgreSQL write transactions'], roundTripRows),
     '',

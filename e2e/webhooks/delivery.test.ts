@@ -34,6 +34,7 @@ describe('webhook delivery (gateway, render worker and dispatcher processes; HTT
       if (path === '/gone-retry') return 503;
       if (path === '/slow') return 'hang';
       if (path === '/kill') return nth === 1 ? 500 : 200;
+      if (path === '/taken-over') return nth === 1 ? 'hang' : 200;
       return 200;
     });
     stack = await startStack({
@@ -159,9 +160,9 @@ describe('webhook delivery (gateway, render worker and dispatcher processes; HTT
     await receiver.waitFor('/gone-retry', 1);
     expect((await org.call('DELETE', `/api/v1/webhooks/${endpoint.id}`)).status).toBe(204);
 
-    // The retry ran (a job waiting for its retry is still in Redis; one that completed is removed)
-    // and stood down: no second request, no second attempt in the log.
-    await eventually(async () => !(await queue.jobFor(test.body.job_id as string, 'webhook.test', endpoint.id)), 'the delivery job completed', 5_000);
+    // The retry ran (a retry waiting is a job in Redis; one that completed is removed) and stood
+    // down: no second request, no second attempt in the log.
+    await eventually(async () => !(await queue.isPending(test.body.job_id as string, 'webhook.test', endpoint.id)), 'the delivery completed', 5_000);
     expect(receiver.received.filter((received) => received.path === '/gone-retry')).toHaveLength(1);
     const attempts = await stack.database.db.webhookDelivery.findMany({ where: { endpointId: endpoint.id } });
     expect(attempts.map((attempt) => [attempt.attempt, attempt.status, attempt.responseStatus])).toEqual([[1, 'failed', 503]]);
@@ -195,6 +196,25 @@ describe('webhook delivery (gateway, render worker and dispatcher processes; HTT
       [2, 'succeeded'],
       [1, 'failed'],
     ]);
+  }, 60_000);
+
+  it('a dispatcher killed with SIGKILL during a first attempt: another sends it again, as attempt 1 with the same webhook-id, once the first is silent for WEBHOOK_LOCK_MS', async () => {
+    const endpoint = await register(api, '/taken-over');
+    const killed = await stack.start('webhook-dispatcher');
+    await dispatcher.stop('SIGTERM'); // the first attempt can only go to the dispatcher about to be killed
+    const test = await api.call('POST', `/api/v1/webhooks/${endpoint.id}/test`);
+    const [first] = await receiver.waitFor('/taken-over', 1); // it hangs there
+    await killed.stop('SIGKILL');
+    expect(await queue.isPending(test.body.job_id as string, 'webhook.test', endpoint.id)).toBe(true);
+
+    dispatcher = await stack.start('webhook-dispatcher');
+    const [, second] = await receiver.waitFor('/taken-over', 2, 15_000);
+    expect(second!.headers['webhook-id']).toBe(first!.headers['webhook-id']);
+    expect(verify(endpoint.secret, second!)).toMatchObject({ event: 'webhook.test', job_id: test.body.job_id });
+    const log = await settledDeliveryLog(api, endpoint.id, 1);
+    expect(log.map((entry) => [entry.attempt, entry.status])).toEqual([[1, 'succeeded']]);
+    await eventually(async () => !(await queue.isPending(test.body.job_id as string, 'webhook.test', endpoint.id)), 'the delivery completed', 5_000);
+    expect(receiver.received.filter((hook) => hook.path === '/taken-over')).toHaveLength(2);
   }, 60_000);
 
   it('with two dispatchers, delivers each event once', async () => {

@@ -1,6 +1,6 @@
 import { Job, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { WEBHOOK_DELIVERY_QUEUE, bullPrefix, deliveryJobId, type DeliveryJob } from '@docgen/queue';
+import { FirstAttempts, WEBHOOK_DELIVERY_QUEUE, bullPrefix, deliveryJobId, type DeliveryJob } from '@docgen/queue';
 import type { ApiClient, Stack } from '@docgen/testing';
 import { eventually } from '../support';
 
@@ -22,28 +22,42 @@ export const settledDeliveryLog = (client: ApiClient, endpointId: string, count:
     timeoutMs,
   );
 
-/** The stack's webhook-deliveries queue, read straight from Redis as the dispatcher sees it. */
+/** The stack's delivery queues (first attempts, and `webhook-deliveries` for the rest), read straight from Redis as the dispatcher sees them. */
 export function deliveryQueue(stack: Stack) {
   const connection = new Redis(stack.env.REDIS_URL!, { maxRetriesPerRequest: null });
   const queue = new Queue<DeliveryJob>(WEBHOOK_DELIVERY_QUEUE, { connection, prefix: bullPrefix(stack.env.REDIS_KEY_PREFIX!) });
+  const firstAttempts = new FirstAttempts(connection, stack.env.REDIS_KEY_PREFIX!);
+  const pending = async (eventId: string, endpointId: string) => {
+    const jobId = deliveryJobId({ eventId, endpointId });
+    return (await firstAttempts.pendingJobIds()).has(jobId) || Boolean(await Job.fromId<DeliveryJob>(queue, jobId));
+  };
+  const latestEvent = (subjectId: string, type: string) => stack.database.db.outboxEvent.findFirst({ where: { subjectId, type }, orderBy: { createdAt: 'desc' } });
   return {
     queue,
     connection,
-    /** The delivery job of the event `type` about `subjectId` (its job_id) to one endpoint, once it has been fanned out. */
+    /** The BullMQ job (a retry, or a deferred first attempt) of the event `type` about `subjectId` (its job_id) to one endpoint. */
     jobFor: async (subjectId: string, type: string, endpointId: string): Promise<Job<DeliveryJob> | undefined> => {
-      const event = await stack.database.db.outboxEvent.findFirst({ where: { subjectId, type }, orderBy: { createdAt: 'desc' } });
+      const event = await latestEvent(subjectId, type);
       return event ? Job.fromId<DeliveryJob>(queue, deliveryJobId({ eventId: event.id, endpointId })) : undefined;
     },
     /**
-     * Whether the endpoint was ever given a delivery job for the latest event `type` about
-     * `subjectId`: the job is still in Redis, or it ran, so its attempt is in the log (a job is
-     * removed once it completes, and only after its attempt is written). Read in that order, a
-     * job that completes between the two reads is still seen.
+     * Whether a delivery of the latest event `type` about `subjectId` to the endpoint is still
+     * to run: its first attempt is on the list or it has a job. Read in that order (an entry
+     * leaves the list only once its job exists), a delivery moving on between the reads is seen.
+     */
+    isPending: async (subjectId: string, type: string, endpointId: string): Promise<boolean> => {
+      const event = await latestEvent(subjectId, type);
+      return Boolean(event) && (await pending(event!.id, endpointId));
+    },
+    /**
+     * Whether the endpoint was ever given a delivery of the latest event `type` about
+     * `subjectId`: it is still pending, or it ran, so its attempt is in the log (an entry or a
+     * job is removed only after its attempt is written).
      */
     wasGivenJob: async (subjectId: string, type: string, endpointId: string): Promise<boolean> => {
-      const event = await stack.database.db.outboxEvent.findFirst({ where: { subjectId, type }, orderBy: { createdAt: 'desc' } });
+      const event = await latestEvent(subjectId, type);
       if (!event) return false;
-      if (await Job.fromId<DeliveryJob>(queue, deliveryJobId({ eventId: event.id, endpointId }))) return true;
+      if (await pending(event.id, endpointId)) return true;
       return (await stack.database.db.webhookDelivery.count({ where: { eventId: event.id, endpointId } })) > 0;
     },
     close: async () => {

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { createDeliveryQueue, createRenderQueue, waitForRedis } from '@docgen/queue';
+import { FirstAttempts, createRenderQueue, waitForRedis } from '@docgen/queue';
 import { OutboxRelay } from '@docgen/documents';
 import { connectDataStores, runService } from '@docgen/runtime';
 import { createStorage, describeStorage } from '@docgen/storage';
@@ -15,11 +15,10 @@ runService('gateway', gatewayEnv, async (context) => {
   if (!(await waitForRedis(redis, 5_000))) logger.warn('redis is not reachable yet; answering 503 until it is');
 
   const renderQueue = createRenderQueue(redis, config.REDIS_KEY_PREFIX);
-  const deliveryQueue = createDeliveryQueue(redis, config.REDIS_KEY_PREFIX);
   const templateJobs = createTemplateJobs(config, redis, logger);
-  shutdown.register('queues', () => Promise.all([renderQueue.close(), deliveryQueue.close(), templateJobs.close()]));
+  shutdown.register('queues', () => Promise.all([renderQueue.close(), templateJobs.close()]));
   // Registered after the queues, so it runs before them and before PostgreSQL closes: its last marks are written.
-  const relay = new OutboxRelay(db, deliveryQueue, logger);
+  const relay = new OutboxRelay(db, new FirstAttempts(redis, config.REDIS_KEY_PREFIX), logger);
   shutdown.register('outbox relay', () => relay.stop());
   if (config.OUTBOUND_ALLOW_PRIVATE)
     logger.warn('OUTBOUND_ALLOW_PRIVATE=true: webhooks may be registered for private addresses. Never use this in production.');

@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { loadConfig } from '@docgen/config';
 import { OutboxRelay } from '@docgen/documents';
 import { createLogger, createMetricsRegistry } from '@docgen/observability';
-import { createDeliveryQueue, createRedisConnection, createRenderQueue, waitForRedis } from '@docgen/queue';
+import { FirstAttempts, createRedisConnection, createRenderQueue, waitForRedis } from '@docgen/queue';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -43,8 +43,7 @@ export async function startGatewayHarness(overrides: Record<string, string> = {}
   const redis = createRedisConnection(config.REDIS_URL, 'request');
   await waitForRedis(redis, 5_000);
   const renderQueue = createRenderQueue(redis, config.REDIS_KEY_PREFIX);
-  const deliveryQueue = createDeliveryQueue(redis, config.REDIS_KEY_PREFIX);
-  const relay = new OutboxRelay(database.db, deliveryQueue, createLogger('gateway-test', 'silent'));
+  const relay = new OutboxRelay(database.db, new FirstAttempts(redis, config.REDIS_KEY_PREFIX), createLogger('gateway-test', 'silent'));
   const templateJobs = createTemplateJobs(config, redis);
   const untrusted = new UntrustedWork({
     threads: config.UPLOAD_CHECK_THREADS,
@@ -72,7 +71,7 @@ export async function startGatewayHarness(overrides: Record<string, string> = {}
     env,
     close: async () => {
       await relay.stop();
-      await Promise.all([renderQueue.close(), deliveryQueue.close(), templateJobs.close(), untrusted.close()]);
+      await Promise.all([renderQueue.close(), templateJobs.close(), untrusted.close()]);
       const keys = await redis.keys(`${config.REDIS_KEY_PREFIX}*`);
       if (keys.length) await redis.del(...keys);
       redis.disconnect();

@@ -7,7 +7,7 @@ import {
   TEMPLATE_PREVIEW_QUEUE,
   bullPrefix,
   createBulkAssemblyQueue,
-  createDeliveryQueue,
+  FirstAttempts,
   createRenderQueue,
   pumpFairQueue,
   type BulkAssemblyJob,
@@ -57,15 +57,14 @@ runService('render-worker', renderWorkerEnv, async (context) => {
   const { db, redis, checks } = connectDataStores(context, { redisRole: 'worker', poolSize: concurrency + 3 });
 
   const renderQueue = createRenderQueue(redis, config.REDIS_KEY_PREFIX);
-  const deliveryQueue = createDeliveryQueue(redis, config.REDIS_KEY_PREFIX);
   const bulkAssemblyQueue = createBulkAssemblyQueue(redis, config.REDIS_KEY_PREFIX);
-  shutdown.register('queues', () => Promise.all([renderQueue.close(), deliveryQueue.close(), bulkAssemblyQueue.close()]));
+  shutdown.register('queues', () => Promise.all([renderQueue.close(), bulkAssemblyQueue.close()]));
 
   const converter = await startConverter(config, logger);
   shutdown.register('converter', () => converter.close());
   const printer = await startHtmlPrinter(config, logger);
   shutdown.register('html printer', () => printer.close());
-  const relay = new OutboxRelay(db, deliveryQueue, logger);
+  const relay = new OutboxRelay(db, new FirstAttempts(redis, config.REDIS_KEY_PREFIX), logger);
   shutdown.register('outbox relay', () => relay.stop());
   startSweep({ name: 'outbox sweep', intervalMs: 5_000, run: () => relay.sweep() }, context);
   const announce = createAnnouncer({ relay, bulkAssembly: bulkAssemblyQueue, logger });

@@ -1,9 +1,7 @@
-import type { Job } from 'bullmq';
 import type { Database } from '@docgen/db';
 import type { Logger } from '@docgen/observability';
-import { DeliveryJob } from '@docgen/queue';
 import { OutboundBlockedError, guardedFetch, signWebhook, webhookMessageId, type GuardedFetchOptions } from '@docgen/security';
-import { startAttempt, type AttemptOutcomes } from '@docgen/webhooks';
+import { startAttempt, type AttemptKey, type AttemptOutcomes } from '@docgen/webhooks';
 
 export interface DeliverDeps {
   db: Database;
@@ -19,17 +17,16 @@ export class DeliveryFailedError extends Error {
 }
 
 /**
- * One attempt to deliver one event to one endpoint, signed the Standard Webhooks way. The
- * attempt is logged pending before the request (startAttempt, or the event's own statement
- * for a first attempt) and its outcome after it (AttemptOutcomes, batched; the job ends only
- * once it is written; `requestDone` is told when the request is over, before that). A 2xx within the time limit is success; anything else throws so
- * BullMQ retries with backoff. Redirects are not followed.
+ * One attempt (its number in `key`) to deliver one event to one endpoint, signed the
+ * Standard Webhooks way. The attempt is logged pending before the request (startAttempt, or
+ * the event's own statement for a first attempt) and its outcome after it (AttemptOutcomes,
+ * batched; the promise settles only once it is written; `requestDone` is told when the
+ * request is over, before that). A 2xx within the time limit is success; anything else
+ * throws, and the caller schedules the next attempt. Redirects are not followed.
  */
-export async function deliver(job: Job<DeliveryJob>, deps: DeliverDeps, requestDone: () => void = () => undefined): Promise<string> {
-  const { eventId, endpointId, attemptsBefore = 0 } = DeliveryJob.parse(job.data);
-  const attempt = attemptsBefore + job.attemptsMade + 1;
+export async function deliver(key: AttemptKey, deps: DeliverDeps, requestDone: () => void = () => undefined): Promise<string> {
+  const { eventId, endpointId, attempt } = key;
   const webhookId = webhookMessageId(eventId, endpointId);
-  const key = { eventId, endpointId, attempt };
   const target = await startAttempt(deps.db, key, webhookId);
   if (!target) return 'skipped';
   const { payload, url: endpointUrl, secret } = target;

@@ -1,12 +1,13 @@
 import { Worker } from 'bullmq';
 import { Counter, Histogram } from 'prom-client';
-import { WEBHOOK_DELIVERY_QUEUE, bullPrefix, createDeliveryQueue, type DeliveryJob } from '@docgen/queue';
+import { DeliveryJob, FirstAttempts, WEBHOOK_DELIVERY_QUEUE, bullPrefix, createDeliveryQueue } from '@docgen/queue';
 import { AttemptOutcomes, deliveryBackoffStrategy } from '@docgen/webhooks';
 import { connectDataStores, runService, serveOps, startSweep, superviseWorker } from '@docgen/runtime';
 import { createGuardedAgent } from '@docgen/security';
 import { webhookDispatcherEnv } from './config';
 import { deliver } from './deliver';
 import { EndpointSlots, withEndpointSlot } from './endpoint-cap';
+import { FirstAttemptRunner } from './first-attempt-runner';
 import { recoverLostDeliveries } from './recover-deliveries';
 
 runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
@@ -55,6 +56,11 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
       latency.observe(seconds);
     },
   };
+  const onDeferred = (endpointId: string, delayMs: number) => {
+    deferrals.inc();
+    logger.debug({ endpointId, delayMs }, 'webhook deferred: endpoint at its in-flight cap');
+  };
+  // Retries (and first attempts deferred by the cap) are BullMQ jobs; a job's attempt number continues the attempts before it.
   const deliveryWorker = new Worker<DeliveryJob>(
     WEBHOOK_DELIVERY_QUEUE,
     (job, token) =>
@@ -62,11 +68,11 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
         job,
         token,
         slots,
-        (releaseSlot) => deliver(job, deliveryDeps, releaseSlot),
-        (delayMs) => {
-          deferrals.inc();
-          logger.debug({ jobId: job.id, endpointId: job.data.endpointId, delayMs }, 'webhook deferred: endpoint at its in-flight cap');
+        (releaseSlot) => {
+          const { eventId, endpointId, attemptsBefore = 0 } = DeliveryJob.parse(job.data);
+          return deliver({ eventId, endpointId, attempt: attemptsBefore + job.attemptsMade + 1 }, deliveryDeps, releaseSlot);
         },
+        (delayMs) => onDeferred(job.data.endpointId, delayMs),
       ),
     {
       connection: redis,
@@ -79,15 +85,47 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
   );
   superviseWorker(context, 'delivery', deliveryWorker);
 
-  // Redis may lose its data (a restart without persistence): deliveries PostgreSQL says are
-  // unfinished but that have no job are queued again.
   const deliveryQueue = createDeliveryQueue(redis, config.REDIS_KEY_PREFIX);
   shutdown.register('delivery queue', () => deliveryQueue.close());
+
+  // First attempts come from a plain list (FirstAttempts): a few Redis commands each instead of a job's forty.
+  const firstAttempts = new FirstAttempts(redis, config.REDIS_KEY_PREFIX);
+  const blocking = redis.duplicate();
+  const firstAttemptRunner = new FirstAttemptRunner(
+    {
+      taker: firstAttempts.taker(blocking, config.WEBHOOK_LOCK_MS),
+      retries: deliveryQueue,
+      slots,
+      concurrency: config.WEBHOOK_CONCURRENCY,
+      retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
+      deliver: (attempt, releaseSlot) => deliver({ eventId: attempt.eventId, endpointId: attempt.endpointId, attempt: 1 }, deliveryDeps, releaseSlot),
+      logger,
+      onDeferred,
+    },
+    config.WEBHOOK_LOCK_MS,
+  );
+  firstAttemptRunner.start();
+  shutdown.register('first attempts', () => firstAttemptRunner.stop());
+  // A dispatcher silent for WEBHOOK_LOCK_MS (killed, frozen) gives its first attempts back to the others.
+  startSweep(
+    {
+      name: 'abandoned first-attempt sweep',
+      intervalMs: lock.stalledInterval,
+      run: async () => {
+        const given = await firstAttempts.reclaimAbandoned();
+        if (given > 0) logger.warn({ given }, 'first attempts of a silent dispatcher given back to the list');
+      },
+    },
+    context,
+  );
+
+  // Redis may lose its data (a restart without persistence): deliveries PostgreSQL says are
+  // unfinished but that have no job are queued again.
   startSweep(
     {
       name: 'lost-delivery sweep',
       intervalMs: config.WEBHOOK_RECOVERY_INTERVAL_MS,
-      run: () => recoverLostDeliveries({ db, queue: deliveryQueue, logger, retryBaseMs: config.WEBHOOK_RETRY_BASE_MS }),
+      run: () => recoverLostDeliveries({ db, queue: deliveryQueue, firstAttempts, logger, retryBaseMs: config.WEBHOOK_RETRY_BASE_MS }),
     },
     context,
   );

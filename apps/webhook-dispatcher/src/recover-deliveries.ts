@@ -2,7 +2,7 @@ import type { Queue } from 'bullmq';
 import type { Database } from '@docgen/db';
 import { subscribes } from '@docgen/documents';
 import type { Logger } from '@docgen/observability';
-import { deliveryJobId, type DeliveryJob } from '@docgen/queue';
+import { deliveryJobId, type DeliveryJob, type FirstAttempts } from '@docgen/queue';
 import { DELIVERY_JOB_OPTIONS, WEBHOOK_MAX_ATTEMPTS as MAX_ATTEMPTS, retryDelayMs } from '@docgen/webhooks';
 
 interface Unfinished {
@@ -45,22 +45,29 @@ const ATTEMPTS = {
 export interface RecoveryDeps {
   db: Database;
   queue: Queue<DeliveryJob>;
+  /** First attempts waiting or taken have no BullMQ job and need none. */
+  firstAttempts: FirstAttempts;
   logger: Logger;
   retryBaseMs: number;
 }
 
 /**
- * Queues again every unfinished delivery that has no job, continuing its attempt count and
- * its backoff from the last attempt. Idempotent and safe with several dispatchers: the job
- * id is (event, endpoint), so a second add of a live job adds nothing; the attempts are read
- * again after Redis answers "no job", because a job that just succeeded is removed only
- * after its success is written.
+ * Queues again every unfinished delivery that has neither a first attempt on the list nor a
+ * job, continuing its attempt count and its backoff from the last attempt. Idempotent and
+ * safe with several dispatchers: the job id is (event, endpoint), so a second add of a live
+ * job adds nothing. Redis is asked in the order a delivery moves (the lists first, then the
+ * job: an entry leaves its list only once its job exists or its outcome is written), and
+ * the attempts are read again after Redis answers "neither", because an entry or a job that
+ * just succeeded is removed only after its success is written.
  */
 export async function recoverLostDeliveries(deps: RecoveryDeps): Promise<number> {
   const candidates = await deps.db.sql.query<Unfinished>(UNFINISHED, [MAX_ATTEMPTS]);
+  if (candidates.length === 0) return 0;
+  const onTheList = await deps.firstAttempts.pendingJobIds();
   let recovered = 0;
   for (const candidate of candidates) {
     const pair = { eventId: candidate.event_id, endpointId: candidate.endpoint_id };
+    if (onTheList.has(deliveryJobId(pair))) continue;
     if (await deps.queue.getJob(deliveryJobId(pair))) continue;
     const [state] = await deps.db.sql.query<{ succeeded: boolean; made: number; last_at: Date | null }>(ATTEMPTS, [pair.eventId, pair.endpointId]);
     if (!state || state.succeeded || state.made >= MAX_ATTEMPTS) continue;

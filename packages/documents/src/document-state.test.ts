@@ -1,6 +1,6 @@
 import { presentDocument } from '@docgen/contracts';
 import { createLogger } from '@docgen/observability';
-import { createDeliveryQueue, createRedisConnection, deliveryJobId } from '@docgen/queue';
+import { FirstAttempts, createRedisConnection, deliveryJobId } from '@docgen/queue';
 import { webhookMessageId } from '@docgen/security';
 import { createTestDatabase, interceptSql, seedOrganization, uniqueId, type TestDatabase } from '@docgen/testing';
 import { OutboxRelay } from './events/outbox-relay';
@@ -12,7 +12,7 @@ describe('document state and the outbox relay', () => {
   let database: TestDatabase;
   const redis = createRedisConnection(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'worker');
   const prefix = `test:${uniqueId()}:`;
-  const deliveries = createDeliveryQueue(redis, prefix);
+  const firstAttempts = new FirstAttempts(redis, prefix);
   let organizationId: string;
   let templateId: string;
   const endpoints: Record<string, string> = {};
@@ -33,8 +33,8 @@ describe('document state and the outbox relay', () => {
   });
 
   afterAll(async () => {
-    await deliveries.obliterate({ force: true });
-    await deliveries.close();
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
     redis.disconnect();
     await database.drop();
   });
@@ -216,8 +216,8 @@ describe('document state and the outbox relay', () => {
     });
   });
 
-  it('publishes an event as one delivery job per subscriber and marks it published; the sweep catches one left unpublished', async () => {
-    const relay = new OutboxRelay(database.db, deliveries, createLogger('test', 'silent'));
+  it('publishes an event as one first attempt per subscriber and marks it published; the sweep catches one left unpublished', async () => {
+    const relay = new OutboxRelay(database.db, firstAttempts, createLogger('test', 'silent'));
     const created = await newDocument();
     const doc = (await startRendering(database.db, created.id, created.generation))!;
     const finished = (await finishRendering(database.db, doc, { status: 'failed', errorMessage: 'Missing value for "name"' }))!;
@@ -225,9 +225,8 @@ describe('document state and the outbox relay', () => {
 
     await relay.publish(finished.event!);
     await relay.flushMarks();
-    for (const endpointId of [endpoints.all!, endpoints.failedOnly!]) {
-      expect((await deliveries.getJob(deliveryJobId({ eventId: finished.event!.id, endpointId })))?.opts.attempts).toBe(4);
-    }
+    let offered = await firstAttempts.pendingJobIds();
+    for (const endpointId of [endpoints.all!, endpoints.failedOnly!]) expect(offered.has(deliveryJobId({ eventId: finished.event!.id, endpointId }))).toBe(true);
     expect((await database.db.outboxEvent.findUniqueOrThrow({ where: { id: finished.event!.id } })).publishedAt).not.toBeNull();
 
     // A worker that died between its commit and its publish left this one.
@@ -236,8 +235,9 @@ describe('document state and the outbox relay', () => {
     });
     // (The first test's event, never published, is swept too once it is 5 s old.)
     expect(await relay.sweep()).toBeGreaterThanOrEqual(1);
-    expect(await deliveries.getJob(deliveryJobId({ eventId: orphan.id, endpointId: endpoints.all! }))).toBeDefined();
-    expect(await deliveries.getJob(deliveryJobId({ eventId: orphan.id, endpointId: endpoints.failedOnly! }))).toBeUndefined();
+    offered = await firstAttempts.pendingJobIds();
+    expect(offered.has(deliveryJobId({ eventId: orphan.id, endpointId: endpoints.all! }))).toBe(true);
+    expect(offered.has(deliveryJobId({ eventId: orphan.id, endpointId: endpoints.failedOnly! }))).toBe(false);
     expect((await database.db.outboxEvent.findUniqueOrThrow({ where: { id: orphan.id } })).publishedAt).not.toBeNull();
     expect(await relay.sweep()).toBe(0);
     await relay.stop();

@@ -1,7 +1,7 @@
 import { WebhookEventPayload } from '@docgen/contracts';
 import type { Prisma } from '@docgen/db';
 import { createLogger } from '@docgen/observability';
-import { createDeliveryQueue, createRedisConnection, createRenderQueue, deliveryJobId, renderJobId } from '@docgen/queue';
+import { FirstAttempts, createRedisConnection, createRenderQueue, deliveryJobId, renderJobId } from '@docgen/queue';
 import { createTestDatabase, seedOrganization, startRedisServer, uniqueId, type RedisServer, type TestDatabase } from '@docgen/testing';
 import { ACTIVE_COUNT_FRESH_MS, ActiveDocumentCounts } from './active-document-counts';
 import { createBulkJob } from './bulk-jobs/create-bulk-job';
@@ -18,13 +18,12 @@ describe('a document’s life (domain functions)', () => {
   const redis = createRedisConnection(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'worker');
   const prefix = `test:${uniqueId()}:`;
   const renderQueue = createRenderQueue(redis, prefix);
-  const deliveries = createDeliveryQueue(redis, prefix);
+  const firstAttempts = new FirstAttempts(redis, prefix);
   const logger = createLogger('test', 'silent');
   // Queues on a private Redis that is stopped once they are connected: Redis gone mid-life.
   let privateRedis: RedisServer;
   let deadRedis: ReturnType<typeof createRedisConnection>;
   let downRenderQueue: ReturnType<typeof createRenderQueue>;
-  let downDeliveries: ReturnType<typeof createDeliveryQueue>;
   let organizationId: string;
   let otherOrganizationId: string;
   let templateId: string;
@@ -35,9 +34,8 @@ describe('a document’s life (domain functions)', () => {
     deadRedis = createRedisConnection(privateRedis.url, 'request');
     deadRedis.on('error', () => undefined);
     downRenderQueue = createRenderQueue(deadRedis, prefix);
-    downDeliveries = createDeliveryQueue(deadRedis, prefix);
-    for (const queue of [downRenderQueue, downDeliveries]) queue.on('error', () => undefined);
-    await Promise.all([downRenderQueue.waitUntilReady(), downDeliveries.waitUntilReady()]);
+    downRenderQueue.on('error', () => undefined);
+    await downRenderQueue.waitUntilReady();
     await privateRedis.stop();
     ({ organizationId } = await seedOrganization(database.db));
     ({ organizationId: otherOrganizationId } = await seedOrganization(database.db));
@@ -49,8 +47,9 @@ describe('a document’s life (domain functions)', () => {
 
   afterAll(async () => {
     await renderQueue.obliterate({ force: true });
-    await deliveries.obliterate({ force: true });
-    await Promise.all([renderQueue.close(), deliveries.close()]);
+    await renderQueue.close();
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
     redis.disconnect();
     deadRedis.disconnect();
     await privateRedis.stop();
@@ -263,15 +262,16 @@ describe('a document’s life (domain functions)', () => {
       database.db.webhookEndpoint.create({ data: { organizationId: owner, url: `https://example.test/${uniqueId()}`, events, secret: 'whsec_x' } });
     const target = await endpoint(['document.failed']);
     const sibling = await endpoint(['document.ready', 'document.failed', 'bulk.completed']);
-    const relay = new OutboxRelay(database.db, deliveries, logger);
+    const relay = new OutboxRelay(database.db, firstAttempts, logger);
 
     const jobId = await sendTestEvent({ db: database.db, relay }, target);
     await relay.flushMarks();
     const event = await database.db.outboxEvent.findFirstOrThrow({ where: { type: 'webhook.test', subjectId: jobId } });
     expect(event.publishedAt).not.toBeNull();
     expect(WebhookEventPayload.parse(event.payload)).toMatchObject({ job_id: jobId, event: 'webhook.test', data: { endpoint_id: target.id } });
-    expect(await deliveries.getJob(deliveryJobId({ eventId: event.id, endpointId: target.id }))).toBeDefined();
-    expect(await deliveries.getJob(deliveryJobId({ eventId: event.id, endpointId: sibling.id }))).toBeUndefined();
+    let offered = await firstAttempts.pendingJobIds();
+    expect(offered.has(deliveryJobId({ eventId: event.id, endpointId: target.id }))).toBe(true);
+    expect(offered.has(deliveryJobId({ eventId: event.id, endpointId: sibling.id }))).toBe(false);
 
     // The subscription rule, as the outbox sweep applies it to a test event left unpublished: its endpoint only.
     const stranded = await database.db.outboxEvent.create({
@@ -288,11 +288,12 @@ describe('a document’s life (domain functions)', () => {
       },
     });
     await relay.sweep();
-    expect(await deliveries.getJob(deliveryJobId({ eventId: stranded.id, endpointId: target.id }))).toBeDefined();
-    expect(await deliveries.getJob(deliveryJobId({ eventId: stranded.id, endpointId: sibling.id }))).toBeUndefined();
+    offered = await firstAttempts.pendingJobIds();
+    expect(offered.has(deliveryJobId({ eventId: stranded.id, endpointId: target.id }))).toBe(true);
+    expect(offered.has(deliveryJobId({ eventId: stranded.id, endpointId: sibling.id }))).toBe(false);
     await database.db.outboxEvent.delete({ where: { id: stranded.id } });
 
-    const downRelay = new OutboxRelay(database.db, downDeliveries, logger);
+    const downRelay = new OutboxRelay(database.db, new FirstAttempts(deadRedis, prefix), logger);
     const error = await errorOf(sendTestEvent({ db: database.db, relay: downRelay }, target));
     expect(error).toMatchObject({ code: 'queue_unavailable' });
     expect(await database.db.outboxEvent.count({ where: { type: 'webhook.test', organizationId } })).toBe(1);

@@ -9,7 +9,6 @@ export {
   WEBHOOK_DELIVERY_QUEUE,
   DeliveryJob,
   deliveryJobId,
-  queueDeliveries,
   createDeliveryQueue,
   BULK_ASSEMBLY_QUEUE,
   BulkAssemblyJob,
@@ -49,3 +48,4 @@ export {
   livePreviewPngKey,
   livePreviewRequestKey,
 } from './live-previews';
+export { FirstAttempts, FirstAttemptTaker, FirstAttempt, type TakenAttempt } from './first-attempts';

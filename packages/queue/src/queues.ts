@@ -18,27 +18,6 @@ export const DeliveryJob = z.object({ eventId: z.uuid(), endpointId: z.uuid(), a
 export type DeliveryJob = z.output<typeof DeliveryJob>;
 export const deliveryJobId = (job: Pick<DeliveryJob, 'eventId' | 'endpointId'>) => `${job.eventId}.${job.endpointId}`;
 
-/**
- * Queues one delivery job per endpoint for an outbox event. The job id (event, endpoint)
- * makes publishing the same event again add nothing while its job is waiting or running;
- * after that, the delivery log makes the new job stand down.
- */
-export async function queueDeliveries(queue: Queue<DeliveryJob>, event: { id: string; type: string }, endpointIds: string[]): Promise<void> {
-  if (endpointIds.length === 0) return;
-  if (endpointIds.length === 1) {
-    // The usual case; addBulk wraps even one job in a MULTI (bench/: a third more Redis work).
-    const data = { eventId: event.id, endpointId: endpointIds[0]! };
-    await queue.add(event.type, data, { ...DELIVERY_JOB_OPTIONS, jobId: deliveryJobId(data) });
-    return;
-  }
-  await queue.addBulk(
-    endpointIds.map((endpointId) => {
-      const data = { eventId: event.id, endpointId };
-      return { name: event.type, data, opts: { ...DELIVERY_JOB_OPTIONS, jobId: deliveryJobId(data) } };
-    }),
-  );
-}
-
 /** Once every row of a bulk job is done, its ZIP is assembled; the job id is the bulk job id. */
 export const BulkAssemblyJob = z.object({ bulkJobId: z.uuid() });
 export type BulkAssemblyJob = z.output<typeof BulkAssemblyJob>;

@@ -1,7 +1,6 @@
-import type { Queue } from 'bullmq';
 import { ASYNCHRONOUS_COMMIT, WriteBatch, type Database } from '@docgen/db';
 import type { Logger } from '@docgen/observability';
-import { queueDeliveries, type DeliveryJob } from '@docgen/queue';
+import type { FirstAttempts } from '@docgen/queue';
 import { subscribedEndpoints } from './subscribers';
 
 /** An outbox event to publish; `endpointIds` when the statement that wrote it already found its subscribers. */
@@ -37,17 +36,18 @@ const UNPUBLISHED = {
 };
 
 /**
- * Turns committed outbox events into delivery jobs, one per subscribed endpoint.
- * Publishing right after the commit is the fast path; the periodic sweep catches events
- * whose publisher died between commit and publish (or whose mark was lost). A delivery's
- * job id is (event, endpoint), so publishing twice queues once.
+ * Turns committed outbox events into first delivery attempts, one per subscribed endpoint
+ * (FirstAttempts, @docgen/queue). Publishing right after the commit is the fast path; the
+ * periodic sweep catches events whose publisher died between commit and publish (or whose
+ * mark was lost). An event published twice is offered twice; the second attempt finds the
+ * delivery done in the log and sends nothing (startAttempt).
  */
 export class OutboxRelay {
   private readonly marks: WriteBatch<string>;
 
   constructor(
     private readonly db: Database,
-    private readonly deliveries: Queue<DeliveryJob>,
+    private readonly firstAttempts: FirstAttempts,
     private readonly logger: Logger,
   ) {
     // A mark that fails only costs a second publish by the sweep, which queues nothing new.
@@ -60,7 +60,7 @@ export class OutboxRelay {
 
   async publish(event: PublishableEvent): Promise<void> {
     const endpointIds = event.endpointIds ?? (await this.db.sql.query<{ id: string }>(SUBSCRIBERS, [event.id])).map((row) => row.id);
-    await queueDeliveries(this.deliveries, event, endpointIds);
+    await this.firstAttempts.publish(event, endpointIds);
     void this.marks.add(event.id);
   }
 

@@ -1,0 +1,148 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Queue } from 'bullmq';
+import type { Logger } from '@docgen/observability';
+import { deliveryJobId, type DeliveryJob, type FirstAttempt, type FirstAttemptTaker, type TakenAttempt } from '@docgen/queue';
+import { DELIVERY_JOB_OPTIONS, WEBHOOK_MAX_ATTEMPTS, retryDelayMs } from '@docgen/webhooks';
+import { deferralDelayMs, type EndpointSlots } from './endpoint-cap';
+
+export interface FirstAttemptRunnerDeps {
+  taker: FirstAttemptTaker;
+  /** `webhook-deliveries`: where a retry, or a first attempt deferred by the endpoint cap, is scheduled. */
+  retries: Queue<DeliveryJob>;
+  slots: EndpointSlots;
+  /** First attempts in flight at once (WEBHOOK_CONCURRENCY). */
+  concurrency: number;
+  retryBaseMs: number;
+  /** Runs attempt number 1; throws when it failed. */
+  deliver: (attempt: FirstAttempt, releaseSlot: () => void) => Promise<unknown>;
+  logger: Logger;
+  onDeferred?: (endpointId: string, delayMs: number) => void;
+}
+
+const TAKE_TIMEOUT_SECONDS = 5;
+const REDIS_RETRY_MS = 1_000;
+
+/**
+ * Runs the first attempts published on the FirstAttempts list (@docgen/queue), up to
+ * `concurrency` at once. An attempt that fails becomes a BullMQ job on `webhook-deliveries`
+ * with the attempts left (attempt 2 after WEBHOOK_RETRY_BASE_MS, then as every retry); one
+ * whose endpoint is at its in-flight cap becomes a job that asks again later, with all four
+ * attempts. An entry leaves this dispatcher's list only once its outcome is written or its
+ * job exists, so a dispatcher killed at any point leaves it to be given back (reclaimAbandoned).
+ */
+export class FirstAttemptRunner {
+  private running = 0;
+  private stopping = false;
+  private slotFreed: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly deps: FirstAttemptRunnerDeps,
+    private readonly heartbeatMs: number,
+  ) {}
+
+  start(): void {
+    this.heartbeat = setInterval(() => {
+      this.deps.taker.beat().catch((error: unknown) => this.deps.logger.warn({ err: error }, 'first-attempt heartbeat not written'));
+    }, Math.max(100, Math.floor(this.heartbeatMs / 3)));
+    this.loop = this.takeWhileRunning();
+  }
+
+  /** Takes no more, waits for the attempts in flight, then gives back what this dispatcher still holds. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.slotFreed?.();
+    this.deps.taker.interrupt(); // an entry moved as the wait was cut stays in this dispatcher's list, given back below
+    await this.loop;
+    await Promise.allSettled([...this.inFlight]);
+    clearInterval(this.heartbeat);
+    await this.deps.taker.release().catch((error: unknown) => this.deps.logger.warn({ err: error }, 'first attempts not given back; another dispatcher takes them once this one is silent'));
+  }
+
+  private async takeWhileRunning(): Promise<void> {
+    // Registered before the first take: only a registered dispatcher's entries are given back if it dies.
+    await this.untilDone(() => this.deps.taker.beat(), 'first-attempt heartbeat not written');
+    while (!this.stopping) {
+      if (this.running >= this.deps.concurrency) {
+        await new Promise<void>((resolve) => (this.slotFreed = resolve));
+        continue;
+      }
+      let entry: TakenAttempt | null;
+      try {
+        entry = await this.deps.taker.take(TAKE_TIMEOUT_SECONDS);
+      } catch (error) {
+        if (this.stopping) break;
+        this.deps.logger.warn({ err: error }, 'first attempts not taken; trying again');
+        await sleep(REDIS_RETRY_MS);
+        continue;
+      }
+      if (entry) this.track(this.run(entry));
+    }
+  }
+
+  private track(work: Promise<void>): void {
+    this.running += 1;
+    this.inFlight.add(work);
+    void work.finally(() => {
+      this.inFlight.delete(work);
+      this.running -= 1;
+      const wake = this.slotFreed;
+      this.slotFreed = undefined;
+      wake?.();
+    });
+  }
+
+  private async run(entry: TakenAttempt): Promise<void> {
+    const { attempt } = entry;
+    if (!attempt) this.deps.logger.warn({ entry: entry.raw.slice(0, 200) }, 'first-attempt entry not understood; dropped');
+    else await this.attempt(attempt);
+    await this.untilDone(() => this.deps.taker.done(entry), 'first attempt not cleared');
+  }
+
+  private async attempt(attempt: FirstAttempt): Promise<void> {
+    const release = this.deps.slots.tryAcquire(attempt.endpointId);
+    if (!release) {
+      const delayMs = deferralDelayMs(0);
+      await this.untilDone(() => this.schedule(attempt, 0, delayMs), 'deferred first attempt not scheduled');
+      this.deps.onDeferred?.(attempt.endpointId, delayMs);
+      return;
+    }
+    try {
+      await this.deps.deliver(attempt, release);
+    } catch {
+      // deliver logged the attempt and its outcome; attempts 2 to 4 are BullMQ's
+      await this.untilDone(() => this.schedule(attempt, 1, retryDelayMs(this.deps.retryBaseMs, 1)), 'webhook retry not scheduled');
+    } finally {
+      release();
+    }
+  }
+
+  /** A BullMQ job for the attempts after `attemptsMade`; the job id (event, endpoint) keeps it single. */
+  private async schedule(attempt: FirstAttempt, attemptsMade: number, delayMs: number): Promise<void> {
+    const { eventId, endpointId, type } = attempt;
+    await this.deps.retries.add(
+      type,
+      { eventId, endpointId, ...(attemptsMade > 0 ? { attemptsBefore: attemptsMade } : {}) },
+      { ...DELIVERY_JOB_OPTIONS, jobId: deliveryJobId(attempt), attempts: WEBHOOK_MAX_ATTEMPTS - attemptsMade, delay: delayMs },
+    );
+  }
+
+  /**
+   * Redis steps are tried again until they succeed: an entry stays in this dispatcher's list
+   * until then, and is given back to another only if this one stops or dies first.
+   */
+  private async untilDone(step: () => Promise<unknown>, warning: string): Promise<void> {
+    for (;;) {
+      try {
+        await step();
+        return;
+      } catch (error) {
+        this.deps.logger.warn({ err: error }, `${warning}; trying again`);
+        if (this.stopping) return;
+        await sleep(REDIS_RETRY_MS);
+      }
+    }
+  }
+}
