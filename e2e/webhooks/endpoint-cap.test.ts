@@ -70,7 +70,9 @@ describe('per-endpoint cap (dispatcher process: WEBHOOK_CONCURRENCY=4, WEBHOOK_M
     const deferred = await eventually(async () => {
       const jobs = (await Promise.all(deadEvents.map((subject) => queue.jobFor(subject, 'webhook.test', dead.id)))).filter((job) => job);
       return jobs.length === 2 && jobs.every((job) => job!.attemptsStarted >= 2) && jobs;
-    }, 'two deliveries of the dead endpoint deferred three times');
+    }, 'two deliveries of the dead endpoint deferred, as jobs, twice more');
+    // A deferred first attempt keeps all four attempts: not a retry job, which would carry the one it made.
+    for (const job of deferred) expect([job!.data.attemptsBefore ?? 0, job!.opts.attempts]).toEqual([0, 4]);
     for (const job of deferred) {
       expect(job!.attemptsMade).toBe(0);
       expect(['delayed', 'waiting']).toContain(await job!.getState());

@@ -29,7 +29,7 @@ export function deliveryQueue(stack: Stack) {
   const firstAttempts = new FirstAttempts(connection, stack.env.REDIS_KEY_PREFIX!);
   const pending = async (eventId: string, endpointId: string) => {
     const jobId = deliveryJobId({ eventId, endpointId });
-    return (await firstAttempts.pendingJobIds()).has(jobId) || Boolean(await Job.fromId<DeliveryJob>(queue, jobId));
+    return (await firstAttempts.pendingJobIds())!.has(jobId) || Boolean(await Job.fromId<DeliveryJob>(queue, jobId));
   };
   const latestEvent = (subjectId: string, type: string) => stack.database.db.outboxEvent.findFirst({ where: { subjectId, type }, orderBy: { createdAt: 'desc' } });
   return {

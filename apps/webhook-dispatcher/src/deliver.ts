@@ -24,10 +24,15 @@ export class DeliveryFailedError extends Error {
  * request is over, before that). A 2xx within the time limit is success; anything else
  * throws, and the caller schedules the next attempt. Redirects are not followed.
  */
-export async function deliver(key: AttemptKey, deps: DeliverDeps, requestDone: () => void = () => undefined): Promise<string> {
-  const { eventId, endpointId, attempt } = key;
+export async function deliver(
+  key: AttemptKey & { fromList?: boolean },
+  deps: DeliverDeps,
+  requestDone: () => void = () => undefined,
+): Promise<string> {
+  const { eventId, endpointId, attempt, fromList } = key;
+  const attemptKey = { eventId, endpointId, attempt };
   const webhookId = webhookMessageId(eventId, endpointId);
-  const target = await startAttempt(deps.db, key, webhookId);
+  const target = await startAttempt(deps.db, attemptKey, webhookId, fromList);
   if (!target) return 'skipped';
   const { payload, url: endpointUrl, secret } = target;
 
@@ -59,7 +64,7 @@ export async function deliver(key: AttemptKey, deps: DeliverDeps, requestDone: (
   const durationMs = Date.now() - started;
   requestDone();
   const status = error ? 'failed' : 'succeeded';
-  await deps.outcomes.record(key, { status, responseStatus, error, durationMs });
+  await deps.outcomes.record(attemptKey, { status, responseStatus, error, durationMs });
   deps.onAttempt?.(status, durationMs / 1000);
   deps.logger.info({ eventId, endpointId, webhookId, attempt, status, responseStatus, error, durationMs }, 'webhook attempt');
   if (error) throw new DeliveryFailedError(error);

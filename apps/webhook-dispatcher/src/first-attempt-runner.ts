@@ -37,9 +37,12 @@ export class FirstAttemptRunner {
   private loop: Promise<void> | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
   private readonly inFlight = new Set<Promise<void>>();
+  /** The entries being run, as taken (one per run, duplicates included). */
+  private readonly runningEntries: string[] = [];
 
   constructor(
     private readonly deps: FirstAttemptRunnerDeps,
+    /** WEBHOOK_LOCK_MS: other dispatchers give this one's entries back after this long without a beat. */
     private readonly heartbeatMs: number,
   ) {}
 
@@ -76,17 +79,22 @@ export class FirstAttemptRunner {
         if (this.stopping) break;
         this.deps.logger.warn({ err: error }, 'first attempts not taken; trying again');
         await sleep(REDIS_RETRY_MS);
+        // The take's answer may have been lost after Redis moved an entry into this dispatcher's list.
+        await this.untilDone(() => this.deps.taker.giveBackUnknown([...this.runningEntries]), 'first attempts not checked after a failed take');
         continue;
       }
-      if (entry) this.track(this.run(entry));
+      if (entry) this.track(entry);
     }
   }
 
-  private track(work: Promise<void>): void {
+  private track(entry: TakenAttempt): void {
     this.running += 1;
+    this.runningEntries.push(entry.raw);
+    const work = this.run(entry);
     this.inFlight.add(work);
     void work.finally(() => {
       this.inFlight.delete(work);
+      this.runningEntries.splice(this.runningEntries.indexOf(entry.raw), 1);
       this.running -= 1;
       const wake = this.slotFreed;
       this.slotFreed = undefined;
@@ -97,23 +105,26 @@ export class FirstAttemptRunner {
   private async run(entry: TakenAttempt): Promise<void> {
     const { attempt } = entry;
     if (!attempt) this.deps.logger.warn({ entry: entry.raw.slice(0, 200) }, 'first-attempt entry not understood; dropped');
-    else await this.attempt(attempt);
-    await this.untilDone(() => this.deps.taker.done(entry), 'first attempt not cleared');
+    // An entry whose next step could not be scheduled stays in this dispatcher's list (given back on release).
+    const handedOn = !attempt || (await this.attempt(attempt));
+    if (handedOn) await this.untilDone(() => this.deps.taker.done(entry), 'first attempt not cleared');
   }
 
-  private async attempt(attempt: FirstAttempt): Promise<void> {
+  /** Runs or defers the attempt; false if the job that must follow it could not be queued (only when stopping). */
+  private async attempt(attempt: FirstAttempt): Promise<boolean> {
     const release = this.deps.slots.tryAcquire(attempt.endpointId);
     if (!release) {
       const delayMs = deferralDelayMs(0);
-      await this.untilDone(() => this.schedule(attempt, 0, delayMs), 'deferred first attempt not scheduled');
+      if (!(await this.untilDone(() => this.schedule(attempt, 0, delayMs), 'deferred first attempt not scheduled'))) return false;
       this.deps.onDeferred?.(attempt.endpointId, delayMs);
-      return;
+      return true;
     }
     try {
       await this.deps.deliver(attempt, release);
+      return true;
     } catch {
       // deliver logged the attempt and its outcome; attempts 2 to 4 are BullMQ's
-      await this.untilDone(() => this.schedule(attempt, 1, retryDelayMs(this.deps.retryBaseMs, 1)), 'webhook retry not scheduled');
+      return this.untilDone(() => this.schedule(attempt, 1, retryDelayMs(this.deps.retryBaseMs, 1)), 'webhook retry not scheduled');
     } finally {
       release();
     }
@@ -133,14 +144,14 @@ export class FirstAttemptRunner {
    * Redis steps are tried again until they succeed: an entry stays in this dispatcher's list
    * until then, and is given back to another only if this one stops or dies first.
    */
-  private async untilDone(step: () => Promise<unknown>, warning: string): Promise<void> {
+  private async untilDone(step: () => Promise<unknown>, warning: string): Promise<boolean> {
     for (;;) {
       try {
         await step();
-        return;
+        return true;
       } catch (error) {
         this.deps.logger.warn({ err: error }, `${warning}; trying again`);
-        if (this.stopping) return;
+        if (this.stopping) return false;
         await sleep(REDIS_RETRY_MS);
       }
     }

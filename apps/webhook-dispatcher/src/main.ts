@@ -90,15 +90,18 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
 
   // First attempts come from a plain list (FirstAttempts): a few Redis commands each instead of a job's forty.
   const firstAttempts = new FirstAttempts(redis, config.REDIS_KEY_PREFIX);
-  const blocking = redis.duplicate();
+  // Its own connection, for BLMOVE's waits. A take whose answer is lost is not sent again on
+  // reconnect (it would take a second entry): the runner gives back what it did not see.
+  const blocking = redis.duplicate({ autoResendUnfulfilledCommands: false });
+  blocking.on('error', () => undefined); // the main connection reports Redis outages
   const firstAttemptRunner = new FirstAttemptRunner(
     {
-      taker: firstAttempts.taker(blocking, config.WEBHOOK_LOCK_MS),
+      taker: firstAttempts.taker(blocking),
       retries: deliveryQueue,
       slots,
       concurrency: config.WEBHOOK_CONCURRENCY,
       retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
-      deliver: (attempt, releaseSlot) => deliver({ eventId: attempt.eventId, endpointId: attempt.endpointId, attempt: 1 }, deliveryDeps, releaseSlot),
+      deliver: (attempt, releaseSlot) => deliver({ eventId: attempt.eventId, endpointId: attempt.endpointId, attempt: 1, fromList: true }, deliveryDeps, releaseSlot),
       logger,
       onDeferred,
     },
@@ -112,7 +115,7 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
       name: 'abandoned first-attempt sweep',
       intervalMs: lock.stalledInterval,
       run: async () => {
-        const given = await firstAttempts.reclaimAbandoned();
+        const given = await firstAttempts.reclaimAbandoned(config.WEBHOOK_LOCK_MS);
         if (given > 0) logger.warn({ given }, 'first attempts of a silent dispatcher given back to the list');
       },
     },

@@ -2,7 +2,7 @@ import type { Queue } from 'bullmq';
 import type { Database } from '@docgen/db';
 import { subscribes } from '@docgen/documents';
 import type { Logger } from '@docgen/observability';
-import { deliveryJobId, type DeliveryJob, type FirstAttempts } from '@docgen/queue';
+import { FIRST_ATTEMPTS_SNAPSHOT_LIMIT, deliveryJobId, type DeliveryJob, type FirstAttempts } from '@docgen/queue';
 import { DELIVERY_JOB_OPTIONS, WEBHOOK_MAX_ATTEMPTS as MAX_ATTEMPTS, retryDelayMs } from '@docgen/webhooks';
 
 interface Unfinished {
@@ -64,6 +64,10 @@ export async function recoverLostDeliveries(deps: RecoveryDeps): Promise<number>
   const candidates = await deps.db.sql.query<Unfinished>(UNFINISHED, [MAX_ATTEMPTS]);
   if (candidates.length === 0) return 0;
   const onTheList = await deps.firstAttempts.pendingJobIds();
+  if (!onTheList) {
+    deps.logger.info({ limit: FIRST_ATTEMPTS_SNAPSHOT_LIMIT }, 'lost-delivery sweep skipped while a backlog of first attempts waits (Redis evidently has its data)');
+    return 0;
+  }
   let recovered = 0;
   for (const candidate of candidates) {
     const pair = { eventId: candidate.event_id, endpointId: candidate.endpoint_id };

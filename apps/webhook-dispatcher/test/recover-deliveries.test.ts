@@ -41,7 +41,7 @@ describe('the lost-delivery sweep and first attempts', () => {
     await firstAttempts.publish(event, [endpoint.id]);
 
     expect(await sweep()).toBe(0); // waiting on the list
-    const taker = firstAttempts.taker(blocking, 10_000);
+    const taker = firstAttempts.taker(blocking);
     await taker.beat();
     const taken = (await taker.take(1))!;
     expect(await sweep()).toBe(0); // taken by a live dispatcher

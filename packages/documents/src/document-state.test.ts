@@ -225,7 +225,7 @@ describe('document state and the outbox relay', () => {
 
     await relay.publish(finished.event!);
     await relay.flushMarks();
-    let offered = await firstAttempts.pendingJobIds();
+    let offered = (await firstAttempts.pendingJobIds())!;
     for (const endpointId of [endpoints.all!, endpoints.failedOnly!]) expect(offered.has(deliveryJobId({ eventId: finished.event!.id, endpointId }))).toBe(true);
     expect((await database.db.outboxEvent.findUniqueOrThrow({ where: { id: finished.event!.id } })).publishedAt).not.toBeNull();
 
@@ -235,7 +235,7 @@ describe('document state and the outbox relay', () => {
     });
     // (The first test's event, never published, is swept too once it is 5 s old.)
     expect(await relay.sweep()).toBeGreaterThanOrEqual(1);
-    offered = await firstAttempts.pendingJobIds();
+    offered = (await firstAttempts.pendingJobIds())!;
     expect(offered.has(deliveryJobId({ eventId: orphan.id, endpointId: endpoints.all! }))).toBe(true);
     expect(offered.has(deliveryJobId({ eventId: orphan.id, endpointId: endpoints.failedOnly! }))).toBe(false);
     expect((await database.db.outboxEvent.findUniqueOrThrow({ where: { id: orphan.id } })).publishedAt).not.toBeNull();

@@ -269,7 +269,7 @@ describe('a document’s life (domain functions)', () => {
     const event = await database.db.outboxEvent.findFirstOrThrow({ where: { type: 'webhook.test', subjectId: jobId } });
     expect(event.publishedAt).not.toBeNull();
     expect(WebhookEventPayload.parse(event.payload)).toMatchObject({ job_id: jobId, event: 'webhook.test', data: { endpoint_id: target.id } });
-    let offered = await firstAttempts.pendingJobIds();
+    let offered = (await firstAttempts.pendingJobIds())!;
     expect(offered.has(deliveryJobId({ eventId: event.id, endpointId: target.id }))).toBe(true);
     expect(offered.has(deliveryJobId({ eventId: event.id, endpointId: sibling.id }))).toBe(false);
 
@@ -288,7 +288,7 @@ describe('a document’s life (domain functions)', () => {
       },
     });
     await relay.sweep();
-    offered = await firstAttempts.pendingJobIds();
+    offered = (await firstAttempts.pendingJobIds())!;
     expect(offered.has(deliveryJobId({ eventId: stranded.id, endpointId: target.id }))).toBe(true);
     expect(offered.has(deliveryJobId({ eventId: stranded.id, endpointId: sibling.id }))).toBe(false);
     await database.db.outboxEvent.delete({ where: { id: stranded.id } });

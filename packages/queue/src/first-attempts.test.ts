@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FirstAttempts } from './first-attempts';
+import { FIRST_ATTEMPTS_SNAPSHOT_LIMIT, FirstAttempts } from './first-attempts';
 import { deliveryJobId } from './queues';
 import { createRedisConnection } from './redis-connection';
 
@@ -8,31 +8,32 @@ import { createRedisConnection } from './redis-connection';
 describe('first delivery attempts on a plain list', () => {
   const url = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   const redis = createRedisConnection(url, 'worker');
-  const blocking: ReturnType<typeof createRedisConnection>[] = [];
+  const connections: ReturnType<typeof createRedisConnection>[] = [];
   const prefixes: string[] = [];
   const fresh = () => {
     const prefix = `test:${randomUUID()}:`;
     prefixes.push(prefix);
-    return new FirstAttempts(redis, prefix);
+    return { prefix, attempts: new FirstAttempts(redis, prefix) };
   };
   const connection = () => {
     const made = createRedisConnection(url, 'worker');
-    blocking.push(made);
+    connections.push(made);
     return made;
   };
   const event = () => ({ id: randomUUID(), type: 'document.ready' });
+  const waitingKey = (prefix: string) => `${prefix}{first-attempts}:waiting`;
 
   afterAll(async () => {
     for (const prefix of prefixes) {
       const keys = await redis.keys(`${prefix}*`);
       if (keys.length) await redis.del(...keys);
     }
-    for (const made of blocking) made.disconnect();
+    for (const made of connections) made.disconnect();
     redis.disconnect();
   });
 
   it('offers one entry per endpoint, oldest first; a taken entry counts as pending until it is done', async () => {
-    const attempts = fresh();
+    const { attempts } = fresh();
     const [a, b] = [event(), event()];
     const [one, two] = [randomUUID(), randomUUID()];
     await attempts.publish(a, [one, two]);
@@ -42,62 +43,114 @@ describe('first delivery attempts on a plain list', () => {
       new Set([deliveryJobId({ eventId: a.id, endpointId: one }), deliveryJobId({ eventId: a.id, endpointId: two }), deliveryJobId({ eventId: b.id, endpointId: one })]),
     );
 
-    const taker = attempts.taker(connection(), 10_000);
+    const taker = attempts.taker(connection());
     await taker.beat();
     const first = (await taker.take(1))!;
     expect(first.attempt).toEqual({ eventId: a.id, endpointId: one, type: 'document.ready' });
-    expect((await attempts.pendingJobIds()).size).toBe(3); // taken, not yet done
+    expect((await attempts.pendingJobIds())!.size).toBe(3); // taken, not yet done
     await taker.done(first);
-    expect((await attempts.pendingJobIds()).has(deliveryJobId({ eventId: a.id, endpointId: one }))).toBe(false);
+    expect((await attempts.pendingJobIds())!.has(deliveryJobId({ eventId: a.id, endpointId: one }))).toBe(false);
     expect((await taker.take(1))!.attempt?.endpointId).toBe(two);
     expect((await taker.take(1))!.attempt?.eventId).toBe(b.id);
     expect(await taker.take(1)).toBeNull(); // nothing left: the wait ends empty
   });
 
-  it("gives a silent dispatcher's entries back, and only once its heartbeat has expired", async () => {
-    const attempts = fresh();
+  it('a sweep publishing the same event again offers nothing new (publishOnce)', async () => {
+    const { attempts } = fresh();
+    const swept = event();
+    const endpoints = [randomUUID(), randomUUID()];
+    await Promise.all([attempts.publishOnce(swept, endpoints), attempts.publishOnce(swept, endpoints)]); // two workers' sweeps at once
+    const added = randomUUID(); // an endpoint subscribed since
+    await attempts.publishOnce(swept, [endpoints[0]!, added]);
+    const taker = attempts.taker(connection());
+    await taker.beat();
+    const taken: string[] = [];
+    for (let entry = await taker.take(1); entry; entry = await taker.take(1)) taken.push(entry.attempt!.endpointId);
+    expect(taken.sort()).toEqual([...endpoints, added].sort());
+  });
+
+  it("gives a silent dispatcher's entries back, and only once it has been silent for the heartbeat", async () => {
+    const { attempts } = fresh();
     const events = [event(), event()];
     for (const each of events) await attempts.publish(each, [randomUUID()]);
-    const dying = attempts.taker(connection(), 300);
+    const dying = attempts.taker(connection());
     await dying.beat();
     const taken = [(await dying.take(1))!, (await dying.take(1))!];
     expect(taken.map((entry) => entry.attempt?.eventId)).toEqual(events.map((each) => each.id));
 
-    expect(await attempts.reclaimAbandoned()).toBe(0); // still beating
-    await sleep(400); // no beat since: as a dispatcher killed mid-attempt
-    expect(await attempts.reclaimAbandoned()).toBe(2);
-    expect(await attempts.reclaimAbandoned()).toBe(0);
+    expect(await attempts.reclaimAbandoned(10_000)).toBe(0); // beat just now
+    await sleep(300); // no beat since: as a dispatcher killed mid-attempt
+    expect(await attempts.reclaimAbandoned(200)).toBe(2);
+    expect(await attempts.reclaimAbandoned(200)).toBe(0);
 
-    const heir = attempts.taker(connection(), 10_000);
+    const heir = attempts.taker(connection());
     await heir.beat();
     const again = [(await heir.take(1))!, (await heir.take(1))!];
     expect(again.map((entry) => entry.attempt?.eventId)).toEqual(events.map((each) => each.id)); // in the order first taken
     // The dead dispatcher's late "done" changes nothing now: the entries are the heir's.
     for (const entry of taken) await dying.done(entry);
-    expect((await attempts.pendingJobIds()).size).toBe(2);
+    expect((await attempts.pendingJobIds())!.size).toBe(2);
+  });
+
+  it('a silent dispatcher stays known for a while: an entry its blocked take still moves is read and given back', async () => {
+    const { attempts } = fresh();
+    const slow = attempts.taker(connection());
+    await slow.beat();
+    await sleep(300);
+    expect(await attempts.reclaimAbandoned(200)).toBe(0); // nothing taken yet; the id is kept (forgotten after a minute)
+    const late = slow.take(5); // blocked on the server on behalf of the silent dispatcher
+    const published = event();
+    await attempts.publish(published, [randomUUID()]);
+    expect((await late)?.attempt?.eventId).toBe(published.id);
+    expect((await attempts.pendingJobIds())!.size).toBe(1); // its list is still read
+    expect(await attempts.reclaimAbandoned(200)).toBe(1); // and given back
+  });
+
+  it('after a failed take, gives back what the lost answer moved in, keeping the entries being run', async () => {
+    const { prefix, attempts } = fresh();
+    const taker = attempts.taker(connection());
+    await taker.beat();
+    await attempts.publish(event(), [randomUUID(), randomUUID()]);
+    const running = (await taker.take(1))!;
+    await taker.take(1); // its answer "lost": the runner never saw it
+    expect(await taker.giveBackUnknown([running.raw])).toBe(1);
+    expect(await redis.llen(waitingKey(prefix))).toBe(1);
+    expect((await attempts.pendingJobIds())!.size).toBe(2);
+    expect(await taker.giveBackUnknown([running.raw])).toBe(0);
   });
 
   it('on release (shutdown) gives back what is still taken; an entry that is not ours reads as no attempt (the runner drops it)', async () => {
-    const attempts = fresh();
-    const stopping = attempts.taker(connection(), 10_000);
+    const { prefix, attempts } = fresh();
+    const stopping = attempts.taker(connection());
     await stopping.beat();
     await attempts.publish(event(), [randomUUID()]);
     await stopping.take(1);
     await stopping.release();
-    expect((await attempts.pendingJobIds()).size).toBe(1);
-    const next = attempts.taker(connection(), 10_000);
+    expect((await attempts.pendingJobIds())!.size).toBe(1);
+    const next = attempts.taker(connection());
     await next.beat();
     expect((await next.take(1))?.attempt).toBeDefined();
 
-    const prefix = prefixes.at(-1)!;
-    await redis.lpush(`${prefix}{first-attempts}:waiting`, 'not json', JSON.stringify({ eventId: 'x', endpointId: 'y', type: 'z' }));
+    await redis.lpush(waitingKey(prefix), 'not json', JSON.stringify({ eventId: 'x', endpointId: 'y', type: 'z' }));
     expect((await next.take(1))?.attempt).toBeUndefined();
     expect((await next.take(1))?.attempt).toBeUndefined();
   });
 
-  it('a wait cut short by interrupt rejects at once', async () => {
-    const taker = fresh().taker(connection(), 10_000);
+  it('the sweep does not read a backlog longer than the limit', async () => {
+    const { prefix, attempts } = fresh();
+    const entries = Array.from({ length: FIRST_ATTEMPTS_SNAPSHOT_LIMIT + 1 }, () => JSON.stringify({ eventId: randomUUID(), endpointId: randomUUID(), type: 'document.ready' }));
+    await redis.lpush(waitingKey(prefix), ...entries);
+    expect(await attempts.pendingJobIds()).toBeUndefined();
+    await redis.rpop(waitingKey(prefix));
+    expect((await attempts.pendingJobIds())!.size).toBe(FIRST_ATTEMPTS_SNAPSHOT_LIMIT);
+  });
+
+  it('a take blocked on the server ends at once when interrupted', async () => {
+    const blocking = connection();
+    await blocking.ping(); // connected: the take below is sent and blocks in Redis
+    const taker = fresh().attempts.taker(blocking);
     const waiting = taker.take(30);
+    await sleep(100);
     taker.interrupt();
     await expect(waiting).rejects.toThrow();
   });

@@ -39,8 +39,8 @@ const UNPUBLISHED = {
  * Turns committed outbox events into first delivery attempts, one per subscribed endpoint
  * (FirstAttempts, @docgen/queue). Publishing right after the commit is the fast path; the
  * periodic sweep catches events whose publisher died between commit and publish (or whose
- * mark was lost). An event published twice is offered twice; the second attempt finds the
- * delivery done in the log and sends nothing (startAttempt).
+ * mark was lost); what it publishes is offered once however many sweeps publish it, and a
+ * first attempt offered after its delivery's first attempt ended stands down (startAttempt).
  */
 export class OutboxRelay {
   private readonly marks: WriteBatch<string>;
@@ -50,7 +50,7 @@ export class OutboxRelay {
     private readonly firstAttempts: FirstAttempts,
     private readonly logger: Logger,
   ) {
-    // A mark that fails only costs a second publish by the sweep, which queues nothing new.
+    // A mark that fails only costs a second publish by the sweep, which sends nothing twice.
     const mark = (ids: string[]) =>
       this.db.sql
         .query(MARK_PUBLISHED, [ids])
@@ -58,9 +58,9 @@ export class OutboxRelay {
     this.marks = new WriteBatch(mark, MARK_WINDOW_MS);
   }
 
-  async publish(event: PublishableEvent): Promise<void> {
+  async publish(event: PublishableEvent, once = false): Promise<void> {
     const endpointIds = event.endpointIds ?? (await this.db.sql.query<{ id: string }>(SUBSCRIBERS, [event.id])).map((row) => row.id);
-    await this.firstAttempts.publish(event, endpointIds);
+    await (once ? this.firstAttempts.publishOnce(event, endpointIds) : this.firstAttempts.publish(event, endpointIds));
     void this.marks.add(event.id);
   }
 
@@ -78,7 +78,7 @@ export class OutboxRelay {
   /** The outbox sweep: publishes events left unpublished for `olderThanMs`. */
   async sweep(olderThanMs = 5_000): Promise<number> {
     const pending = await this.db.sql.query<{ id: string; type: string }>(UNPUBLISHED, [olderThanMs / 1000]);
-    for (const event of pending) await this.publish(event);
+    for (const event of pending) await this.publish(event, true);
     await this.flushMarks();
     return pending.length;
   }

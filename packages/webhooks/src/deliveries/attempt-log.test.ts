@@ -34,6 +34,20 @@ describe('the delivery log', () => {
     expect(await rows()).toEqual([logged]);
   });
 
+  it('runs a first attempt taken from the list only while no attempt of its delivery has ended', async () => {
+    const first = await database.db.outboxEvent.findUniqueOrThrow({ where: { id: eventId } });
+    const other = await database.db.outboxEvent.create({
+      data: { type: 'document.ready', organizationId: first.organizationId, isUat: false, subjectId: first.subjectId, payload: first.payload! },
+    });
+    const key = { eventId: other.id, endpointId: endpointIds[0]!, attempt: 1 };
+    expect(await startAttempt(database.db, key, 'msg_c', true)).toBeDefined(); // nothing logged yet
+    expect(await startAttempt(database.db, key, 'msg_c', true)).toBeDefined(); // pending: its dispatcher died mid-request
+    await database.db.webhookDelivery.updateMany({ where: { eventId: other.id }, data: { status: 'failed' } });
+    // Offered again after it failed (a second publish, an entry given back late): the retry job sends attempt 2, not this.
+    expect(await startAttempt(database.db, key, 'msg_c', true)).toBeUndefined();
+    expect(await startAttempt(database.db, { ...key, attempt: 2 }, 'msg_c')).toBeDefined();
+  });
+
   it('writes the outcomes of attempts that end together in one statement, each caller waiting for it', async () => {
     for (const endpointId of endpointIds) await startAttempt(database.db, { eventId, endpointId, attempt: 2 }, `msg_${endpointId}`);
     const outcomes = new AttemptOutcomes(database.db, { windowMs: 60_000, maxBatch: 500 });

@@ -38,8 +38,10 @@ const START_ATTEMPT = {
            SELECT e.payload, w.url, w.secret
            FROM outbox_events e JOIN webhook_endpoints w ON w.id = $2 AND w.deleted_at IS NULL
            WHERE e.id = $1
-             -- a job queued again after Redis lost it must not deliver twice what already arrived
-             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = $1 AND d.endpoint_id = $2 AND d.status = 'succeeded')
+             -- a job queued again after Redis lost it must not deliver twice what already arrived;
+             -- a first attempt offered again ($5) runs only if no attempt has ended (the rest are a job's)
+             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = $1 AND d.endpoint_id = $2
+                               AND (d.status = 'succeeded' OR ($5::boolean AND d.status <> 'pending')))
          ), logged AS (
            INSERT INTO webhook_deliveries (event_id, endpoint_id, attempt, event, job_id, webhook_id, status)
            SELECT $1, $2, $3, payload->>'event', (payload->>'job_id')::uuid, $4, 'pending' FROM target
@@ -63,13 +65,15 @@ const FINISH_ATTEMPTS = {
 /**
  * Logs an attempt as pending before its request (unless its event's statement already did),
  * so the log shows every attempt even if the dispatcher dies mid-request; undefined when
- * there is nothing to send (endpoint deleted, event already delivered). Neither write of an
+ * there is nothing to send (endpoint deleted, event already delivered, or — for a first
+ * attempt taken from the list, `fromList` — an attempt of the delivery already ended: the
+ * entry was offered twice or given back late, and what follows is a retry job's to send). Neither write of an
  * attempt waits for the disk: a log row a PostgreSQL crash takes back costs at most a second
  * delivery with the same webhook-id (the lost-delivery sweep finds the delivery unfinished),
  * never a lost one.
  */
-export async function startAttempt(db: Database, key: AttemptKey, webhookId: string): Promise<AttemptTarget | undefined> {
-  const [target] = await db.sql.query<AttemptTarget>(START_ATTEMPT, [key.eventId, key.endpointId, key.attempt, webhookId]);
+export async function startAttempt(db: Database, key: AttemptKey, webhookId: string, fromList = false): Promise<AttemptTarget | undefined> {
+  const [target] = await db.sql.query<AttemptTarget>(START_ATTEMPT, [key.eventId, key.endpointId, key.attempt, webhookId, fromList]);
   return target;
 }
 
