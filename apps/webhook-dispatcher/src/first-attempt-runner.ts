@@ -1,9 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queue } from 'bullmq';
 import type { Logger } from '@docgen/observability';
-import { deliveryJobId, type DeliveryJob, type FirstAttempt, type FirstAttemptTaker, type TakenAttempt } from '@docgen/queue';
-import { DELIVERY_JOB_OPTIONS, WEBHOOK_MAX_ATTEMPTS, retryDelayMs } from '@docgen/webhooks';
+import type { DeliveryJob, FirstAttempt, FirstAttemptTaker, TakenAttempt } from '@docgen/queue';
+import { retryDelayMs, type DeliveryProgress } from '@docgen/webhooks';
 import { deferralDelayMs, type EndpointSlots } from './endpoint-cap';
+import { hasAttemptsLeft, nextAttemptDelayMs, queueRemainingAttempts } from './remaining-attempts';
 
 export interface FirstAttemptRunnerDeps {
   taker: FirstAttemptTaker;
@@ -13,14 +14,18 @@ export interface FirstAttemptRunnerDeps {
   /** First attempts in flight at once (WEBHOOK_CONCURRENCY). */
   concurrency: number;
   retryBaseMs: number;
-  /** Runs attempt number 1; throws when it failed. */
-  deliver: (attempt: FirstAttempt, releaseSlot: () => void) => Promise<unknown>;
+  /** Runs attempt number 1: 'skipped' when there was nothing to send; throws when it failed. */
+  deliver: (attempt: FirstAttempt, releaseSlot: () => void) => Promise<string>;
+  /** The delivery log's account of a delivery (after a skipped first attempt). */
+  progress: (attempt: FirstAttempt) => Promise<DeliveryProgress>;
   logger: Logger;
   onDeferred?: (endpointId: string, delayMs: number) => void;
 }
 
 const TAKE_TIMEOUT_SECONDS = 5;
 const REDIS_RETRY_MS = 1_000;
+/** After a failed take, Redis may still hold it blocked (a connection it has not seen die) until its timeout. */
+const AFTER_FAILED_TAKE_MS = (TAKE_TIMEOUT_SECONDS + 1) * 1_000;
 
 /**
  * Runs the first attempts published on the FirstAttempts list (@docgen/queue), up to
@@ -78,8 +83,10 @@ export class FirstAttemptRunner {
       } catch (error) {
         if (this.stopping) break;
         this.deps.logger.warn({ err: error }, 'first attempts not taken; trying again');
-        await sleep(REDIS_RETRY_MS);
-        // The take's answer may have been lost after Redis moved an entry into this dispatcher's list.
+        // The take's answer may have been lost after Redis moved an entry into this dispatcher's
+        // list, or Redis may still move one there until the take's own timeout: then give back.
+        await sleep(AFTER_FAILED_TAKE_MS);
+        if (this.stopping) break; // release gives everything back
         await this.untilDone(() => this.deps.taker.giveBackUnknown([...this.runningEntries]), 'first attempts not checked after a failed take');
         continue;
       }
@@ -120,7 +127,7 @@ export class FirstAttemptRunner {
       return true;
     }
     try {
-      await this.deps.deliver(attempt, release);
+      if ((await this.deps.deliver(attempt, release)) === 'skipped') return this.afterSkipped(attempt);
       return true;
     } catch {
       // deliver logged the attempt and its outcome; attempts 2 to 4 are BullMQ's
@@ -130,14 +137,28 @@ export class FirstAttemptRunner {
     }
   }
 
-  /** A BullMQ job for the attempts after `attemptsMade`; the job id (event, endpoint) keeps it single. */
-  private async schedule(attempt: FirstAttempt, attemptsMade: number, delayMs: number): Promise<void> {
-    const { eventId, endpointId, type } = attempt;
-    await this.deps.retries.add(
-      type,
-      { eventId, endpointId, ...(attemptsMade > 0 ? { attemptsBefore: attemptsMade } : {}) },
-      { ...DELIVERY_JOB_OPTIONS, jobId: deliveryJobId(attempt), attempts: WEBHOOK_MAX_ATTEMPTS - attemptsMade, delay: delayMs },
+  /**
+   * A first attempt offered again after its attempt ended (a second publish, an entry given
+   * back by a dispatcher that died before queueing the retry) stands down; the rest of the
+   * delivery is then a job's, queued here unless it exists (the job id keeps it single).
+   */
+  private async afterSkipped(attempt: FirstAttempt): Promise<boolean> {
+    let progress: DeliveryProgress;
+    try {
+      progress = await this.deps.progress(attempt);
+    } catch (error) {
+      this.deps.logger.warn({ err: error, eventId: attempt.eventId }, 'delivery log not read after a skipped first attempt; the lost-delivery sweep will look');
+      return true;
+    }
+    if (!hasAttemptsLeft(progress) || progress.made === 0) return true; // delivered, or endpoint deleted
+    return this.untilDone(
+      () => this.schedule(attempt, progress.made, nextAttemptDelayMs(this.deps.retryBaseMs, progress)),
+      'webhook retry not scheduled',
     );
+  }
+
+  private schedule(attempt: FirstAttempt, attemptsMade: number, delayMs: number): Promise<unknown> {
+    return queueRemainingAttempts(this.deps.retries, attempt, attemptsMade, delayMs);
   }
 
   /**

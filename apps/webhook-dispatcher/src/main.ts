@@ -1,7 +1,7 @@
 import { Worker } from 'bullmq';
 import { Counter, Histogram } from 'prom-client';
-import { DeliveryJob, FirstAttempts, WEBHOOK_DELIVERY_QUEUE, bullPrefix, createDeliveryQueue } from '@docgen/queue';
-import { AttemptOutcomes, deliveryBackoffStrategy } from '@docgen/webhooks';
+import { DeliveryJob, FirstAttempts, WEBHOOK_DELIVERY_QUEUE, blockingConnection, bullPrefix, createDeliveryQueue } from '@docgen/queue';
+import { AttemptOutcomes, deliveryBackoffStrategy, deliveryProgress } from '@docgen/webhooks';
 import { connectDataStores, runService, serveOps, startSweep, superviseWorker } from '@docgen/runtime';
 import { createGuardedAgent } from '@docgen/security';
 import { webhookDispatcherEnv } from './config';
@@ -90,10 +90,7 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
 
   // First attempts come from a plain list (FirstAttempts): a few Redis commands each instead of a job's forty.
   const firstAttempts = new FirstAttempts(redis, config.REDIS_KEY_PREFIX);
-  // Its own connection, for BLMOVE's waits. A take whose answer is lost is not sent again on
-  // reconnect (it would take a second entry): the runner gives back what it did not see.
-  const blocking = redis.duplicate({ autoResendUnfulfilledCommands: false });
-  blocking.on('error', () => undefined); // the main connection reports Redis outages
+  const blocking = blockingConnection(redis);
   const firstAttemptRunner = new FirstAttemptRunner(
     {
       taker: firstAttempts.taker(blocking),
@@ -102,6 +99,7 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
       concurrency: config.WEBHOOK_CONCURRENCY,
       retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
       deliver: (attempt, releaseSlot) => deliver({ eventId: attempt.eventId, endpointId: attempt.endpointId, attempt: 1, fromList: true }, deliveryDeps, releaseSlot),
+      progress: (attempt) => deliveryProgress(db, attempt),
       logger,
       onDeferred,
     },

@@ -3,7 +3,8 @@ import type { Database } from '@docgen/db';
 import { subscribes } from '@docgen/documents';
 import type { Logger } from '@docgen/observability';
 import { FIRST_ATTEMPTS_SNAPSHOT_LIMIT, deliveryJobId, type DeliveryJob, type FirstAttempts } from '@docgen/queue';
-import { DELIVERY_JOB_OPTIONS, WEBHOOK_MAX_ATTEMPTS as MAX_ATTEMPTS, retryDelayMs } from '@docgen/webhooks';
+import { WEBHOOK_MAX_ATTEMPTS as MAX_ATTEMPTS, deliveryProgress } from '@docgen/webhooks';
+import { hasAttemptsLeft, nextAttemptDelayMs, queueRemainingAttempts } from './remaining-attempts';
 
 interface Unfinished {
   event_id: string;
@@ -27,19 +28,6 @@ const UNFINISHED = {
          HAVING NOT COALESCE(bool_or(d.status = 'succeeded'), false)
             AND COALESCE(max(d.attempt) FILTER (WHERE d.status <> 'pending'), 0) < $1
          ORDER BY min(e.created_at) LIMIT 1000`,
-};
-
-/**
- * One pair's attempts, read again after Redis said it has no job. Only attempts that ended
- * count as made: a pending one (a first attempt logged with its event, or one whose
- * dispatcher died mid-request) is run again under its own number.
- */
-const ATTEMPTS = {
-  name: 'delivery-attempts',
-  text: `SELECT COALESCE(bool_or(status = 'succeeded'), false) AS succeeded,
-                COALESCE(max(attempt) FILTER (WHERE status <> 'pending'), 0)::int AS made,
-                max(created_at) FILTER (WHERE status <> 'pending') AS last_at
-         FROM webhook_deliveries WHERE event_id = $1 AND endpoint_id = $2`,
 };
 
 export interface RecoveryDeps {
@@ -73,14 +61,10 @@ export async function recoverLostDeliveries(deps: RecoveryDeps): Promise<number>
     const pair = { eventId: candidate.event_id, endpointId: candidate.endpoint_id };
     if (onTheList.has(deliveryJobId(pair))) continue;
     if (await deps.queue.getJob(deliveryJobId(pair))) continue;
-    const [state] = await deps.db.sql.query<{ succeeded: boolean; made: number; last_at: Date | null }>(ATTEMPTS, [pair.eventId, pair.endpointId]);
-    if (!state || state.succeeded || state.made >= MAX_ATTEMPTS) continue;
-    const dueAt = state.last_at ? state.last_at.getTime() + retryDelayMs(deps.retryBaseMs, state.made) : Date.now();
-    await deps.queue.add(
-      candidate.type,
-      { ...pair, attemptsBefore: state.made },
-      { ...DELIVERY_JOB_OPTIONS, jobId: deliveryJobId(pair), attempts: MAX_ATTEMPTS - state.made, delay: Math.max(0, dueAt - Date.now()) },
-    );
+    // Read again after Redis said "neither": an entry or a job that just succeeded is removed only after its success is written.
+    const progress = await deliveryProgress(deps.db, pair);
+    if (!hasAttemptsLeft(progress)) continue;
+    await queueRemainingAttempts(deps.queue, { ...pair, type: candidate.type }, progress.made, nextAttemptDelayMs(deps.retryBaseMs, progress));
     recovered += 1;
   }
   if (recovered > 0) deps.logger.warn({ recovered }, 'webhook deliveries without a job queued again (Redis lost them)');

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FIRST_ATTEMPTS_SNAPSHOT_LIMIT, FirstAttempts } from './first-attempts';
+import { FIRST_ATTEMPTS_SNAPSHOT_LIMIT, FirstAttempts, blockingConnection } from './first-attempts';
 import { deliveryJobId } from './queues';
 import { createRedisConnection } from './redis-connection';
 
@@ -143,6 +143,24 @@ describe('first delivery attempts on a plain list', () => {
     expect(await attempts.pendingJobIds()).toBeUndefined();
     await redis.rpop(waitingKey(prefix));
     expect((await attempts.pendingJobIds())!.size).toBe(FIRST_ATTEMPTS_SNAPSHOT_LIMIT);
+  });
+
+  it("a take in flight when its connection drops fails at once, and is not sent again to take a second entry", async () => {
+    const { prefix, attempts } = fresh();
+    const blocking = blockingConnection(redis);
+    connections.push(blocking);
+    const id = Number(await blocking.client('ID'));
+    const taker = attempts.taker(blocking);
+    await taker.beat();
+    const waiting = taker.take(30);
+    await sleep(100); // blocked in Redis
+    await redis.client('KILL', 'ID', String(id));
+    await expect(waiting).rejects.toThrow();
+    // Once reconnected, nothing was taken behind the runner's back, and taking works again.
+    await attempts.publish(event(), [randomUUID()]);
+    await sleep(300);
+    expect(await redis.llen(waitingKey(prefix))).toBe(1);
+    expect((await taker.take(1))?.attempt).toBeDefined();
   });
 
   it('a take blocked on the server ends at once when interrupted', async () => {

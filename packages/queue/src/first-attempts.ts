@@ -32,8 +32,8 @@ export interface TakenAttempt {
 
 /** The lost-delivery sweep reads the lists whole only below this many waiting entries (a longer list is a backlog, not a loss). */
 export const FIRST_ATTEMPTS_SNAPSHOT_LIMIT = 10_000;
-/** A sweep's second publish of an event within this long offers nothing new. */
-const OFFERED_TTL_MS = 60 * 60 * 1000;
+/** A sweep's second publish of an event within this long offers nothing new (sweeps of several workers at once). */
+const OFFERED_TTL_MS = 10 * 60 * 1000;
 
 const NOW_MS = `local now = redis.call('TIME'); now = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)`;
 
@@ -176,10 +176,21 @@ export class FirstAttempts {
     return Number(await withScripts(this.redis).docgenFirstAttemptReclaim(this.keys.waiting, this.keys.registry, this.keys.takenPrefix, heartbeatMs, forgetMs));
   }
 
-  /** A dispatcher's side of the lists; `blocking` is a connection of its own (BLMOVE holds it while it waits). */
+  /** A dispatcher's side of the lists; `blocking` is a connection of its own (`blockingConnection`: BLMOVE holds it while it waits). */
   taker(blocking: Redis): FirstAttemptTaker {
     return new FirstAttemptTaker(withScripts(this.redis), blocking, this.keys);
   }
+}
+
+/**
+ * The connection a dispatcher takes entries on. A take in flight when the connection drops
+ * fails at once instead of being sent again on reconnect (it would take a second entry while
+ * the first answer is lost): the runner then gives back what it does not run.
+ */
+export function blockingConnection(redis: Redis): Redis {
+  const blocking = redis.duplicate({ autoResendUnfulfilledCommands: false, maxRetriesPerRequest: 0 });
+  blocking.on('error', () => undefined); // the main connection reports Redis outages
+  return blocking;
 }
 
 const parseEntry = (raw: string): FirstAttempt | undefined => {

@@ -48,4 +48,4 @@ export {
   livePreviewPngKey,
   livePreviewRequestKey,
 } from './live-previews';
-export { FirstAttempts, FirstAttemptTaker, FirstAttempt, FIRST_ATTEMPTS_SNAPSHOT_LIMIT, type TakenAttempt } from './first-attempts';
+export { FirstAttempts, FirstAttemptTaker, FirstAttempt, FIRST_ATTEMPTS_SNAPSHOT_LIMIT, blockingConnection, type TakenAttempt } from './first-attempts';

@@ -10,4 +10,13 @@ export { findEndpoint } from './endpoints/find-endpoint';
 export { listEndpoints } from './endpoints/list-endpoints';
 export { deleteEndpoint } from './endpoints/delete-endpoint';
 export { listDeliveries } from './deliveries/list-deliveries';
-export { startAttempt, AttemptOutcomes, logFirstAttempts, type AttemptKey, type AttemptOutcome, type AttemptTarget } from './deliveries/attempt-log';
+export {
+  startAttempt,
+  deliveryProgress,
+  AttemptOutcomes,
+  logFirstAttempts,
+  type AttemptKey,
+  type AttemptOutcome,
+  type AttemptTarget,
+  type DeliveryProgress,
+} from './deliveries/attempt-log';

@@ -77,6 +77,30 @@ export async function startAttempt(db: Database, key: AttemptKey, webhookId: str
   return target;
 }
 
+/**
+ * How far a delivery has got: whether it succeeded, the attempts that ended (a `pending` one,
+ * logged with its event or left by a dispatcher that died mid-request, is run again under its
+ * own number), and when the last of them was logged.
+ */
+const PROGRESS = {
+  name: 'delivery-progress',
+  text: `SELECT COALESCE(bool_or(status = 'succeeded'), false) AS succeeded,
+                COALESCE(max(attempt) FILTER (WHERE status <> 'pending'), 0)::int AS made,
+                max(created_at) FILTER (WHERE status <> 'pending') AS last_at
+         FROM webhook_deliveries WHERE event_id = $1 AND endpoint_id = $2`,
+};
+
+export interface DeliveryProgress {
+  succeeded: boolean;
+  made: number;
+  lastAt: Date | null;
+}
+
+export async function deliveryProgress(db: Database, delivery: { eventId: string; endpointId: string }): Promise<DeliveryProgress> {
+  const [row] = await db.sql.query<{ succeeded: boolean; made: number; last_at: Date | null }>(PROGRESS, [delivery.eventId, delivery.endpointId]);
+  return { succeeded: row?.succeeded ?? false, made: row?.made ?? 0, lastAt: row?.last_at ?? null };
+}
+
 export interface AttemptOutcome {
   status: 'succeeded' | 'failed';
   responseStatus: number | null;
