@@ -24,14 +24,14 @@ export interface FairRenderJob extends RenderJob {
   organizationId: string;
 }
 
-// KEYS: ring, total, BullMQ wait list. ARGV: backlog key prefix, depth, then group/member pairs.
+// KEYS: ring, BullMQ wait list. ARGV: backlog key prefix, depth, then group/member pairs.
 // While no organisation has a backlog (the ring is empty), members go straight to BullMQ as
 // long as it has room: there is no one to take turns with, and it costs 2 commands instead
-// of 11. The rest join their group's backlog (a group joins the ring when its backlog goes
+// of about 9. The rest join their group's backlog (a group joins the ring when its backlog goes
 // from empty to not empty); then up to depth - LLEN(wait) members are popped, one per group
 // in turn.
 const ENQUEUE_AND_PUMP = `
-local ring, total, wait = KEYS[1], KEYS[2], KEYS[3]
+local ring, wait = KEYS[1], KEYS[2]
 local prefix, depth = ARGV[1], tonumber(ARGV[2])
 local backlogged = redis.call('LLEN', ring) > 0
 if not backlogged and #ARGV < 3 then return {} end
@@ -51,37 +51,45 @@ if i < #ARGV then
   local score = tonumber(now[1]) * 1000000 + tonumber(now[2])
   for j = i, #ARGV, 2 do
     local backlog = prefix .. ARGV[j]
-    if redis.call('ZADD', backlog, 'NX', score, ARGV[j + 1]) == 1 then
-      redis.call('INCR', total)
-      if redis.call('ZCARD', backlog) == 1 then redis.call('RPUSH', ring, ARGV[j]) end
+    if redis.call('ZADD', backlog, 'NX', score, ARGV[j + 1]) == 1 and redis.call('ZCARD', backlog) == 1 then
+      redis.call('RPUSH', ring, ARGV[j])
     end
     score = score + 1
   end
 end
 while backlogged and room > 0 do
-  local group = redis.call('LPOP', ring)
+  -- the group at the head takes its turn and goes to the tail, which it leaves once its backlog is empty
+  local group = redis.call('LMOVE', ring, ring, 'LEFT', 'RIGHT')
   if not group then break end
   local backlog = prefix .. group
   local popped = redis.call('ZPOPMIN', backlog)
   if popped[1] then
     handed[#handed + 1] = popped[1]
-    redis.call('DECR', total)
     room = room - 1
   end
-  if redis.call('ZCARD', backlog) > 0 then redis.call('RPUSH', ring, group) end
+  if redis.call('ZCARD', backlog) == 0 then redis.call('RPOP', ring) end
 end
 return handed
 `;
 
+// KEYS: ring. ARGV: backlog key prefix. Every backlogged organisation is in the ring once, so
+// the backlogs' sizes summed over it is every job waiting there (read by the gauge, not kept
+// as a counter: that cost every queued document two more commands).
+const BACKLOG_SIZE = `
+local size = 0
+for _, group in ipairs(redis.call('LRANGE', KEYS[1], 0, -1)) do size = size + redis.call('ZCARD', ARGV[1] .. group) end
+return size
+`;
+
 type FairRedis = Redis & {
-  docgenFairEnqueue(ring: string, total: string, wait: string, prefix: string, depth: number, ...pairs: string[]): Promise<string[]>;
+  docgenFairEnqueue(ring: string, wait: string, prefix: string, depth: number, ...pairs: string[]): Promise<string[]>;
+  docgenFairBacklogSize(ring: string, prefix: string): Promise<number>;
 };
 
 /** The keys of one render queue's fair-share scheduler, inside BullMQ's own key space for that queue. */
 function fairKeys(queue: Queue<RenderJob>) {
   return {
     ring: queue.toKey('fair:ring'),
-    total: queue.toKey('fair:total'),
     wait: queue.toKey('wait'),
     backlogPrefix: queue.toKey('fair:backlog:'),
   };
@@ -89,7 +97,10 @@ function fairKeys(queue: Queue<RenderJob>) {
 
 async function scriptClient(queue: Queue<RenderJob>): Promise<FairRedis> {
   const client = (await queue.getBackend().client) as unknown as FairRedis;
-  if (!client.docgenFairEnqueue) client.defineCommand('docgenFairEnqueue', { numberOfKeys: 3, lua: ENQUEUE_AND_PUMP });
+  if (!client.docgenFairEnqueue) {
+    client.defineCommand('docgenFairEnqueue', { numberOfKeys: 2, lua: ENQUEUE_AND_PUMP });
+    client.defineCommand('docgenFairBacklogSize', { numberOfKeys: 1, lua: BACKLOG_SIZE });
+  }
   return client;
 }
 
@@ -108,7 +119,7 @@ export async function enqueueFairly(queue: Queue<RenderJob>, jobs: FairRenderJob
   const client = await scriptClient(queue);
   const keys = fairKeys(queue);
   const pairs = jobs.flatMap((job) => [job.organizationId, renderJobId(job)]);
-  const handed = await client.docgenFairEnqueue(keys.ring, keys.total, keys.wait, keys.backlogPrefix, depth, ...pairs);
+  const handed = await client.docgenFairEnqueue(keys.ring, keys.wait, keys.backlogPrefix, depth, ...pairs);
   if (handed.length === 1) {
     const job = jobFromId(handed[0]!);
     await queue.add('render', job, { jobId: handed[0]! });
@@ -137,6 +148,6 @@ export async function inFairBacklogs(queue: Queue<RenderJob>, jobs: FairRenderJo
 
 /** Jobs waiting in every organisation's backlog, for the autoscaling gauge. */
 export async function fairBacklogSize(queue: Queue<RenderJob>): Promise<number> {
-  const client = await queue.getBackend().client;
-  return Number((await client.get(fairKeys(queue).total)) ?? 0);
+  const keys = fairKeys(queue);
+  return Number(await (await scriptClient(queue)).docgenFairBacklogSize(keys.ring, keys.backlogPrefix));
 }
