@@ -36,14 +36,12 @@ const AFTER_FAILED_TAKE_MS = (TAKE_TIMEOUT_SECONDS + 1) * 1_000;
  * job exists, so a dispatcher killed at any point leaves it to be given back (reclaimAbandoned).
  */
 export class FirstAttemptRunner {
-  private running = 0;
   private stopping = false;
   private slotFreed: (() => void) | undefined;
   private loop: Promise<void> | undefined;
   private heartbeat: NodeJS.Timeout | undefined;
-  private readonly inFlight = new Set<Promise<void>>();
-  /** The entries being run, as taken (one per run, duplicates included). */
-  private readonly runningEntries: string[] = [];
+  /** Each run in flight, with its entry as taken (duplicates included). */
+  private readonly inFlight = new Map<Promise<void>, string>();
 
   constructor(
     private readonly deps: FirstAttemptRunnerDeps,
@@ -64,7 +62,7 @@ export class FirstAttemptRunner {
     this.slotFreed?.();
     this.deps.taker.interrupt(); // an entry moved as the wait was cut stays in this dispatcher's list, given back below
     await this.loop;
-    await Promise.allSettled([...this.inFlight]);
+    await Promise.allSettled([...this.inFlight.keys()]);
     clearInterval(this.heartbeat);
     await this.deps.taker.release().catch((error: unknown) => this.deps.logger.warn({ err: error }, 'first attempts not given back; another dispatcher takes them once this one is silent'));
   }
@@ -73,7 +71,7 @@ export class FirstAttemptRunner {
     // Registered before the first take: only a registered dispatcher's entries are given back if it dies.
     await this.untilDone(() => this.deps.taker.beat(), 'first-attempt heartbeat not written');
     while (!this.stopping) {
-      if (this.running >= this.deps.concurrency) {
+      if (this.inFlight.size >= this.deps.concurrency) {
         await new Promise<void>((resolve) => (this.slotFreed = resolve));
         continue;
       }
@@ -87,7 +85,7 @@ export class FirstAttemptRunner {
         // list, or Redis may still move one there until the take's own timeout: then give back.
         await sleep(AFTER_FAILED_TAKE_MS);
         if (this.stopping) break; // release gives everything back
-        await this.untilDone(() => this.deps.taker.giveBackUnknown([...this.runningEntries]), 'first attempts not checked after a failed take');
+        await this.untilDone(() => this.deps.taker.giveBackUnknown([...this.inFlight.values()]), 'first attempts not checked after a failed take');
         continue;
       }
       if (entry) this.track(entry);
@@ -95,14 +93,10 @@ export class FirstAttemptRunner {
   }
 
   private track(entry: TakenAttempt): void {
-    this.running += 1;
-    this.runningEntries.push(entry.raw);
     const work = this.run(entry);
-    this.inFlight.add(work);
+    this.inFlight.set(work, entry.raw);
     void work.finally(() => {
       this.inFlight.delete(work);
-      this.runningEntries.splice(this.runningEntries.indexOf(entry.raw), 1);
-      this.running -= 1;
       const wake = this.slotFreed;
       this.slotFreed = undefined;
       wake?.();
