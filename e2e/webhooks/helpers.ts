@@ -31,7 +31,8 @@ export function deliveryQueue(stack: Stack) {
     const jobId = deliveryJobId({ eventId, endpointId });
     return (await firstAttempts.pendingJobIds())!.has(jobId) || Boolean(await Job.fromId<DeliveryJob>(queue, jobId));
   };
-  const latestEvent = (subjectId: string, type: string) => stack.database.db.outboxEvent.findFirst({ where: { subjectId, type }, orderBy: { createdAt: 'desc' } });
+  const latestEvent = (subjectId: string, type: string) =>
+    stack.database.db.outboxEvent.findFirst({ where: { subjectId, type }, orderBy: { createdAt: 'desc' } });
   return {
     queue,
     connection,

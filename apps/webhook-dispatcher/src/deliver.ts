@@ -24,11 +24,7 @@ export class DeliveryFailedError extends Error {
  * request is over, before that). A 2xx within the time limit is success; anything else
  * throws, and the caller schedules the next attempt. Redirects are not followed.
  */
-export async function deliver(
-  key: AttemptKey & { fromList?: boolean },
-  deps: DeliverDeps,
-  requestDone: () => void = () => undefined,
-): Promise<string> {
+export async function deliver(key: AttemptKey & { fromList?: boolean }, deps: DeliverDeps, requestDone: () => void = () => undefined): Promise<string> {
   const { eventId, endpointId, attempt, fromList } = key;
   const attemptKey = { eventId, endpointId, attempt };
   const webhookId = webhookMessageId(eventId, endpointId);

@@ -50,9 +50,12 @@ export class FirstAttemptRunner {
   ) {}
 
   start(): void {
-    this.heartbeat = setInterval(() => {
-      this.deps.taker.beat().catch((error: unknown) => this.deps.logger.warn({ err: error }, 'first-attempt heartbeat not written'));
-    }, Math.max(100, Math.floor(this.heartbeatMs / 3)));
+    this.heartbeat = setInterval(
+      () => {
+        this.deps.taker.beat().catch((error: unknown) => this.deps.logger.warn({ err: error }, 'first-attempt heartbeat not written'));
+      },
+      Math.max(100, Math.floor(this.heartbeatMs / 3)),
+    );
     this.loop = this.takeWhileRunning();
   }
 
@@ -64,7 +67,9 @@ export class FirstAttemptRunner {
     await this.loop;
     await Promise.allSettled([...this.inFlight.keys()]);
     clearInterval(this.heartbeat);
-    await this.deps.taker.release().catch((error: unknown) => this.deps.logger.warn({ err: error }, 'first attempts not given back; another dispatcher takes them once this one is silent'));
+    await this.deps.taker
+      .release()
+      .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'first attempts not given back; another dispatcher takes them once this one is silent'));
   }
 
   private async takeWhileRunning(): Promise<void> {
@@ -145,10 +150,7 @@ export class FirstAttemptRunner {
       return true;
     }
     if (!hasAttemptsLeft(progress) || progress.made === 0) return true; // delivered, or endpoint deleted
-    return this.untilDone(
-      () => this.schedule(attempt, progress.made, nextAttemptDelayMs(this.deps.retryBaseMs, progress)),
-      'webhook retry not scheduled',
-    );
+    return this.untilDone(() => this.schedule(attempt, progress.made, nextAttemptDelayMs(this.deps.retryBaseMs, progress)), 'webhook retry not scheduled');
   }
 
   private schedule(attempt: FirstAttempt, attemptsMade: number, delayMs: number): Promise<unknown> {

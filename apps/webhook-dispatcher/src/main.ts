@@ -98,7 +98,8 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
       slots,
       concurrency: config.WEBHOOK_CONCURRENCY,
       retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
-      deliver: (attempt, releaseSlot) => deliver({ eventId: attempt.eventId, endpointId: attempt.endpointId, attempt: 1, fromList: true }, deliveryDeps, releaseSlot),
+      deliver: (attempt, releaseSlot) =>
+        deliver({ eventId: attempt.eventId, endpointId: attempt.endpointId, attempt: 1, fromList: true }, deliveryDeps, releaseSlot),
       progress: (attempt) => deliveryProgress(db, attempt),
       logger,
       onDeferred,

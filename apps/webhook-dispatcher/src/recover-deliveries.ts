@@ -53,7 +53,10 @@ export async function recoverLostDeliveries(deps: RecoveryDeps): Promise<number>
   if (candidates.length === 0) return 0;
   const onTheList = await deps.firstAttempts.pendingJobIds();
   if (!onTheList) {
-    deps.logger.info({ limit: FIRST_ATTEMPTS_SNAPSHOT_LIMIT }, 'lost-delivery sweep skipped while a backlog of first attempts waits (Redis evidently has its data)');
+    deps.logger.info(
+      { limit: FIRST_ATTEMPTS_SNAPSHOT_LIMIT },
+      'lost-delivery sweep skipped while a backlog of first attempts waits (Redis evidently has its data)',
+    );
     return 0;
   }
   let recovered = 0;

@@ -59,7 +59,14 @@ describe('first attempts offered again', () => {
     });
     const subject = randomUUID();
     const event = await database.db.outboxEvent.create({
-      data: { type: 'document.ready', organizationId, isUat: false, subjectId: subject, payload: { job_id: subject, event: 'document.ready' }, publishedAt: new Date() },
+      data: {
+        type: 'document.ready',
+        organizationId,
+        isUat: false,
+        subjectId: subject,
+        payload: { job_id: subject, event: 'document.ready' },
+        publishedAt: new Date(),
+      },
     });
     for (const { attempt, status } of attempts) {
       await database.db.webhookDelivery.create({

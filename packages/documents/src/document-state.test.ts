@@ -226,7 +226,8 @@ describe('document state and the outbox relay', () => {
     await relay.publish(finished.event!);
     await relay.flushMarks();
     let offered = (await firstAttempts.pendingJobIds())!;
-    for (const endpointId of [endpoints.all!, endpoints.failedOnly!]) expect(offered.has(deliveryJobId({ eventId: finished.event!.id, endpointId }))).toBe(true);
+    for (const endpointId of [endpoints.all!, endpoints.failedOnly!])
+      expect(offered.has(deliveryJobId({ eventId: finished.event!.id, endpointId }))).toBe(true);
     expect((await database.db.outboxEvent.findUniqueOrThrow({ where: { id: finished.event!.id } })).publishedAt).not.toBeNull();
 
     // A worker that died between its commit and its publish left this one.

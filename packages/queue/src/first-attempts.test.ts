@@ -40,7 +40,11 @@ describe('first delivery attempts on a plain list', () => {
     await attempts.publish(b, [one]);
     await attempts.publish(b, []); // an event with no subscriber offers nothing
     expect(await attempts.pendingJobIds()).toEqual(
-      new Set([deliveryJobId({ eventId: a.id, endpointId: one }), deliveryJobId({ eventId: a.id, endpointId: two }), deliveryJobId({ eventId: b.id, endpointId: one })]),
+      new Set([
+        deliveryJobId({ eventId: a.id, endpointId: one }),
+        deliveryJobId({ eventId: a.id, endpointId: two }),
+        deliveryJobId({ eventId: b.id, endpointId: one }),
+      ]),
     );
 
     const taker = attempts.taker(connection());
@@ -138,14 +142,16 @@ describe('first delivery attempts on a plain list', () => {
 
   it('the sweep does not read a backlog longer than the limit', async () => {
     const { prefix, attempts } = fresh();
-    const entries = Array.from({ length: FIRST_ATTEMPTS_SNAPSHOT_LIMIT + 1 }, () => JSON.stringify({ eventId: randomUUID(), endpointId: randomUUID(), type: 'document.ready' }));
+    const entries = Array.from({ length: FIRST_ATTEMPTS_SNAPSHOT_LIMIT + 1 }, () =>
+      JSON.stringify({ eventId: randomUUID(), endpointId: randomUUID(), type: 'document.ready' }),
+    );
     await redis.lpush(waitingKey(prefix), ...entries);
     expect(await attempts.pendingJobIds()).toBeUndefined();
     await redis.rpop(waitingKey(prefix));
     expect((await attempts.pendingJobIds())!.size).toBe(FIRST_ATTEMPTS_SNAPSHOT_LIMIT);
   });
 
-  it("a take in flight when its connection drops fails at once, and is not sent again to take a second entry", async () => {
+  it('a take in flight when its connection drops fails at once, and is not sent again to take a second entry', async () => {
     const { prefix, attempts } = fresh();
     const blocking = blockingConnection(redis);
     connections.push(blocking);

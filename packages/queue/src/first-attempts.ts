@@ -155,9 +155,12 @@ export class FirstAttempts {
    * BullMQ job and need none. Undefined when more than FIRST_ATTEMPTS_SNAPSHOT_LIMIT wait.
    */
   async pendingJobIds(): Promise<Set<string> | undefined> {
-    const entries = (await withScripts(this.redis).docgenFirstAttemptEvery(this.keys.waiting, this.keys.registry, this.keys.takenPrefix, FIRST_ATTEMPTS_SNAPSHOT_LIMIT)) as
-      | string[]
-      | null;
+    const entries = (await withScripts(this.redis).docgenFirstAttemptEvery(
+      this.keys.waiting,
+      this.keys.registry,
+      this.keys.takenPrefix,
+      FIRST_ATTEMPTS_SNAPSHOT_LIMIT,
+    )) as string[] | null;
     if (!entries) return undefined;
     const ids = new Set<string>();
     for (const raw of entries) {
