@@ -62,8 +62,8 @@ describe('resilience (real worker processes and LibreOffice)', () => {
     expect(await stack.database.db.document.findUniqueOrThrow({ where: { id } })).toMatchObject({ status: 'queued', renderAttempts: 0 });
     await doomed.stop('SIGKILL');
 
-    // The job's lock (2 s) runs out and BullMQ hands the job on as stalled: that take is marked at once, and counts
-    // both of the job's takes (the first stopped its worker uncounted).
+    // The dead worker is silent for RENDER_LOCK_MS (2 s) and the next gives its take back to the render list, marked as
+    // taken once before: that take is marked at once, and counts both takes (the first stopped its worker uncounted).
     const second = await stack.start('render-worker', lateMarks);
     await converting(second);
     const retaken = await stack.database.db.document.findUniqueOrThrow({ where: { id } });

@@ -1,6 +1,6 @@
 import PizZip from 'pizzip';
 import request from 'supertest';
-import { createRenderQueue } from '@docgen/queue';
+import { createRenderQueue, renderTakeCounts } from '@docgen/queue';
 import { buildDocx, buildXlsx, paragraph, seedOrganization, withHiddenEntry, type SeededOrganization } from '@docgen/testing';
 import { startGatewayHarness, type GatewayHarness } from './harness';
 
@@ -70,12 +70,22 @@ describe('hostile spreadsheets at POST /api/v1/bulk-jobs: a 413 or 422 with a de
       .attach('file', file, filename)
       .timeout(30_000);
 
+  /** Forgets every render queued so far (BullMQ's and the render list's), so a later case can prove nothing was queued. */
+  async function forgetQueuedRenders() {
+    const queue = createRenderQueue(harness.redis, harness.config.REDIS_KEY_PREFIX);
+    await queue.obliterate({ force: true });
+    await queue.close();
+    const renderList = await harness.redis.keys(`${harness.config.REDIS_KEY_PREFIX}bull:render:takes:*`);
+    if (renderList.length) await harness.redis.del(...renderList);
+  }
+
   async function expectNothingQueued() {
     expect(await harness.database.db.bulkJob.count()).toBe(0);
     expect(await harness.database.db.document.count()).toBe(0);
     const queue = createRenderQueue(harness.redis, harness.config.REDIS_KEY_PREFIX);
     try {
       expect(Object.values(await queue.getJobCounts()).every((count) => count === 0)).toBe(true);
+      expect(await renderTakeCounts(queue)).toEqual({ waiting: 0, taken: 0 });
     } finally {
       await queue.close();
     }
@@ -85,12 +95,10 @@ describe('hostile spreadsheets at POST /api/v1/bulk-jobs: a 413 or 422 with a de
   it('the well-formed workbook the hostile ones start from is accepted (so each refusal below is for its flaw)', async () => {
     const workbook = buildXlsx([['name'], ['Ada']]);
     expect(localHeaderDisagrees(workbook).equals(workbook)).toBe(false);
-    const queue = createRenderQueue(harness.redis, harness.config.REDIS_KEY_PREFIX);
     const res = await upload(workbook, 'clients.xlsx');
     expect(res.status).toBe(202);
     // Undo it, so the other cases can prove that nothing at all was written.
-    await queue.obliterate({ force: true });
-    await queue.close();
+    await forgetQueuedRenders();
     await harness.database.db.document.deleteMany();
     await harness.database.db.bulkJob.deleteMany();
   });
@@ -133,9 +141,7 @@ describe('hostile spreadsheets at POST /api/v1/bulk-jobs: a 413 or 422 with a de
       await harness.database.db.document.deleteMany();
       await harness.database.db.bulkJob.deleteMany();
     }
-    const queue = createRenderQueue(harness.redis, harness.config.REDIS_KEY_PREFIX);
-    await queue.obliterate({ force: true });
-    await queue.close();
+    await forgetQueuedRenders();
   });
 
   it('checks the header before reading 200,000 rows (far past BULK_MAX_ROWS)', async () => {

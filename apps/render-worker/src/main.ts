@@ -8,8 +8,10 @@ import {
   bullPrefix,
   createBulkAssemblyQueue,
   FirstAttempts,
+  blockingConnection,
   createRenderQueue,
   pumpFairQueue,
+  renderTakeList,
   type BulkAssemblyJob,
   type LivePreviewJob,
   type RenderJob,
@@ -30,7 +32,8 @@ import { startConverter } from './converter';
 import { renderMetrics } from './metrics';
 import { imageFetchBudget } from './image-fetch-budget';
 import { renderSecretsStore } from './finish-document';
-import { processRenderJob } from './process-render-job';
+import { processRenderJob, renderDocument } from './process-render-job';
+import { RenderTakeRunner } from './render-take-runner';
 import { processTemplateImport } from './process-template-import';
 import { processTemplatePreview } from './process-template-preview';
 import { processLivePreview } from './process-live-preview';
@@ -133,7 +136,35 @@ runService('render-worker', renderWorkerEnv, async (context) => {
     signingMaterial: (scope: { organizationId: string; isUat: boolean }) => loadSigningMaterial(db, keyring, scope),
   };
 
-  // Stop taking jobs first; a job still running past the deadline is handed back by its lock.
+  // A document's first take comes from the render list (@docgen/queue's render-takes): a few
+  // Redis commands instead of a BullMQ job's thirty-odd. Its retries are BullMQ jobs, below.
+  const renderTakes = renderTakeList(redis, renderQueue);
+  const taker = renderTakes.taker(blockingConnection(redis));
+  const pump = () => void pumpFairQueue(renderQueue).catch((error: unknown) => logger.warn({ err: error }, 'fair-share pump failed'));
+  const takeRunner = new RenderTakeRunner({
+    taker,
+    retries: renderQueue,
+    concurrency,
+    heartbeatMs: config.RENDER_LOCK_MS,
+    render: (take) => renderDocument(take, deps),
+    onTake: pump,
+    logger,
+  });
+  takeRunner.start();
+  // Stops taking first; a render still running past the deadline is given back by the others once this worker is silent.
+  shutdown.register('renders', () => takeRunner.stop());
+  // A worker silent for RENDER_LOCK_MS (killed, frozen) gives its renders back to the others.
+  startSweep(
+    {
+      name: 'abandoned render sweep',
+      intervalMs: Math.max(500, Math.floor(config.RENDER_LOCK_MS / 2)),
+      run: async () => {
+        const given = await renderTakes.reclaimAbandoned(config.RENDER_LOCK_MS, taker);
+        if (given > 0) logger.warn({ given }, 'renders of a silent worker given back to the render list');
+      },
+    },
+    context,
+  );
   const worker = new Worker<RenderJob>(RENDER_QUEUE, (job) => processRenderJob(job, deps), {
     connection: redis,
     prefix: bullPrefix(config.REDIS_KEY_PREFIX),
@@ -154,10 +185,8 @@ runService('render-worker', renderWorkerEnv, async (context) => {
   });
   superviseWorker(context, 'bulk assembly', bulkWorker);
   superviseWorker(context, 'render', worker);
-  // Fair share (@docgen/queue's fair-queue): each job taken from the render queue makes room
-  // for the next organisation's; the timer hands over what a crashed pump left behind.
-  const pump = () => pumpFairQueue(renderQueue).catch((error: unknown) => logger.warn({ err: error }, 'fair-share pump failed'));
-  worker.on('active', () => void pump());
+  // Fair share (@docgen/queue's fair-queue): each take from the render list makes room for the
+  // next organisation's; the timer hands over what no take did (a list emptied by a retry's job, say).
   startSweep({ name: 'fair-share pump', intervalMs: FAIR_SHARE_PUMP_MS, run: () => pumpFairQueue(renderQueue) }, context);
 
   // HTML uploads wait on these (a gateway holds the request open), so one per warm

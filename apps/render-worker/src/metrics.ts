@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import { fairBacklogSize, type RenderJob } from '@docgen/queue';
+import { fairBacklogSize, renderTakeCounts, type RenderJob } from '@docgen/queue';
 
 /** Not 'completed': a finished render job is removed at once (RENDER_JOB_OPTIONS). */
 const JOB_STATES = ['waiting', 'prioritized', 'delayed', 'active', 'failed'] as const;
@@ -33,11 +33,14 @@ export function renderMetrics(registry: Registry, queue: Queue<RenderJob>, liveI
   });
   new Gauge({
     name: 'docgen_render_queue_jobs',
-    help: "Render queue jobs by state, from BullMQ's own counts, and 'backlog' for those still in the organisations' fair-share backlogs (queue-wide: every worker reports the same)",
+    help: "Render jobs by state: the render list's and BullMQ's (retries) together, and 'backlog' for those still in the organisations' fair-share backlogs (queue-wide: every worker reports the same)",
     labelNames: ['state'] as const,
     registers: [registry],
     async collect() {
-      const [counts, backlog] = await Promise.all([queue.getJobCounts(...JOB_STATES), fairBacklogSize(queue)]);
+      const [counts, backlog, list] = await Promise.all([queue.getJobCounts(...JOB_STATES), fairBacklogSize(queue), renderTakeCounts(queue)]);
+      // First takes wait and render on the render list; retries are BullMQ jobs.
+      counts.waiting = (counts.waiting ?? 0) + list.waiting;
+      counts.active = (counts.active ?? 0) + list.taken;
       for (const state of JOB_STATES) this.set({ state }, counts[state] ?? 0);
       // Documents still in their organisations' fair-share backlogs: waiting too, not yet handed to BullMQ.
       this.set({ state: 'backlog' }, backlog);

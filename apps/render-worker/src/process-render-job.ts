@@ -63,25 +63,46 @@ function userFacingFailure(error: unknown, renderTimeoutMs: number): string | un
   return undefined;
 }
 
+/** One take of a document, from the render list or from a BullMQ job. */
+export interface RenderTake {
+  documentId: string;
+  generation: number;
+  /** This take's number for this document generation (1 for the first), counting takes whose worker stopped. */
+  takes: number;
+  /** Attempts that failed before this one. */
+  attemptsMade: number;
+  /** Attempts this generation gets in all. */
+  attemptsAllowed: number;
+}
+
+/** A BullMQ job's take: its own counts, after what the render list's take before it spent. */
+export function takeOfJob(job: Job<RenderJob>): RenderTake {
+  const { documentId, generation, takesBefore = 0, attemptsBefore = 0 } = RenderJob.parse(job.data);
+  // attemptsStarted counts every take, stalled ones too (the rest only guards its absence in older job records)
+  const takes = takesBefore + Math.max(1, job.attemptsStarted ?? 1, job.attemptsMade + job.stalledCounter + 1);
+  return { documentId, generation, takes, attemptsMade: attemptsBefore + job.attemptsMade, attemptsAllowed: attemptsBefore + (job.opts.attempts ?? 1) };
+}
+
+export const processRenderJob = (job: Job<RenderJob>, deps: RenderDeps) => renderDocument(takeOfJob(job), deps);
+
 /**
  * Renders one document: fill the template once, convert once (for "both" the same DOCX is
  * kept and converted), store the files, then finish. Problems of the template or input
- * fail the document at once; infrastructure problems (LibreOffice crashed, storage
- * hiccup) are retried by BullMQ and fail the document only on the last attempt.
+ * fail the document at once (UnrecoverableError); infrastructure problems (LibreOffice
+ * crashed, storage hiccup) are thrown to be retried, and fail the document only on the last attempt.
  *
  * Each attempt has one deadline, RENDER_TIMEOUT_MS after the document went to rendering:
  * image fetches, waiting for a LibreOffice instance and the conversion all count against
  * it, and when it passes the document fails with the timeout message.
  */
-export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): Promise<string> {
+export async function renderDocument(job: RenderTake, deps: RenderDeps): Promise<string> {
   const started = process.hrtime.bigint();
   const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
   const phases = new PhaseTimer();
-  const { documentId, generation } = RenderJob.parse(job.data);
-  // A job's first take (not a retry, not taken again after its worker stopped) writes `rendering` only if it runs long.
-  const jobTakes = Math.max(1, job.attemptsStarted ?? 1);
-  const firstTake = deps.renderingMarkAfterMs > 0 && jobTakes === 1 && job.attemptsMade === 0 && job.stalledCounter === 0;
-  const take: Take = firstTake ? { firstTake, markAfterMs: deps.renderingMarkAfterMs } : { firstTake, jobTakes };
+  const { documentId, generation } = job;
+  // A first take (not a retry, not taken again after its worker stopped) writes `rendering` only if it runs long.
+  const firstTake = deps.renderingMarkAfterMs > 0 && job.takes === 1 && job.attemptsMade === 0;
+  const take: Take = firstTake ? { firstTake, markAfterMs: deps.renderingMarkAfterMs } : { firstTake, jobTakes: job.takes };
   const attempt = await RenderingAttempt.take(deps.db, documentId, generation, take);
   phases.end('start');
   if (!attempt) {
@@ -110,7 +131,7 @@ export async function processRenderJob(job: Job<RenderJob>, deps: RenderDeps): P
       // Counted (marked) first: the retry and the attempt limit read the count. (A final outcome's finish counts it.)
       const doc = (await attempt.mark().catch(() => undefined)) ?? taken;
       // The document's own count spans re-queues by the stuck-document sweep (each a new job with attempts of its own).
-      const lastAttempt = doc.renderAttempts >= MAX_RENDER_ATTEMPTS || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      const lastAttempt = doc.renderAttempts >= MAX_RENDER_ATTEMPTS || job.attemptsMade + 1 >= job.attemptsAllowed;
       if (!lastAttempt) {
         log.warn({ err: error }, 'render attempt failed; will retry');
         // Queued, not rendering, until the retry starts (a new attempt with its own deadline).

@@ -1,13 +1,12 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queue } from 'bullmq';
 import type { Logger } from '@docgen/observability';
-import type { DeliveryJob, FirstAttempt, FirstAttemptTaker, TakenAttempt } from '@docgen/queue';
+import { ListRunner, parseAttempt, type DeliveryJob, type FirstAttempt, type ListTaker, type TakenEntry } from '@docgen/queue';
 import { retryDelayMs, type DeliveryProgress } from '@docgen/webhooks';
 import { deferralDelayMs, type EndpointSlots } from './endpoint-cap';
 import { hasAttemptsLeft, nextAttemptDelayMs, queueRemainingAttempts } from './remaining-attempts';
 
 export interface FirstAttemptRunnerDeps {
-  taker: FirstAttemptTaker;
+  taker: ListTaker;
   /** `webhook-deliveries`: where a retry, or a first attempt deferred by the endpoint cap, is scheduled. */
   retries: Queue<DeliveryJob>;
   slots: EndpointSlots;
@@ -22,98 +21,48 @@ export interface FirstAttemptRunnerDeps {
   onDeferred?: (endpointId: string, delayMs: number) => void;
 }
 
-const TAKE_TIMEOUT_SECONDS = 5;
-const REDIS_RETRY_MS = 1_000;
-/** After a failed take, Redis may still hold it blocked (a connection it has not seen die) until its timeout. */
-const AFTER_FAILED_TAKE_MS = (TAKE_TIMEOUT_SECONDS + 1) * 1_000;
-
 /**
  * Runs the first attempts published on the FirstAttempts list (@docgen/queue), up to
- * `concurrency` at once. An attempt that fails becomes a BullMQ job on `webhook-deliveries`
- * with the attempts left (attempt 2 after WEBHOOK_RETRY_BASE_MS, then as every retry); one
- * whose endpoint is at its in-flight cap becomes a job that asks again later, with all four
- * attempts. An entry leaves this dispatcher's list only once its outcome is written or its
- * job exists, so a dispatcher killed at any point leaves it to be given back (reclaimAbandoned).
+ * `concurrency` at once, through a ListRunner (which takes, beats and gives back). An attempt
+ * that fails becomes a BullMQ job on `webhook-deliveries` with the attempts left (attempt 2
+ * after WEBHOOK_RETRY_BASE_MS, then as every retry); one whose endpoint is at its in-flight
+ * cap becomes a job that asks again later, with all four attempts. An entry leaves this
+ * dispatcher's list only once its outcome is written or its job exists, so a dispatcher
+ * killed at any point leaves it to be given back (reclaimAbandoned).
  */
 export class FirstAttemptRunner {
-  private stopping = false;
-  private slotFreed: (() => void) | undefined;
-  private loop: Promise<void> | undefined;
-  private heartbeat: NodeJS.Timeout | undefined;
-  /** Each run in flight, with its entry as taken (duplicates included). */
-  private readonly inFlight = new Map<Promise<void>, string>();
+  private readonly runner: ListRunner;
 
   constructor(
     private readonly deps: FirstAttemptRunnerDeps,
     /** WEBHOOK_LOCK_MS: other dispatchers give this one's entries back after this long without a beat. */
-    private readonly heartbeatMs: number,
-  ) {}
-
-  start(): void {
-    this.heartbeat = setInterval(
-      () => {
-        this.deps.taker.beat().catch((error: unknown) => this.deps.logger.warn({ err: error }, 'first-attempt heartbeat not written'));
-      },
-      Math.max(100, Math.floor(this.heartbeatMs / 3)),
-    );
-    this.loop = this.takeWhileRunning();
-  }
-
-  /** Takes no more, waits for the attempts in flight, then gives back what this dispatcher still holds. */
-  async stop(): Promise<void> {
-    this.stopping = true;
-    this.slotFreed?.();
-    this.deps.taker.interrupt(); // an entry moved as the wait was cut stays in this dispatcher's list, given back below
-    await this.loop;
-    await Promise.allSettled([...this.inFlight.keys()]);
-    clearInterval(this.heartbeat);
-    await this.deps.taker
-      .release()
-      .catch((error: unknown) => this.deps.logger.warn({ err: error }, 'first attempts not given back; another dispatcher takes them once this one is silent'));
-  }
-
-  private async takeWhileRunning(): Promise<void> {
-    // Registered before the first take: only a registered dispatcher's entries are given back if it dies.
-    await this.untilDone(() => this.deps.taker.beat(), 'first-attempt heartbeat not written');
-    while (!this.stopping) {
-      if (this.inFlight.size >= this.deps.concurrency) {
-        await new Promise<void>((resolve) => (this.slotFreed = resolve));
-        continue;
-      }
-      let entry: TakenAttempt | null;
-      try {
-        entry = await this.deps.taker.take(TAKE_TIMEOUT_SECONDS);
-      } catch (error) {
-        if (this.stopping) break;
-        this.deps.logger.warn({ err: error }, 'first attempts not taken; trying again');
-        // The take's answer may have been lost after Redis moved an entry into this dispatcher's
-        // list, or Redis may still move one there until the take's own timeout: then give back.
-        await sleep(AFTER_FAILED_TAKE_MS);
-        if (this.stopping) break; // release gives everything back
-        await this.untilDone(() => this.deps.taker.giveBackUnknown([...this.inFlight.values()]), 'first attempts not checked after a failed take');
-        continue;
-      }
-      if (entry) this.track(entry);
-    }
-  }
-
-  private track(entry: TakenAttempt): void {
-    const work = this.run(entry);
-    this.inFlight.set(work, entry.raw);
-    void work.finally(() => {
-      this.inFlight.delete(work);
-      const wake = this.slotFreed;
-      this.slotFreed = undefined;
-      wake?.();
+    heartbeatMs: number,
+  ) {
+    this.runner = new ListRunner({
+      taker: deps.taker,
+      concurrency: deps.concurrency,
+      heartbeatMs,
+      name: 'first attempts',
+      logger: deps.logger,
+      run: (entry) => this.run(entry),
     });
   }
 
-  private async run(entry: TakenAttempt): Promise<void> {
-    const { attempt } = entry;
-    if (!attempt) this.deps.logger.warn({ entry: entry.raw.slice(0, 200) }, 'first-attempt entry not understood; dropped');
-    // An entry whose next step could not be scheduled stays in this dispatcher's list (given back on release).
-    const handedOn = !attempt || (await this.attempt(attempt));
-    if (handedOn) await this.untilDone(() => this.deps.taker.done(entry), 'first attempt not cleared');
+  start(): void {
+    this.runner.start();
+  }
+
+  /** Takes no more, waits for the attempts in flight, then gives back what this dispatcher still holds. */
+  stop(): Promise<void> {
+    return this.runner.stop();
+  }
+
+  /** True once the entry may leave this dispatcher's list; false if the job that must follow it could not be queued (only when stopping). */
+  private async run(entry: TakenEntry): Promise<boolean> {
+    const attempt = parseAttempt(entry);
+    if (attempt) return this.attempt(attempt);
+    this.deps.logger.warn({ entry: entry.raw.slice(0, 200) }, 'first-attempt entry not understood; dropped');
+    return true;
   }
 
   /** Runs or defers the attempt; false if the job that must follow it could not be queued (only when stopping). */
@@ -121,7 +70,7 @@ export class FirstAttemptRunner {
     const release = this.deps.slots.tryAcquire(attempt.endpointId);
     if (!release) {
       const delayMs = deferralDelayMs(0);
-      if (!(await this.untilDone(() => this.schedule(attempt, 0, delayMs), 'deferred first attempt not scheduled'))) return false;
+      if (!(await this.runner.untilDone(() => this.schedule(attempt, 0, delayMs), 'deferred first attempt not scheduled'))) return false;
       this.deps.onDeferred?.(attempt.endpointId, delayMs);
       return true;
     }
@@ -130,7 +79,7 @@ export class FirstAttemptRunner {
       return true;
     } catch {
       // deliver logged the attempt and its outcome; attempts 2 to 4 are BullMQ's
-      return this.untilDone(() => this.schedule(attempt, 1, retryDelayMs(this.deps.retryBaseMs, 1)), 'webhook retry not scheduled');
+      return this.runner.untilDone(() => this.schedule(attempt, 1, retryDelayMs(this.deps.retryBaseMs, 1)), 'webhook retry not scheduled');
     } finally {
       release();
     }
@@ -150,27 +99,13 @@ export class FirstAttemptRunner {
       return true;
     }
     if (!hasAttemptsLeft(progress) || progress.made === 0) return true; // delivered, or endpoint deleted
-    return this.untilDone(() => this.schedule(attempt, progress.made, nextAttemptDelayMs(this.deps.retryBaseMs, progress)), 'webhook retry not scheduled');
+    return this.runner.untilDone(
+      () => this.schedule(attempt, progress.made, nextAttemptDelayMs(this.deps.retryBaseMs, progress)),
+      'webhook retry not scheduled',
+    );
   }
 
   private schedule(attempt: FirstAttempt, attemptsMade: number, delayMs: number): Promise<unknown> {
     return queueRemainingAttempts(this.deps.retries, attempt, attemptsMade, delayMs);
-  }
-
-  /**
-   * Redis steps are tried again until they succeed: an entry stays in this dispatcher's list
-   * until then, and is given back to another only if this one stops or dies first.
-   */
-  private async untilDone(step: () => Promise<unknown>, warning: string): Promise<boolean> {
-    for (;;) {
-      try {
-        await step();
-        return true;
-      } catch (error) {
-        this.deps.logger.warn({ err: error }, `${warning}; trying again`);
-        if (this.stopping) return false;
-        await sleep(REDIS_RETRY_MS);
-      }
-    }
   }
 }

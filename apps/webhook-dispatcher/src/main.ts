@@ -90,10 +90,10 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
 
   // First attempts come from a plain list (FirstAttempts): a few Redis commands each instead of a job's forty.
   const firstAttempts = new FirstAttempts(redis, config.REDIS_KEY_PREFIX);
-  const blocking = blockingConnection(redis);
+  const taker = firstAttempts.taker(blockingConnection(redis));
   const firstAttemptRunner = new FirstAttemptRunner(
     {
-      taker: firstAttempts.taker(blocking),
+      taker,
       retries: deliveryQueue,
       slots,
       concurrency: config.WEBHOOK_CONCURRENCY,
@@ -114,7 +114,7 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
       name: 'abandoned first-attempt sweep',
       intervalMs: lock.stalledInterval,
       run: async () => {
-        const given = await firstAttempts.reclaimAbandoned(config.WEBHOOK_LOCK_MS);
+        const given = await firstAttempts.reclaimAbandoned(config.WEBHOOK_LOCK_MS, taker);
         if (given > 0) logger.warn({ given }, 'first attempts of a silent dispatcher given back to the list');
       },
     },

@@ -53,6 +53,6 @@ describe('the lost-delivery sweep and first attempts', () => {
     expect(job.data).toEqual({ eventId: event.id, endpointId: endpoint.id, attemptsBefore: 0 });
     expect(job.opts.attempts).toBe(4);
     expect(await sweep()).toBe(0); // the job is there now
-    await taker.done(taken);
+    await taker.done(taken.raw);
   });
 });

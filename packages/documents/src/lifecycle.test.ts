@@ -1,7 +1,7 @@
 import { WebhookEventPayload } from '@docgen/contracts';
 import type { Prisma } from '@docgen/db';
 import { createLogger } from '@docgen/observability';
-import { FirstAttempts, createRedisConnection, createRenderQueue, deliveryJobId, renderJobId } from '@docgen/queue';
+import { FirstAttempts, createRedisConnection, createRenderQueue, deliveryJobId, pendingRenderJobIds, renderJobId } from '@docgen/queue';
 import { createTestDatabase, seedOrganization, startRedisServer, uniqueId, type RedisServer, type TestDatabase } from '@docgen/testing';
 import { ACTIVE_COUNT_FRESH_MS, ActiveDocumentCounts } from './active-document-counts';
 import { createBulkJob } from './bulk-jobs/create-bulk-job';
@@ -69,7 +69,7 @@ describe('a document’s life (domain functions)', () => {
       { organizationId, body: body(), isUat: false, idempotencyKey: undefined, maxActivePerOrg: 10_000 },
     );
     expect(outcome).toBe('created');
-    expect(await renderQueue.getJob(renderJobId({ documentId: document.id, generation: 1 }))).toBeDefined();
+    expect(await pendingRenderJobIds(renderQueue)).toContain(renderJobId({ documentId: document.id, generation: 1 }));
 
     const error = await errorOf(
       createDocument(
@@ -252,7 +252,7 @@ describe('a document’s life (domain functions)', () => {
 
     const retried = await queueNewGeneration(database.db, renderQueue, failed, 'failed');
     expect(retried).toMatchObject({ status: 'queued', generation: 2, renderAttempts: 0, errorMessage: null, completedAt: null });
-    expect(await renderQueue.getJob(renderJobId({ documentId: failed.id, generation: 2 }))).toBeDefined();
+    expect(await pendingRenderJobIds(renderQueue)).toContain(renderJobId({ documentId: failed.id, generation: 2 }));
     // The attempt it saw is gone: a second retry of the same failure changes nothing.
     expect(await queueNewGeneration(database.db, renderQueue, failed, 'failed')).toBeUndefined();
   });

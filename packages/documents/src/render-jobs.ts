@@ -4,9 +4,9 @@ import { enqueueFairly, type RenderJob } from '@docgen/queue';
 /**
  * The one producer of render jobs: one job per document generation, into its organisation's
  * backlog of the fair-share scheduler (@docgen/queue's fair-queue), which hands jobs to the
- * render queue round-robin across organisations. The job id (`<document>.<generation>`)
- * makes queueing idempotent (a generation queued twice runs once), and a job for a
- * generation that is no longer current stands down when it runs.
+ * render list round-robin across organisations. The job id is `<document>.<generation>`: a
+ * generation queued twice joins its backlog once, and a take of a generation that is no
+ * longer current, or already finished, stands down when it runs.
  */
 export async function queueRenderJobs(queue: Queue<RenderJob>, documents: { id: string; generation: number; organizationId: string }[]): Promise<void> {
   for (let start = 0; start < documents.length; start += ENQUEUE_CHUNK) {

@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import type { Database } from '@docgen/db';
 import type { Logger } from '@docgen/observability';
-import { RENDER_JOB_OPTIONS, inFairBacklogs, renderJobId, type RenderJob } from '@docgen/queue';
+import { RENDER_JOB_OPTIONS, inFairBacklogs, pendingRenderJobIds, renderJobId, type RenderJob } from '@docgen/queue';
 import type { Announce } from './announce';
 import { finishRendering } from './finish-rendering';
 import { queueNewGeneration } from './queue-new-generation';
@@ -43,8 +43,8 @@ const PENDING = new Set(['waiting', 'delayed', 'prioritized', 'active', 'waiting
  *   its worker (killed, or frozen): it is queued again under a new generation, at once
  *   rather than when BullMQ notices the dead worker's lock expired; once it has had its
  *   attempts it is failed with the timeout message instead;
- * - a queued document whose job is gone (neither in BullMQ nor in its organisation's
- *   fair-share backlog) gets a new one: one queued again after an attempt
+ * - a queued document whose job is gone (not in its organisation's fair-share backlog, nor
+ *   on the render list, nor in BullMQ) gets a new one: one queued again after an attempt
  *   (awaiting a retry, or re-queued here), or one whose gateway died between writing it
  *   and queueing its job.
  * Every change is conditional on the attempt the sweep saw (same generation, status and
@@ -90,11 +90,12 @@ export async function sweepStuckDocuments(deps: StuckDocumentSweepDeps, timing: 
     if (waiting.length === 0) break;
     after = waiting[waiting.length - 1];
     const jobs = waiting.map((doc) => ({ documentId: doc.id, generation: doc.generation, organizationId: doc.organizationId }));
-    // The backlog first: a job leaves it for BullMQ, never the other way, so a job seen in
-    // neither (in this order) is not one a pump was handing over between the two looks.
+    // In the order a job travels (backlog, render list, then BullMQ for a retry; never back),
+    // so a job seen in none of them is not one that moved between two looks.
     const inBacklog = await inFairBacklogs(deps.queue, jobs);
+    const onRenderList = await pendingRenderJobIds(deps.queue);
     for (const [index, doc] of waiting.entries()) {
-      if (inBacklog[index]) continue;
+      if (inBacklog[index] || onRenderList.has(renderJobId(jobs[index]!))) continue;
       const state = await deps.queue.getJobState(renderJobId(jobs[index]!));
       if (PENDING.has(state)) continue;
       if (await queueNewGeneration(deps.db, deps.queue, doc, 'queued')) {

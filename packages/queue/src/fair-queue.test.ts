@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Worker } from 'bullmq';
-import { bullPrefix, createRenderQueue, RENDER_QUEUE, renderJobId, type RenderJob } from './queues';
+import { createRenderQueue } from './queues';
 import { createRedisConnection } from './redis-connection';
 import { enqueueFairly, fairBacklogSize, inFairBacklogs, pumpFairQueue } from './fair-queue';
+import { renderJobOfEntry, renderTakeCounts, renderTakeList } from './render-takes';
+import { blockingConnection } from './take-list';
 
-/** The fair-share scheduler on the real Redis, with a real BullMQ worker taking jobs in the order it is given them. */
+/** The fair-share scheduler on the real Redis, with a real taker of the render list taking jobs in the order it is given them. */
 describe('fair share across organisations', () => {
   const redis = createRedisConnection(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', 'worker');
   const prefixes: string[] = [];
@@ -15,6 +16,13 @@ describe('fair share across organisations', () => {
     return { prefix, queue: createRenderQueue(redis, prefix) };
   };
   const job = (organizationId: string) => ({ documentId: randomUUID(), generation: 1, organizationId });
+  const waitingOnList = async (queue: ReturnType<typeof createRenderQueue>) => (await renderTakeCounts(queue)).waiting;
+  /** Takes the next document from the render list, as a worker does, and finishes it at once. */
+  const takeNext = async (taker: ReturnType<ReturnType<typeof renderTakeList>['taker']>) => {
+    const entry = (await taker.take(1))!;
+    await taker.done(entry.raw);
+    return renderJobOfEntry(entry)!;
+  };
 
   afterAll(async () => {
     for (const prefix of prefixes) {
@@ -25,7 +33,7 @@ describe('fair share across organisations', () => {
   });
 
   it("hands another organisation's one document to the workers before the rest of a large backlog", async () => {
-    const { prefix, queue } = freshQueue();
+    const { queue } = freshQueue();
     const depth = 4;
     const bulk = Array.from({ length: 200 }, () => job('org-a'));
     // Queued in chunks, as a bulk job queues its rows.
@@ -33,29 +41,23 @@ describe('fair share across organisations', () => {
     const single = job('org-b');
     await enqueueFairly(queue, [single], depth);
 
-    // Only `depth` jobs are in BullMQ; every other one waits in its organisation's backlog,
-    // and the two together are every waiting document (what the autoscaling gauge sums).
-    expect(await queue.getWaitingCount()).toBe(depth);
+    // Only `depth` jobs are on the render list; every other one waits in its organisation's
+    // backlog, and the two together are every waiting document (what the autoscaling gauge sums).
+    expect(await waitingOnList(queue)).toBe(depth);
     expect(await fairBacklogSize(queue)).toBe(bulk.length + 1 - depth);
     expect(await inFairBacklogs(queue, [single, bulk[0]!])).toEqual([true, false]);
 
+    const blocking = blockingConnection(redis);
+    const taker = renderTakeList(redis, queue).taker(blocking);
     const order: string[] = [];
-    let allTaken!: () => void;
-    const done = new Promise<void>((resolve) => (allTaken = resolve));
-    const worker = new Worker<RenderJob>(
-      RENDER_QUEUE,
-      async (taken) => {
-        order.push(taken.data.documentId);
-        if (order.length === bulk.length + 1) allTaken();
-      },
-      { connection: redis.duplicate(), prefix: bullPrefix(prefix), concurrency: 1 },
-    );
-    worker.on('active', () => void pumpFairQueue(queue, depth));
-    await done;
-    await worker.close();
+    while (order.length < bulk.length + 1) {
+      order.push((await takeNext(taker)).documentId);
+      await pumpFairQueue(queue, depth); // as a worker does at each take
+    }
+    blocking.disconnect();
     await queue.close();
 
-    // Behind at most the jobs already in BullMQ (depth) and the one being taken when it arrived.
+    // Behind at most the jobs already on the list (depth) and the one being taken when it arrived.
     expect(order.indexOf(single.documentId)).toBeLessThanOrEqual(depth + 1);
     expect(new Set(order).size).toBe(bulk.length + 1);
     // Within an organisation, first queued, first handed over.
@@ -72,23 +74,25 @@ describe('fair share across organisations', () => {
     await enqueueFairly(queue, a, depth);
     await enqueueFairly(queue, b, depth);
     await enqueueFairly(queue, [a[4]!], depth); // already waiting: not added twice
-    expect((await queue.getWaitingCount()) + (await fairBacklogSize(queue))).toBe(10);
+    expect((await waitingOnList(queue)) + (await fairBacklogSize(queue))).toBe(10);
 
+    const blocking = blockingConnection(redis);
+    const taker = renderTakeList(redis, queue).taker(blocking);
     const handed: string[] = [];
     for (let i = 0; i < 10; i++) {
-      const [waiting] = await queue.getWaiting(0, 0);
-      handed.push(a.some((j) => j.documentId === waiting!.data.documentId) ? 'c' : 'd');
-      await waiting!.remove();
+      const taken = await takeNext(taker);
+      handed.push(a.some((j) => j.documentId === taken.documentId) ? 'c' : 'd');
       await pumpFairQueue(queue, depth);
     }
+    blocking.disconnect();
     // c's first job went over when it was queued, and c kept its place at the head of the ring;
     // d joined behind it, and from then on they alternate until c's backlog is empty.
     expect(handed.join('')).toBe('ccdcdcdcdd');
-    expect(await queue.getJob(renderJobId(a[0]!))).toBeUndefined();
+    expect(await renderTakeCounts(queue)).toEqual({ waiting: 0, taken: 0 });
     await queue.close();
   });
 
-  it('hands jobs straight to BullMQ while no organisation has a backlog, and backlogs only what finds no room', async () => {
+  it('hands jobs straight to the render list while no organisation has a backlog, and backlogs only what finds no room', async () => {
     const { prefix, queue } = freshQueue();
     const depth = 3;
     const first = [job('org-e'), job('org-e')];
@@ -104,7 +108,7 @@ describe('fair share across organisations', () => {
     const other = job('org-f');
     expect(await enqueueFairly(queue, [other], depth)).toBe(0); // org-e has a backlog: org-f joins the ring
     expect(await inFairBacklogs(queue, [other])).toEqual([true]);
-    expect(await queue.getWaitingCount()).toBe(depth);
+    expect(await waitingOnList(queue)).toBe(depth);
     expect(await fairBacklogSize(queue)).toBe(3);
     await queue.close();
   });

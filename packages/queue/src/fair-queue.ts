@@ -1,40 +1,40 @@
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { renderJobId, type RenderJob } from './queues';
+import { renderTakeListBase } from './render-takes';
 
 /**
- * Fair share across organisations in front of BullMQ's render queue (BullMQ's open-source
- * edition has no groups). A render job first joins its organisation's backlog (a sorted set,
+ * Fair share across organisations in front of the render list (render-takes.ts), where
+ * workers take documents. A render job first joins its organisation's backlog (a sorted set,
  * oldest first); organisations with a backlog sit in a ring, and a "pump" hands jobs to
- * BullMQ one organisation at a time, round-robin, only while BullMQ's wait list is shorter
+ * the render list one organisation at a time, round-robin, only while that list is shorter
  * than `depth`. So a bulk job of thousands of rows never stands in front of another
  * organisation's document: that document waits behind at most `depth` handed-over jobs
  * and the ones already rendering.
  *
  * Every step is one Lua script (atomic, whatever the number of gateways and workers). The
- * gateway pumps when it queues, every worker after each job and on a timer. A crash between
- * a pump's pop and its hand-over loses the job from Redis, never the document: it stays
- * `queued` in PostgreSQL and the stuck-document sweep queues it again.
+ * gateway pumps when it queues, every worker after each take and on a timer. The hand-over
+ * is part of the same script, so a job is always in a backlog or on the render list.
  */
 
-/** Jobs a pump hands to BullMQ when nothing else is said; 2 workers of 2 instances take 16 at once. */
+/** Jobs the render list holds when nothing else is said; 2 workers of 2 instances take 16 at once. */
 export const DEFAULT_FAIR_QUEUE_DEPTH = 16;
 
 export interface FairRenderJob extends RenderJob {
   organizationId: string;
 }
 
-// KEYS: ring, BullMQ wait list. ARGV: backlog key prefix, depth, then group/member pairs.
-// While no organisation has a backlog (the ring is empty), members go straight to BullMQ as
+// KEYS: ring, the render list's waiting entries. ARGV: backlog key prefix, depth, then group/member pairs.
+// While no organisation has a backlog (the ring is empty), members go straight to the list as
 // long as it has room: there is no one to take turns with, and it costs 2 commands instead
 // of about 9. The rest join their group's backlog (a group joins the ring when its backlog goes
 // from empty to not empty); then up to depth - LLEN(wait) members are popped, one per group
-// in turn.
+// in turn. What is handed over is pushed onto the render list; the count is returned.
 const ENQUEUE_AND_PUMP = `
 local ring, wait = KEYS[1], KEYS[2]
 local prefix, depth = ARGV[1], tonumber(ARGV[2])
 local backlogged = redis.call('LLEN', ring) > 0
-if not backlogged and #ARGV < 3 then return {} end
+if not backlogged and #ARGV < 3 then return 0 end
 local room = depth - redis.call('LLEN', wait)
 local handed = {}
 local i = 3
@@ -69,7 +69,8 @@ while backlogged and room > 0 do
   end
   if redis.call('ZCARD', backlog) == 0 then redis.call('RPOP', ring) end
 end
-return handed
+if #handed > 0 then redis.call('LPUSH', wait, unpack(handed)) end
+return #handed
 `;
 
 // KEYS: ring. ARGV: backlog key prefix. Every backlogged organisation is in the ring once, so
@@ -82,7 +83,7 @@ return size
 `;
 
 type FairRedis = Redis & {
-  docgenFairEnqueue(ring: string, wait: string, prefix: string, depth: number, ...pairs: string[]): Promise<string[]>;
+  docgenFairEnqueue(ring: string, wait: string, prefix: string, depth: number, ...pairs: string[]): Promise<number>;
   docgenFairBacklogSize(ring: string, prefix: string): Promise<number>;
 };
 
@@ -90,7 +91,7 @@ type FairRedis = Redis & {
 function fairKeys(queue: Queue<RenderJob>) {
   return {
     ring: queue.toKey('fair:ring'),
-    wait: queue.toKey('wait'),
+    wait: `${renderTakeListBase(queue)}:waiting`,
     backlogPrefix: queue.toKey('fair:backlog:'),
   };
 }
@@ -104,32 +105,20 @@ async function scriptClient(queue: Queue<RenderJob>): Promise<FairRedis> {
   return client;
 }
 
-const jobFromId = (id: string): RenderJob => {
-  const dot = id.lastIndexOf('.');
-  return { documentId: id.slice(0, dot), generation: Number(id.slice(dot + 1)) };
-};
-
 /**
  * Adds jobs to their organisations' backlogs (a job already waiting there is not added
- * twice), then hands BullMQ as many as it has room for, round-robin across organisations.
- * With no jobs it only pumps. Throws when Redis refuses (nothing is half-queued that a sweep
- * would not repair).
+ * twice), then hands the render list as many as it has room for, round-robin across
+ * organisations; how many it handed. With no jobs it only pumps. One script: throws when
+ * Redis refuses, and then nothing was queued.
  */
 export async function enqueueFairly(queue: Queue<RenderJob>, jobs: FairRenderJob[], depth = DEFAULT_FAIR_QUEUE_DEPTH): Promise<number> {
   const client = await scriptClient(queue);
   const keys = fairKeys(queue);
   const pairs = jobs.flatMap((job) => [job.organizationId, renderJobId(job)]);
-  const handed = await client.docgenFairEnqueue(keys.ring, keys.wait, keys.backlogPrefix, depth, ...pairs);
-  if (handed.length === 1) {
-    const job = jobFromId(handed[0]!);
-    await queue.add('render', job, { jobId: handed[0]! });
-  } else if (handed.length > 1) {
-    await queue.addBulk(handed.map((id) => ({ name: 'render', data: jobFromId(id), opts: { jobId: id } })));
-  }
-  return handed.length;
+  return Number(await client.docgenFairEnqueue(keys.ring, keys.wait, keys.backlogPrefix, depth, ...pairs));
 }
 
-/** Hands BullMQ what it has room for; every worker calls it after each job and on a timer. */
+/** Hands the render list what it has room for; every worker calls it after each take and on a timer. */
 export const pumpFairQueue = (queue: Queue<RenderJob>, depth = DEFAULT_FAIR_QUEUE_DEPTH) => enqueueFairly(queue, [], depth);
 
 /** For each job, whether it still waits in its organisation's backlog: one round trip for them all. */

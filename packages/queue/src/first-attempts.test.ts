@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FIRST_ATTEMPTS_SNAPSHOT_LIMIT, FirstAttempts, blockingConnection } from './first-attempts';
+import { FIRST_ATTEMPTS_SNAPSHOT_LIMIT, FirstAttempts, parseAttempt } from './first-attempts';
+import { blockingConnection, type TakenEntry } from './take-list';
 import { deliveryJobId } from './queues';
 import { createRedisConnection } from './redis-connection';
 
@@ -22,6 +23,7 @@ describe('first delivery attempts on a plain list', () => {
   };
   const event = () => ({ id: randomUUID(), type: 'document.ready' });
   const waitingKey = (prefix: string) => `${prefix}{first-attempts}:waiting`;
+  const attemptOf = (entry: TakenEntry | null) => (entry ? parseAttempt(entry) : undefined);
 
   afterAll(async () => {
     for (const prefix of prefixes) {
@@ -50,12 +52,12 @@ describe('first delivery attempts on a plain list', () => {
     const taker = attempts.taker(connection());
     await taker.beat();
     const first = (await taker.take(1))!;
-    expect(first.attempt).toEqual({ eventId: a.id, endpointId: one, type: 'document.ready' });
+    expect(attemptOf(first)).toEqual({ eventId: a.id, endpointId: one, type: 'document.ready' });
     expect((await attempts.pendingJobIds())!.size).toBe(3); // taken, not yet done
-    await taker.done(first);
+    await taker.done(first.raw);
     expect((await attempts.pendingJobIds())!.has(deliveryJobId({ eventId: a.id, endpointId: one }))).toBe(false);
-    expect((await taker.take(1))!.attempt?.endpointId).toBe(two);
-    expect((await taker.take(1))!.attempt?.eventId).toBe(b.id);
+    expect(attemptOf(await taker.take(1))?.endpointId).toBe(two);
+    expect(attemptOf(await taker.take(1))?.eventId).toBe(b.id);
     expect(await taker.take(1)).toBeNull(); // nothing left: the wait ends empty
   });
 
@@ -69,7 +71,7 @@ describe('first delivery attempts on a plain list', () => {
     const taker = attempts.taker(connection());
     await taker.beat();
     const taken: string[] = [];
-    for (let entry = await taker.take(1); entry; entry = await taker.take(1)) taken.push(entry.attempt!.endpointId);
+    for (let entry = await taker.take(1); entry; entry = await taker.take(1)) taken.push(attemptOf(entry)!.endpointId);
     expect(taken.sort()).toEqual([...endpoints, added].sort());
   });
 
@@ -80,19 +82,21 @@ describe('first delivery attempts on a plain list', () => {
     const dying = attempts.taker(connection());
     await dying.beat();
     const taken = [(await dying.take(1))!, (await dying.take(1))!];
-    expect(taken.map((entry) => entry.attempt?.eventId)).toEqual(events.map((each) => each.id));
+    expect(taken.map((entry) => attemptOf(entry)?.eventId)).toEqual(events.map((each) => each.id));
 
     expect(await attempts.reclaimAbandoned(10_000)).toBe(0); // beat just now
     await sleep(300); // no beat since: as a dispatcher killed mid-attempt
+    expect(await attempts.reclaimAbandoned(200, dying)).toBe(0); // never by its own sweep: that one is alive, only late
     expect(await attempts.reclaimAbandoned(200)).toBe(2);
     expect(await attempts.reclaimAbandoned(200)).toBe(0);
 
     const heir = attempts.taker(connection());
     await heir.beat();
     const again = [(await heir.take(1))!, (await heir.take(1))!];
-    expect(again.map((entry) => entry.attempt?.eventId)).toEqual(events.map((each) => each.id)); // in the order first taken
+    expect(again.map((entry) => attemptOf(entry)?.eventId)).toEqual(events.map((each) => each.id)); // in the order first taken
+    expect(again.map((entry) => entry.takenBefore)).toEqual([1, 1]); // marked: held once by a taker that stopped
     // The dead dispatcher's late "done" changes nothing now: the entries are the heir's.
-    for (const entry of taken) await dying.done(entry);
+    for (const entry of taken) await dying.done(entry.raw);
     expect((await attempts.pendingJobIds())!.size).toBe(2);
   });
 
@@ -105,7 +109,7 @@ describe('first delivery attempts on a plain list', () => {
     const late = slow.take(5); // blocked on the server on behalf of the silent dispatcher
     const published = event();
     await attempts.publish(published, [randomUUID()]);
-    expect((await late)?.attempt?.eventId).toBe(published.id);
+    expect(attemptOf(await late)?.eventId).toBe(published.id);
     expect((await attempts.pendingJobIds())!.size).toBe(1); // its list is still read
     expect(await attempts.reclaimAbandoned(200)).toBe(1); // and given back
   });
@@ -133,11 +137,11 @@ describe('first delivery attempts on a plain list', () => {
     expect((await attempts.pendingJobIds())!.size).toBe(1);
     const next = attempts.taker(connection());
     await next.beat();
-    expect((await next.take(1))?.attempt).toBeDefined();
+    expect(attemptOf(await next.take(1))).toBeDefined();
 
     await redis.lpush(waitingKey(prefix), 'not json', JSON.stringify({ eventId: 'x', endpointId: 'y', type: 'z' }));
-    expect((await next.take(1))?.attempt).toBeUndefined();
-    expect((await next.take(1))?.attempt).toBeUndefined();
+    expect(attemptOf(await next.take(1))).toBeUndefined();
+    expect(attemptOf(await next.take(1))).toBeUndefined();
   });
 
   it('the sweep does not read a backlog longer than the limit', async () => {
@@ -166,7 +170,7 @@ describe('first delivery attempts on a plain list', () => {
     await attempts.publish(event(), [randomUUID()]);
     await sleep(300);
     expect(await redis.llen(waitingKey(prefix))).toBe(1);
-    expect((await taker.take(1))?.attempt).toBeDefined();
+    expect(attemptOf(await taker.take(1))).toBeDefined();
   });
 
   it('a take blocked on the server ends at once when interrupted', async () => {

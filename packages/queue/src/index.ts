@@ -48,4 +48,7 @@ export {
   livePreviewPngKey,
   livePreviewRequestKey,
 } from './live-previews';
-export { FirstAttempts, FirstAttemptTaker, FirstAttempt, FIRST_ATTEMPTS_SNAPSHOT_LIMIT, blockingConnection, type TakenAttempt } from './first-attempts';
+export { FirstAttempts, FirstAttempt, FIRST_ATTEMPTS_SNAPSHOT_LIMIT, parseAttempt } from './first-attempts';
+export { TakeList, ListTaker, blockingConnection, takenEntry, type TakenEntry } from './take-list';
+export { ListRunner, type ListRunnerOptions } from './list-runner';
+export { MAX_RENDER_TAKES, renderTakeList, renderJobOfEntry, pendingRenderJobIds, renderTakeCounts, queueRenderRetry } from './render-takes';

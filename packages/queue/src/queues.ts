@@ -6,8 +6,17 @@ export const RENDER_QUEUE = 'render';
 export const WEBHOOK_DELIVERY_QUEUE = 'webhook-deliveries';
 export const BULK_ASSEMBLY_QUEUE = 'bulk-assembly';
 
-/** A render job names a document and the generation it was queued for. */
-export const RenderJob = z.object({ documentId: z.uuid(), generation: z.int().positive() });
+/**
+ * A render job names a document and the generation it was queued for. A job that follows a
+ * first take from the render list (render-takes.ts) also says what that take spent:
+ * `takesBefore` (takes, including ones whose worker stopped) and `attemptsBefore` (failed attempts).
+ */
+export const RenderJob = z.object({
+  documentId: z.uuid(),
+  generation: z.int().positive(),
+  takesBefore: z.int().min(0).optional(),
+  attemptsBefore: z.int().min(0).optional(),
+});
 export type RenderJob = z.output<typeof RenderJob>;
 
 /**
