@@ -151,8 +151,6 @@ runService('render-worker', renderWorkerEnv, async (context) => {
     logger,
   });
   takeRunner.start();
-  // Stops taking first; a render still running past the deadline is given back by the others once this worker is silent.
-  shutdown.register('renders', () => takeRunner.stop());
   // A worker silent for RENDER_LOCK_MS (killed, frozen) gives its renders back to the others.
   startSweep(
     {
@@ -165,10 +163,12 @@ runService('render-worker', renderWorkerEnv, async (context) => {
     },
     context,
   );
+  // Retries (BullMQ jobs): few, and never more at once than the warm instances, so that on top
+  // of the first takes they add little to the wait for an instance (which counts against each render's deadline).
   const worker = new Worker<RenderJob>(RENDER_QUEUE, (job) => processRenderJob(job, deps), {
     connection: redis,
     prefix: bullPrefix(config.REDIS_KEY_PREFIX),
-    concurrency,
+    concurrency: Math.min(concurrency, config.CONVERTER_POOL_SIZE),
     // A worker that dies mid-render stops renewing its lock; another worker takes the job
     // over once the lock expires and the stalled check runs.
     lockDuration: config.RENDER_LOCK_MS,
@@ -185,6 +185,9 @@ runService('render-worker', renderWorkerEnv, async (context) => {
   });
   superviseWorker(context, 'bulk assembly', bulkWorker);
   superviseWorker(context, 'render', worker);
+  // Registered after the workers, so stopped first: no more takes; a render still running at
+  // the deadline is given back by the others once this worker is silent.
+  shutdown.register('renders', () => takeRunner.stop(config.SHUTDOWN_TIMEOUT_MS - 2_000));
   // Fair share (@docgen/queue's fair-queue): each take from the render list makes room for the
   // next organisation's; the timer hands over what no take did (a list emptied by a retry's job, say).
   startSweep({ name: 'fair-share pump', intervalMs: FAIR_SHARE_PUMP_MS, run: () => pumpFairQueue(renderQueue) }, context);

@@ -50,9 +50,9 @@ export class RenderTakeRunner {
     this.runner.start();
   }
 
-  /** Takes no more, waits for the renders in flight, then gives back what this worker still holds. */
-  stop(): Promise<void> {
-    return this.runner.stop();
+  /** Takes no more, waits up to `drainMs` for the renders in flight, then gives back what this worker still holds (ListRunner.stop). */
+  stop(drainMs?: number): Promise<void> {
+    return this.runner.stop(drainMs);
   }
 
   private async run(entry: TakenEntry): Promise<boolean> {

@@ -112,4 +112,17 @@ describe('fair share across organisations', () => {
     expect(await fairBacklogSize(queue)).toBe(3);
     await queue.close();
   });
+
+  it('hands a generation to the render list once, even when the same call comes again after it was taken (a reply lost, the call sent again)', async () => {
+    const { queue } = freshQueue();
+    const once = job('org-g');
+    expect(await enqueueFairly(queue, [once, once])).toBe(1);
+    const blocking = blockingConnection(redis);
+    const taker = renderTakeList(redis, queue).taker(blocking);
+    expect((await takeNext(taker)).documentId).toBe(once.documentId);
+    expect(await enqueueFairly(queue, [once])).toBe(0);
+    expect(await renderTakeCounts(queue)).toEqual({ waiting: 0, taken: 0 });
+    blocking.disconnect();
+    await queue.close();
+  });
 });

@@ -20,28 +20,39 @@ import { renderTakeListBase } from './render-takes';
 /** Jobs the render list holds when nothing else is said; 2 workers of 2 instances take 16 at once. */
 export const DEFAULT_FAIR_QUEUE_DEPTH = 16;
 
+/** How long a member handed to the render list is not handed again. */
+const HANDED_MARK_TTL_MS = 10 * 60 * 1000;
+
 export interface FairRenderJob extends RenderJob {
   organizationId: string;
 }
 
-// KEYS: ring, the render list's waiting entries. ARGV: backlog key prefix, depth, then group/member pairs.
+// KEYS: ring, the render list's waiting entries. ARGV: backlog key prefix, depth, handed-mark
+// prefix, handed-mark ttl ms, then group/member pairs.
 // While no organisation has a backlog (the ring is empty), members go straight to the list as
 // long as it has room: there is no one to take turns with, and it costs 2 commands instead
 // of about 9. The rest join their group's backlog (a group joins the ring when its backlog goes
 // from empty to not empty); then up to depth - LLEN(wait) members are popped, one per group
-// in turn. What is handed over is pushed onto the render list; the count is returned.
+// in turn. What is handed over is pushed onto the render list; the count is returned. A member
+// is handed over once (a mark with a ttl, as a BullMQ job id was): a call sent again after a
+// lost reply, or a member queued again meanwhile, would otherwise render one generation twice at once.
 const ENQUEUE_AND_PUMP = `
 local ring, wait = KEYS[1], KEYS[2]
-local prefix, depth = ARGV[1], tonumber(ARGV[2])
+local prefix, depth, handedPrefix, handedTtl = ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4]
 local backlogged = redis.call('LLEN', ring) > 0
-if not backlogged and #ARGV < 3 then return 0 end
+if not backlogged and #ARGV < 5 then return 0 end
 local room = depth - redis.call('LLEN', wait)
 local handed = {}
-local i = 3
+local function hand(member)
+  if redis.call('SET', handedPrefix .. member, '1', 'NX', 'PX', handedTtl) then
+    handed[#handed + 1] = member
+    room = room - 1
+  end
+end
+local i = 5
 if not backlogged then
   while i < #ARGV and room > 0 do
-    handed[#handed + 1] = ARGV[i + 1]
-    room = room - 1
+    hand(ARGV[i + 1])
     i = i + 2
   end
 end
@@ -63,10 +74,7 @@ while backlogged and room > 0 do
   if not group then break end
   local backlog = prefix .. group
   local popped = redis.call('ZPOPMIN', backlog)
-  if popped[1] then
-    handed[#handed + 1] = popped[1]
-    room = room - 1
-  end
+  if popped[1] then hand(popped[1]) end
   if redis.call('ZCARD', backlog) == 0 then redis.call('RPOP', ring) end
 end
 if #handed > 0 then redis.call('LPUSH', wait, unpack(handed)) end
@@ -83,7 +91,7 @@ return size
 `;
 
 type FairRedis = Redis & {
-  docgenFairEnqueue(ring: string, wait: string, prefix: string, depth: number, ...pairs: string[]): Promise<number>;
+  docgenFairEnqueue(ring: string, wait: string, prefix: string, depth: number, handedPrefix: string, handedTtlMs: number, ...pairs: string[]): Promise<number>;
   docgenFairBacklogSize(ring: string, prefix: string): Promise<number>;
 };
 
@@ -92,6 +100,7 @@ function fairKeys(queue: Queue<RenderJob>) {
   return {
     ring: queue.toKey('fair:ring'),
     wait: `${renderTakeListBase(queue)}:waiting`,
+    handedPrefix: `${renderTakeListBase(queue)}:handed:`,
     backlogPrefix: queue.toKey('fair:backlog:'),
   };
 }
@@ -115,7 +124,7 @@ export async function enqueueFairly(queue: Queue<RenderJob>, jobs: FairRenderJob
   const client = await scriptClient(queue);
   const keys = fairKeys(queue);
   const pairs = jobs.flatMap((job) => [job.organizationId, renderJobId(job)]);
-  return Number(await client.docgenFairEnqueue(keys.ring, keys.wait, keys.backlogPrefix, depth, ...pairs));
+  return Number(await client.docgenFairEnqueue(keys.ring, keys.wait, keys.backlogPrefix, depth, keys.handedPrefix, HANDED_MARK_TTL_MS, ...pairs));
 }
 
 /** Hands the render list what it has room for; every worker calls it after each take and on a timer. */

@@ -46,14 +46,23 @@ export class ListRunner {
     this.loop = this.takeWhileRunning();
   }
 
-  /** Takes no more, waits for the entries in flight, then gives back what this taker still holds. */
-  async stop(): Promise<void> {
+  /**
+   * Takes no more, waits for the entries in flight, then gives back what this taker still
+   * holds. Entries still running after `drainMs` stay in this taker's list: given back by
+   * another taker once this one is silent, marked as taken by one that stopped (giving them
+   * back now would have them run twice at once).
+   */
+  async stop(drainMs = Number.POSITIVE_INFINITY): Promise<void> {
     this.stopping = true;
     this.slotFreed?.();
     this.options.taker.interrupt(); // an entry moved as the wait was cut stays in this taker's list, given back below
     await this.loop;
-    await Promise.allSettled([...this.inFlight.keys()]);
+    const drained = await settledWithin([...this.inFlight.keys()], drainMs);
     clearInterval(this.heartbeat);
+    if (!drained) {
+      this.options.logger.warn({ running: this.inFlight.size }, `${this.options.name}: still running at shutdown; given back once this taker is silent`);
+      return;
+    }
     await this.options.taker
       .release()
       .catch((error: unknown) =>
@@ -125,5 +134,20 @@ export class ListRunner {
       return;
     }
     if (handedOn) await this.untilDone(() => this.options.taker.done(entry.raw), `${this.options.name}: entry not cleared`);
+  }
+}
+
+/** Whether every promise settled within `ms`. */
+async function settledWithin(promises: Promise<unknown>[], ms: number): Promise<boolean> {
+  if (!Number.isFinite(ms)) {
+    await Promise.allSettled(promises);
+    return true;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  try {
+    return await Promise.race([Promise.allSettled(promises).then(() => true as const), timedOut]);
+  } finally {
+    clearTimeout(timer);
   }
 }
