@@ -69,11 +69,14 @@ describe('the render list hands a failed first attempt to BullMQ for its retries
     runner.start();
     await queueRenderJobs(queue, [doc]);
 
-    // The first attempt's failure becomes a job with the two attempts left, and leaves the list.
+    // The first attempt's failure becomes a job with the two attempts left; then (never before) its entry leaves the list.
     const job = await waitFor(() => queue.getJob(renderJobId({ documentId: doc.id, generation: 1 })));
     expect(job.data).toEqual({ documentId: doc.id, generation: 1, takesBefore: 1, attemptsBefore: 1 });
     expect(job.opts.attempts).toBe(2);
-    expect(await renderTakeCounts(queue)).toEqual({ waiting: 0, taken: 0 });
+    await waitFor(async () => {
+      const counts = await renderTakeCounts(queue);
+      return counts.waiting + counts.taken === 0;
+    });
     expect(await database.db.document.findUniqueOrThrow({ where: { id: doc.id } })).toMatchObject({ status: 'queued', renderAttempts: 1 });
 
     const connection = createRedisConnection(REDIS_URL, 'worker');
