@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { defaultChromiumPath } from '@docgen/browser-printer';
 import { commonEnv, envVar, expressionEnv, secretsEnv } from '@docgen/config';
 import { storageEnv } from '@docgen/storage';
 
@@ -25,7 +26,7 @@ export const renderWorkerEnv = z.object({
   HTML_PRINTER_PAGES: envVar.integer(2, 1, 32),
   /** Restart Chromium after this many printed documents. */
   HTML_PRINTER_RECYCLE_AFTER: envVar.integer(500, 1),
-  CHROMIUM_PATH: envVar.text('/usr/bin/chromium'),
+  CHROMIUM_PATH: envVar.text(defaultChromiumPath()),
   OUTBOUND_ALLOW_PRIVATE: envVar.boolean(false),
   MAX_IMAGE_BYTES: envVar.integer(10 * 1024 * 1024, 1),
   /** Remote image fetches one organisation's documents may make per minute, across workers. */

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pdfText, pngDataUri, solidPng, startCanary, type Canary } from '@docgen/testing';
-import { BrowserPrinterPool, withContentSecurityPolicy, type PrinterEvent } from './browser-pool';
+import { BrowserPrinterPool, defaultChromiumPath, withContentSecurityPolicy, type PrinterEvent } from './browser-pool';
 import { PrintTimeoutError } from './errors';
 
 const page = (body: string, head = '') => `<!DOCTYPE html><html><head><meta charset="utf-8">${head}</head><body>${body}</body></html>`;
@@ -181,3 +181,10 @@ async function waitFor(condition: () => boolean, timeoutMs = 20_000): Promise<vo
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+describe('defaultChromiumPath', () => {
+  it('prefers the headless shell and falls back to the full browser', () => {
+    expect(defaultChromiumPath(() => true)).toBe('/usr/lib/chromium/chromium-headless-shell');
+    expect(defaultChromiumPath(() => false)).toBe('/usr/bin/chromium');
+  });
+});

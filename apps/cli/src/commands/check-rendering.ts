@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { defaultChromiumPath } from '@docgen/browser-printer';
 import { envVar, loadConfig } from '@docgen/config';
 import type { Database } from '@docgen/db';
 import { createStorage, storageEnv } from '@docgen/storage';
@@ -16,7 +17,7 @@ import { findOrganization } from './find-organization';
 
 const checkEnv = z.object({
   ...storageEnv,
-  CHROMIUM_PATH: envVar.text('/usr/bin/chromium'),
+  CHROMIUM_PATH: envVar.text(defaultChromiumPath()),
   RENDER_TIMEOUT_MS: envVar.integer(60_000, 1_000),
 });
 
