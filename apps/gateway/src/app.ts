@@ -5,7 +5,7 @@ import type { Database } from '@docgen/db';
 import { KeyLookupEpochs } from '@docgen/access';
 import { secretsKeyring } from '@docgen/security';
 import { dataStoreChecks } from '@docgen/runtime';
-import { ActiveDocumentCounts, type OutboxRelay } from '@docgen/documents';
+import { ActiveDocumentCounts, DocumentInserts, type OutboxRelay } from '@docgen/documents';
 import type { Logger, Registry } from '@docgen/observability';
 import type { RenderJob } from '@docgen/queue';
 import type { FileStorage } from '@docgen/storage';
@@ -106,7 +106,14 @@ export function createApp({ config, db, redis, storage, renderQueue, relay, temp
       previewLimiter: new SlidingWindowRateLimiter(redis, config.REDIS_KEY_PREFIX, PREVIEW_RATE_WINDOW_MS),
       previewRateLimit: config.PREVIEW_RATE_LIMIT,
     }),
-    ...documentHandlers({ db, sendFile, renderQueue, maxActivePerOrg: config.MAX_ACTIVE_PER_ORG, activeCounts }),
+    ...documentHandlers({
+      db,
+      sendFile,
+      renderQueue,
+      maxActivePerOrg: config.MAX_ACTIVE_PER_ORG,
+      activeCounts,
+      documentInserts: new DocumentInserts(db),
+    }),
     ...bulkJobHandlers({
       db,
       sendFile,

@@ -2,7 +2,14 @@
 // bulk job happens here, and nowhere else. The gateway and the workers call these.
 export { DocumentError, bulkJobNotFound, documentNotFound, templateNotFound, versionNotFound, type DocumentErrorCode } from './errors';
 export { queueRenderJobs } from './render-jobs';
-export { createDocument, type CreateDocumentDeps, type CreateDocumentRequest, type CreateDocumentResult, type CreatedDocument } from './create-document';
+export {
+  createDocument,
+  DocumentInserts,
+  type CreateDocumentDeps,
+  type CreateDocumentRequest,
+  type CreateDocumentResult,
+  type CreatedDocument,
+} from './create-document';
 export { ActiveDocumentCounts, ACTIVE_COUNT_FRESH_MS } from './active-document-counts';
 export { createMerge, type CreateMergeRequest } from './create-merge';
 export { readMergeSources, sourceGoneMessage, type MergeSource } from './merge-sources';

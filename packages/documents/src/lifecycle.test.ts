@@ -2,10 +2,10 @@ import { WebhookEventPayload } from '@docgen/contracts';
 import type { Prisma } from '@docgen/db';
 import { createLogger } from '@docgen/observability';
 import { FirstAttempts, createRedisConnection, createRenderQueue, deliveryJobId, pendingRenderJobIds, renderJobId } from '@docgen/queue';
-import { createTestDatabase, seedOrganization, startRedisServer, uniqueId, type RedisServer, type TestDatabase } from '@docgen/testing';
+import { createTestDatabase, interceptSql, seedOrganization, startRedisServer, uniqueId, type RedisServer, type TestDatabase } from '@docgen/testing';
 import { ACTIVE_COUNT_FRESH_MS, ActiveDocumentCounts } from './active-document-counts';
 import { createBulkJob } from './bulk-jobs/create-bulk-job';
-import { createDocument } from './create-document';
+import { createDocument, DocumentInserts } from './create-document';
 import { DocumentError } from './errors';
 import { buildEventPayload } from './events/envelope';
 import { OutboxRelay } from './events/outbox-relay';
@@ -99,6 +99,49 @@ describe('a document’s life (domain functions)', () => {
       code: 'idempotency_key_reused',
       problems: [{ path: 'X-Idempotency-Key', message: 'was used before with a different body' }],
     });
+  });
+
+  it('inserts the requests made together in one statement, each with its own answer', async () => {
+    let insertStatements = 0;
+    const db = interceptSql(database.db, (statement) => {
+      if (statement.name === 'insert-document' || statement.name === 'insert-documents') insertStatements += 1;
+      return undefined;
+    });
+    // A queue of its own: these jobs would fill the render list the other tests read.
+    const ownQueue = createRenderQueue(redis, `${prefix}grouped:`);
+    const deps = { db, renderQueue: ownQueue, documentInserts: new DocumentInserts(db) };
+    const key = `key-${uniqueId()}`;
+    const request = (overrides: Partial<Parameters<typeof createDocument>[1]> = {}, name = 'Ada') => ({
+      organizationId,
+      body: body(name),
+      isUat: false,
+      idempotencyKey: undefined,
+      maxActivePerOrg: 10_000,
+      ...overrides,
+    });
+    const outcomes = await Promise.allSettled([
+      ...Array.from({ length: 6 }, (_, i) => createDocument(deps, request({}, `Ada ${i}`))),
+      createDocument(deps, request({ organizationId: otherOrganizationId })),
+      createDocument(deps, request({ body: { ...body(), template_version: 99 } })),
+      createDocument(deps, request({ idempotencyKey: key })),
+      createDocument(deps, request({ idempotencyKey: key })),
+    ]);
+    const created = outcomes.slice(0, 6).map((outcome) => (outcome as PromiseFulfilledResult<Awaited<ReturnType<typeof createDocument>>>).value);
+    expect(created.map((result) => result.outcome)).toEqual(Array(6).fill('created'));
+    for (const [i, { document }] of created.entries()) {
+      const row = await database.db.document.findUniqueOrThrow({ where: { id: document.id } });
+      expect(row).toMatchObject({ organizationId, status: 'queued', inputJson: { name: `Ada ${i}` }, generation: document.generation });
+    }
+    expect(outcomes[6]).toMatchObject({ status: 'rejected', reason: { code: 'template_not_found' } });
+    expect(outcomes[7]).toMatchObject({ status: 'rejected', reason: { code: 'version_not_found' } });
+    // The same key twice in one statement: the unique index refuses the statement, each request is inserted again alone, one wins.
+    const keyed = outcomes.slice(8).map((outcome) => (outcome as PromiseFulfilledResult<Awaited<ReturnType<typeof createDocument>>>).value);
+    expect(keyed.map((result) => result.outcome).sort()).toEqual(['created', 'replayed']);
+    expect(keyed[0]!.document.id).toBe(keyed[1]!.document.id);
+    expect(await database.db.document.count({ where: { organizationId, idempotencyKey: key } })).toBe(1);
+    // Ten requests, far fewer statements: two went at once, the rest together.
+    expect(insertStatements).toBeLessThan(10);
+    await ownQueue.close();
   });
 
   /** An organisation of its own with one template: its documents in progress are its alone. */

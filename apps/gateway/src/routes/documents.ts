@@ -4,7 +4,7 @@ import { IdempotencyKeyHeader } from '@docgen/contracts';
 import type { Database } from '@docgen/db';
 import type { RenderJob } from '@docgen/queue';
 import { documentFileKey } from '@docgen/storage';
-import { createDocument, createMerge, type ActiveDocumentCounts, type CreateDocumentResult } from '@docgen/documents';
+import { createDocument, createMerge, type ActiveDocumentCounts, type CreateDocumentResult, type DocumentInserts } from '@docgen/documents';
 import { findDocument } from '../documents/find-document';
 import { requireSigningCertificate } from '../documents/signing-check';
 import { presentDocument } from '@docgen/contracts';
@@ -28,6 +28,7 @@ export interface DocumentRouteDeps {
   renderQueue: Queue<RenderJob>;
   maxActivePerOrg: number;
   activeCounts?: ActiveDocumentCounts;
+  documentInserts?: DocumentInserts;
 }
 
 type DocumentOperationId = 'createDocument' | 'createMerge' | 'listDocuments' | 'getDocument' | 'downloadDocument' | 'listTemplateDocuments';
