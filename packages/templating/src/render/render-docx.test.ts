@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { crc32, inflateRawSync } from 'node:zlib';
 import PizZip from 'pizzip';
 import { buildDocx, paragraph, table } from '@docgen/testing';
 import { prepareDocxTemplate } from '../prepare-docx-template';
@@ -139,6 +140,13 @@ describe('renderDocx', () => {
     expect(methods(stored)).toEqual([0]);
     expect(methods(compressed)).toContain(8);
     expect(stored.length).toBeGreaterThan(compressed.length);
+    // Deflated by Node's zlib (native-deflate.ts): every entry inflates, outside PizZip, to the CRC-32 its header records.
+    for (let at = compressed.indexOf('PK\x03\x04'); at >= 0; at = compressed.indexOf('PK\x03\x04', at + 4)) {
+      const start = at + 30 + compressed.readUInt16LE(at + 26) + compressed.readUInt16LE(at + 28);
+      const data = compressed.subarray(start, start + compressed.readUInt32LE(at + 18));
+      const content = compressed.readUInt16LE(at + 8) === 8 ? inflateRawSync(data) : data;
+      expect(crc32(content)).toBe(compressed.readUInt32LE(at + 14));
+    }
   });
 
   it('inserts an image scaled to the text width, keeping its aspect ratio', () => {

@@ -10,6 +10,7 @@ import type { TemplateVariable } from '../variables';
 import { checkOutputSize } from './estimate-output';
 import { fitImagesToCells } from './fit-images-to-cells';
 import { missingValueRecorder } from './missing-values';
+import { NATIVE_DEFLATE } from './native-deflate';
 import { RenderInputError } from './render-error';
 import { dropTrailingPageBreak } from './trailing-page-break';
 import { DEFAULT_LOCALE, prepareRenderData } from './validate-input';
@@ -77,5 +78,5 @@ export function renderDocx(
     throw error;
   }
   // An intermediate only LibreOffice reads need not be compressed (deflate was ~15% of a render's CPU).
-  return doc.getZip().generate({ type: 'nodebuffer', compression: options.compress === false ? 'STORE' : 'DEFLATE' });
+  return doc.getZip().generate({ type: 'nodebuffer', compression: options.compress === false ? 'STORE' : (NATIVE_DEFLATE as 'DEFLATE') });
 }
