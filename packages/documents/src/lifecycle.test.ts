@@ -111,6 +111,8 @@ describe('a document’s life (domain functions)', () => {
     const ownQueue = createRenderQueue(redis, `${prefix}grouped:`);
     const deps = { db, renderQueue: ownQueue, documentInserts: new DocumentInserts(db) };
     const key = `key-${uniqueId()}`;
+    // Quotes, backslashes, a JSON-looking string and characters outside the BMP travel inside the group's JSON intact.
+    const TRICKY = 'Ada "the" \\ countess\u2019s {"a":[1]} ✓ 😀';
     const request = (overrides: Partial<Parameters<typeof createDocument>[1]> = {}, name = 'Ada') => ({
       organizationId,
       body: body(name),
@@ -120,7 +122,7 @@ describe('a document’s life (domain functions)', () => {
       ...overrides,
     });
     const outcomes = await Promise.allSettled([
-      ...Array.from({ length: 6 }, (_, i) => createDocument(deps, request({}, `Ada ${i}`))),
+      ...Array.from({ length: 6 }, (_, i) => createDocument(deps, request({}, `${TRICKY} ${i}`))),
       createDocument(deps, request({ organizationId: otherOrganizationId })),
       createDocument(deps, request({ body: { ...body(), template_version: 99 } })),
       createDocument(deps, request({ idempotencyKey: key })),
@@ -130,7 +132,7 @@ describe('a document’s life (domain functions)', () => {
     expect(created.map((result) => result.outcome)).toEqual(Array(6).fill('created'));
     for (const [i, { document }] of created.entries()) {
       const row = await database.db.document.findUniqueOrThrow({ where: { id: document.id } });
-      expect(row).toMatchObject({ organizationId, status: 'queued', inputJson: { name: `Ada ${i}` }, generation: document.generation });
+      expect(row).toMatchObject({ organizationId, status: 'queued', inputJson: { name: `${TRICKY} ${i}` }, generation: document.generation });
     }
     expect(outcomes[6]).toMatchObject({ status: 'rejected', reason: { code: 'template_not_found' } });
     expect(outcomes[7]).toMatchObject({ status: 'rejected', reason: { code: 'version_not_found' } });
