@@ -52,12 +52,13 @@ describe("an HTML template's PDF looks like Chromium's own print of the same HTM
     expect(await api.waitForDocument(created.body.id as string)).toMatchObject({ status: 'ready' });
     const service = (await api.call('GET', `/api/v1/documents/${created.body.id as string}/download`)).raw;
 
-    // The same filled HTML, printed by the chromium command line on its own.
+    // The same filled HTML, printed by the full browser's command line on its own (never CHROMIUM_PATH,
+    // which may name the headless shell the service prints with).
     const prepared = prepareHtmlTemplate(FIXTURE);
     const { html } = fillHtml(prepared.html, prepared.variables, INPUT);
     writeFileSync(path.join(dir, 'filled.html'), html);
     execFileSync(
-      process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      '/usr/bin/chromium',
       [
         '--headless',
         '--no-sandbox',

@@ -160,6 +160,10 @@ describe('template versions: draft, publish, roll back, promote (API.md §12)', 
     const draft = (await document({ name: 'Ada', amount: 5 }, 2).expect(202)).body;
     expect(draft.template_version).toBe(2);
     expect((await document({ name: 'Ada' }, 7).expect(404)).body).toMatchObject({ code: 'version_not_found' });
+    // Past PostgreSQL's integer: a validation problem, never a statement the database refuses.
+    expect((await document({ name: 'Ada' }, 3_000_000_000).expect(422)).body).toMatchObject({
+      errors: [{ path: 'template_version', message: 'must be a version number of the template' }],
+    });
     expect(
       (await as(other.apiKey).post('/api/v1/documents', { template_id: template.id, template_version: 1, input_json: {}, output_format: 'docx' }).expect(404))
         .body,

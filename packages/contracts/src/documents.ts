@@ -99,6 +99,8 @@ export const TemplateVersionNumber = z
   .number({ error: 'must be a version number of the template' })
   .int({ error: 'must be a version number of the template' })
   .positive({ error: 'must be a version number of the template' })
+  // A version is a PostgreSQL integer: a larger number names none, and must not reach the database as one.
+  .max(2_147_483_647, { error: 'must be a version number of the template' })
   .describe('A version of the template to render (a draft too, to try it); without it, the published version.');
 
 export const CreateDocumentBody = z

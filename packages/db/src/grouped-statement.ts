@@ -4,10 +4,16 @@
  * while `maxInFlight` groups are running gather and go together when one finishes, up to
  * `maxItems` a group. `run` takes a group's items and answers one result per item, in order.
  *
- * When PostgreSQL refuses a group (an error with a SQLSTATE: nothing of it committed),
- * each of its calls is run again alone, so one call's error — a unique index another
- * request won — is that call's alone. Any other failure (the connection lost, perhaps after
- * the commit) fails the whole group as it failed, and nothing is run twice.
+ * A call still waiting after `maxWaitMs` (PostgreSQL slow, or a lock held) fails with
+ * ETIMEDOUT, which the services answer as the database being unavailable, as a request
+ * waiting that long for a pooled connection does: calls never pile up behind a stuck
+ * statement, and a client is not left to retry a request that will still be inserted.
+ *
+ * When PostgreSQL refuses a group (an error with a SQLSTATE: nothing of it committed), it
+ * is split in halves, run one after the other in the group's place, down to the call it
+ * refused, so one call's error — a unique index another request won — is that call's alone
+ * and costs a few statements, not one per call. Any other failure (the connection lost,
+ * perhaps after the commit) fails the whole group as it failed, and nothing is run twice.
  */
 export class GroupedStatement<T, R> {
   private waiting: Call<T, R>[] = [];
@@ -15,20 +21,29 @@ export class GroupedStatement<T, R> {
 
   constructor(
     private readonly run: (items: T[]) => Promise<R[]>,
-    private readonly maxInFlight = 2,
-    private readonly maxItems = 64,
+    private readonly options: { maxInFlight?: number; maxItems?: number; maxWaitMs?: number } = {},
   ) {}
 
   call(item: T): Promise<R> {
     return new Promise<R>((resolve, reject) => {
-      this.waiting.push({ item, resolve, reject });
+      const call: Call<T, R> = { item, resolve, reject };
+      call.timer = setTimeout(() => this.giveUp(call), this.options.maxWaitMs ?? 3_000);
+      this.waiting.push(call);
       this.sendWhatFits();
     });
   }
 
+  private giveUp(call: Call<T, R>): void {
+    const at = this.waiting.indexOf(call);
+    if (at < 0) return; // already sent: it ends with its statement
+    this.waiting.splice(at, 1);
+    call.reject(Object.assign(new Error('The database did not take the statement in time'), { code: 'ETIMEDOUT' }));
+  }
+
   private sendWhatFits(): void {
-    while (this.inFlight < this.maxInFlight && this.waiting.length > 0) {
-      const group = this.waiting.splice(0, this.maxItems);
+    while (this.inFlight < (this.options.maxInFlight ?? 2) && this.waiting.length > 0) {
+      const group = this.waiting.splice(0, this.options.maxItems ?? 64);
+      for (const call of group) clearTimeout(call.timer);
       this.inFlight += 1;
       void this.send(group).finally(() => {
         this.inFlight -= 1;
@@ -47,7 +62,9 @@ export class GroupedStatement<T, R> {
         for (const call of group) call.reject(error);
         return;
       }
-      await Promise.all(group.map((call) => this.send([call])));
+      const half = Math.ceil(group.length / 2);
+      await this.send(group.slice(0, half));
+      await this.send(group.slice(half));
     }
   }
 }
@@ -56,10 +73,15 @@ interface Call<T, R> {
   item: T;
   resolve: (result: R) => void;
   reject: (error: unknown) => void;
+  timer?: NodeJS.Timeout;
 }
 
-/** An error PostgreSQL answered for the statement (pg's DatabaseError: a severity and a SQLSTATE), not a lost connection or a shutdown. */
+/**
+ * An error PostgreSQL answered for the statement (pg's DatabaseError: a severity and a
+ * SQLSTATE), not a lost connection (08), a server short of connections or memory (53) or
+ * shutting down (57): those would fail the halves too, only more often.
+ */
 function refusedByServer(error: unknown): boolean {
   const { code, severity } = (error ?? {}) as { code?: unknown; severity?: unknown };
-  return typeof severity === 'string' && typeof code === 'string' && !code.startsWith('08') && !code.startsWith('57');
+  return typeof severity === 'string' && typeof code === 'string' && !['08', '53', '57'].includes(code.slice(0, 2));
 }

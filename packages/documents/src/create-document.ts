@@ -116,10 +116,12 @@ const INSERT_DOCUMENT = {
 /**
  * INSERT_DOCUMENT for several requests at once: $1 is a JSON array with an object per request
  * (one JSON.stringify of the group, no array literal to escape), each request answered by a
- * row in its order (matched by the ids made here). The rows of one group can pass the cap by
- * its size, like concurrent inserts. PostgreSQL plans it again on every run (about 0.4 ms),
- * so a lone request takes INSERT_DOCUMENT, whose plan is kept; at load the plan is paid once
- * for a group.
+ * row in its order (matched by the ids made here). Each organisation is counted once, and a
+ * counting request's `active` adds the counting requests of its organisation before it in the
+ * group, so a group holds the cap as the same requests one after another would (a request
+ * refused for its template still takes its place in that figure: the cap errs on the safe
+ * side). PostgreSQL plans it again on every run (about 0.4 ms), so a lone request takes
+ * INSERT_DOCUMENT, whose plan is kept; at load the plan is paid once for a group.
  */
 const INSERT_DOCUMENTS = {
   name: 'insert-documents',
@@ -130,11 +132,16 @@ const INSERT_DOCUMENTS = {
                   (e->>'max_active')::int AS max_active, NULLIF(e->'pdf_options', 'null'::jsonb) AS pdf_options,
                   (e->>'template_version')::int AS template_version, (e->>'count_active')::boolean AS count_active, ord
            FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS requests(e, ord)
+         ), counted AS (
+           SELECT o.organization_id,
+                  (SELECT count(*)::int FROM (SELECT 1 FROM documents d WHERE d.organization_id = o.organization_id AND d.status IN ('queued', 'rendering') LIMIT o.max_active) c) AS n
+           FROM (SELECT organization_id, max(max_active) AS max_active FROM request WHERE count_active GROUP BY organization_id) o
          ), active AS (
+           -- A counting request sees its organisation's count plus the counting requests before it in the group, as if each were inserted in turn.
            SELECT r.ord, CASE WHEN r.count_active
-             THEN (SELECT count(*)::int FROM (SELECT 1 FROM documents d WHERE d.organization_id = r.organization_id AND d.status IN ('queued', 'rendering') LIMIT r.max_active) counted)
+             THEN c.n + (row_number() OVER (PARTITION BY r.organization_id, r.count_active ORDER BY r.ord))::int - 1
              ELSE 0 END AS n
-           FROM request r
+           FROM request r LEFT JOIN counted c ON c.organization_id = r.organization_id
          ), inserted AS (
            INSERT INTO documents (id, organization_id, template_id, template_version, is_uat, input_format, output_format, input_json, idempotency_key, request_hash, pdf_standard, pdf_options)
            SELECT r.id, t.organization_id, t.id, COALESCE(v.version, t.version), t.is_uat, t.format, r.output_format, r.input_json, r.idempotency_key, r.request_hash, r.pdf_standard, r.pdf_options
@@ -182,6 +189,9 @@ const GROUP_FIELDS = [
   'count_active',
 ] as const;
 
+/** As long as a request may wait for a pooled connection (the pool's connectionTimeoutMillis): then it is answered 503. */
+const INSERT_WAIT_MS = 3_000;
+
 /**
  * A gateway's document inserts: the requests in flight share INSERT_DOCUMENTS statements
  * (GroupedStatement), so at load one commit carries many documents and PostgreSQL plans
@@ -191,7 +201,7 @@ export class DocumentInserts {
   private readonly grouped: GroupedStatement<InsertRequest, InsertedRow>;
 
   constructor(db: Database) {
-    this.grouped = new GroupedStatement((requests) => insertRows(db, requests));
+    this.grouped = new GroupedStatement((requests) => insertRows(db, requests), { maxWaitMs: INSERT_WAIT_MS });
   }
 
   insert(request: InsertRequest): Promise<InsertedRow> {

@@ -162,6 +162,24 @@ describe('a document’s life (domain functions)', () => {
     return { owner, template };
   };
 
+  it('holds MAX_ACTIVE_PER_ORG inside a group: its requests count one another, as if inserted in turn', async () => {
+    const { owner, template } = await organizationWithTemplate();
+    const ownQueue = createRenderQueue(redis, `${prefix}capped:`);
+    const deps = { db: database.db, renderQueue: ownQueue, documentInserts: new DocumentInserts(database.db) };
+    const request = { organizationId: owner, body: { ...body(), template_id: template.id }, isUat: false, idempotencyKey: undefined, maxActivePerOrg: 4 };
+    await createDocument(deps, request);
+    await createDocument(deps, request);
+    const outcomes = await Promise.allSettled(Array.from({ length: 10 }, () => createDocument(deps, request)));
+    const created = outcomes.filter((outcome) => outcome.status === 'fulfilled').length;
+    // Two requests go alone at once and may both pass the count of 2; the eight gathered behind them
+    // count those two and one another, so at most one more than the cap (a single still in flight) is inserted, not 2 + 10.
+    expect(created).toBeGreaterThanOrEqual(2);
+    expect(created).toBeLessThanOrEqual(3);
+    for (const outcome of outcomes) if (outcome.status === 'rejected') expect(outcome.reason).toMatchObject({ code: 'too_many_in_progress' });
+    expect(await database.db.document.count({ where: { organizationId: owner } })).toBe(2 + created);
+    await ownQueue.close();
+  });
+
   it('refuses a document past MAX_ACTIVE_PER_ORG with too_many_in_progress, for that organisation alone, and counts again once one finishes', async () => {
     const { owner: busy, template: busyTemplate } = await organizationWithTemplate();
     const quiet = await organizationWithTemplate();
