@@ -154,26 +154,25 @@ const INSERT_DOCUMENTS = {
          SELECT inserted.*, a.n AS active FROM request r JOIN active a ON a.ord = r.ord LEFT JOIN inserted ON inserted.id = r.id ORDER BY r.ord`,
 };
 
-/** One request's parameters of INSERT_DOCUMENT (an object of INSERT_DOCUMENTS), in their order; the JSON ones not yet written. */
-type InsertRequest = [
-  id: string,
-  outputFormat: string,
-  inputJson: unknown,
-  idempotencyKey: string | null,
-  requestHash: string | null,
-  templateId: string,
-  organizationId: string,
-  isUat: boolean,
-  pdfStandard: string | null,
-  maxActive: number,
-  pdfOptions: object | null,
-  templateVersion: number | null,
-  countActive: boolean,
-];
-const INPUT_JSON = 2;
-const PDF_OPTIONS = 10;
-/** INSERT_DOCUMENTS's names of InsertRequest's members, in their order. */
-const GROUP_FIELDS = [
+/** One request of INSERT_DOCUMENT, or an object of INSERT_DOCUMENTS's array (named as its fields); the JSON values not yet written. */
+interface InsertRequest {
+  id: string;
+  output_format: string;
+  input_json: unknown;
+  idempotency_key: string | null;
+  request_hash: string | null;
+  template_id: string;
+  organization_id: string;
+  is_uat: boolean;
+  pdf_standard: string | null;
+  max_active: number;
+  pdf_options: object | null;
+  template_version: number | null;
+  count_active: boolean;
+}
+
+/** INSERT_DOCUMENT's parameters, $1 to $13. */
+const INSERT_PARAMETERS = [
   'id',
   'output_format',
   'input_json',
@@ -187,7 +186,7 @@ const GROUP_FIELDS = [
   'pdf_options',
   'template_version',
   'count_active',
-] as const;
+] as const satisfies readonly (keyof InsertRequest)[];
 
 /** As long as a request may wait for a pooled connection (the pool's connectionTimeoutMillis): then it is answered 503. */
 const INSERT_WAIT_MS = 3_000;
@@ -210,15 +209,11 @@ export class DocumentInserts {
 }
 
 function insertRows(db: Database, requests: InsertRequest[]): Promise<InsertedRow[]> {
-  if (requests.length === 1) {
-    const [request] = requests as [InsertRequest];
-    const values = [...request];
-    values[INPUT_JSON] = JSON.stringify(request[INPUT_JSON]);
-    values[PDF_OPTIONS] = request[PDF_OPTIONS] === null ? null : JSON.stringify(request[PDF_OPTIONS]);
-    return db.sql.query<InsertedRow>(INSERT_DOCUMENT, values);
-  }
-  const group = requests.map((request) => Object.fromEntries(GROUP_FIELDS.map((field, i) => [field, request[i]])));
-  return db.sql.query<InsertedRow>(INSERT_DOCUMENTS, [JSON.stringify(group)]);
+  if (requests.length > 1) return db.sql.query<InsertedRow>(INSERT_DOCUMENTS, [JSON.stringify(requests)]);
+  const [request] = requests as [InsertRequest];
+  const written = (value: unknown) => (value === null ? null : JSON.stringify(value));
+  const values = INSERT_PARAMETERS.map((name) => (name === 'input_json' || name === 'pdf_options' ? written(request[name]) : request[name]));
+  return db.sql.query<InsertedRow>(INSERT_DOCUMENT, values);
 }
 
 /** The request as the idempotency comparison sees it: passwords only as slow salted hashes. */
@@ -274,21 +269,21 @@ async function insertDocument(
   const counts = deps.activeCounts;
   const reserved = counts?.tryReserve(organizationId, maxActivePerOrg) ?? false;
   const ticket = reserved ? undefined : counts?.countSent(organizationId);
-  const insertRequest: InsertRequest = [
-    randomUUID(),
-    body.output_format,
-    body.input_json,
-    request.idempotencyKey ?? null,
-    hash,
-    body.template_id,
-    organizationId,
-    isUat,
-    body.pdf_standard ?? null,
-    maxActivePerOrg,
-    pdfOptions,
-    body.template_version ?? null,
-    !reserved,
-  ];
+  const insertRequest: InsertRequest = {
+    id: randomUUID(),
+    output_format: body.output_format,
+    input_json: body.input_json,
+    idempotency_key: request.idempotencyKey ?? null,
+    request_hash: hash,
+    template_id: body.template_id,
+    organization_id: organizationId,
+    is_uat: isUat,
+    pdf_standard: body.pdf_standard ?? null,
+    max_active: maxActivePerOrg,
+    pdf_options: pdfOptions,
+    template_version: body.template_version ?? null,
+    count_active: !reserved,
+  };
   let row: InsertedRow | undefined;
   try {
     row = deps.documentInserts ? await deps.documentInserts.insert(insertRequest) : (await insertRows(deps.db, [insertRequest]))[0];
