@@ -75,10 +75,7 @@ export class LocalFileStorage implements FileStorage {
    * (the caller may then record it as stored, e.g. mark its document ready).
    */
   async put(key: string, data: Buffer): Promise<void> {
-    const target = this.resolve(key);
-    await this.makeDurable(path.dirname(target));
-    const temporary = await this.temporaryPath();
-    try {
+    await this.storeAs(this.resolve(key), async (temporary) => {
       const handle = await open(temporary, 'w', 0o640);
       try {
         await handle.writeFile(data);
@@ -86,30 +83,39 @@ export class LocalFileStorage implements FileStorage {
       } finally {
         await handle.close();
       }
-      await rename(temporary, target);
-    } catch (error) {
-      await rm(temporary, { force: true });
-      throw error;
-    }
-    await syncFolder(path.dirname(target));
+    });
   }
 
   async putStream(key: string, data: Readable): Promise<number> {
-    const target = this.resolve(key);
-    await this.makeDurable(path.dirname(target));
-    const temporary = await this.temporaryPath();
-    const out = createWriteStream(temporary, { mode: 0o640 });
-    try {
+    let bytesWritten = 0;
+    await this.storeAs(this.resolve(key), async (temporary) => {
+      const out = createWriteStream(temporary, { mode: 0o640 });
       await pipeline(data, out);
+      bytesWritten = out.bytesWritten;
       const handle = await open(temporary, 'r');
       await handle.sync().finally(() => handle.close());
+    });
+    return bytesWritten;
+  }
+
+  /**
+   * `write` fills and flushes a temporary file, which is then renamed to `target` and its
+   * folder flushed. The folder's own name is made durable at the same time as the write (a
+   * new document's folder costs no wait of its own); the rename waits for both.
+   */
+  private async storeAs(target: string, write: (temporary: string) => Promise<void>): Promise<void> {
+    const folder = path.dirname(target);
+    const temporary = await this.temporaryPath();
+    const [written, durable] = await Promise.allSettled([write(temporary), this.makeDurable(folder)]);
+    try {
+      if (written.status === 'rejected') throw written.reason;
+      if (durable.status === 'rejected') throw durable.reason;
       await rename(temporary, target);
-      await syncFolder(path.dirname(target));
-      return out.bytesWritten;
     } catch (error) {
       await rm(temporary, { force: true });
       throw error;
     }
+    await syncFolder(folder);
   }
 
   async get(key: string): Promise<Buffer> {
