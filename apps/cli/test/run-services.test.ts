@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createTestDatabase, repoRoot, seedOrganization, startService, uniqueId, type TestDatabase } from '@docgen/testing';
+import { createTestDatabase, eventually, repoRoot, seedOrganization, startService, uniqueId, type TestDatabase } from '@docgen/testing';
 
 const BANNER = 'Ctrl-C stops everything.';
 
@@ -42,14 +42,6 @@ async function isAlive(pid: number): Promise<boolean> {
     return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
   } catch {
     return false;
-  }
-}
-
-async function waitFor(condition: () => Promise<boolean> | boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`${what} not within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
@@ -118,7 +110,7 @@ describe("npm start's service runner", () => {
     taken.close();
     const runner = startRunner({ ...env, METRICS_PORT: metricsPort }, workDir);
     try {
-      await waitFor(() => runner.stderr().includes(BANNER), 120_000, 'the banner');
+      await eventually(() => runner.stderr().includes(BANNER), 'the banner', 120_000);
       expect(runner.stderr()).toContain('METRICS_PORT is ignored by npm start');
       expect(runner.stderr()).not.toMatch(/exited|EADDRINUSE/);
       const tree = descendants(runner.process.pid!);
@@ -126,7 +118,7 @@ describe("npm start's service runner", () => {
       expect(services).toHaveLength(3);
 
       runner.process.kill('SIGTERM'); // npm only: it does not pass the signal on
-      await waitFor(() => allGone(tree), 60_000, 'every service ending');
+      await eventually(() => allGone(tree), 'every service ending', 60_000);
     } finally {
       runner.process.kill('SIGKILL');
     }
@@ -144,9 +136,9 @@ describe("npm start's service runner", () => {
       const tree = [...seen];
       expect(tree.length).toBeGreaterThanOrEqual(2);
       // 'exit' can come before the last of stderr has been read.
-      await waitFor(() => runner.stderr().includes('webhook-dispatcher exited (1); stopping the others'), 10_000, "the runner's message");
+      await eventually(() => runner.stderr().includes('webhook-dispatcher exited (1); stopping the others'), "the runner's message", 10_000);
       expect(runner.stderr()).not.toContain(BANNER);
-      await waitFor(() => allGone(tree), 30_000, 'every service ending');
+      await eventually(() => allGone(tree), 'every service ending', 30_000);
     } finally {
       clearInterval(watch);
       occupied.close();
@@ -156,11 +148,11 @@ describe("npm start's service runner", () => {
 
   it('services end with the runner even when it is killed outright', async () => {
     const runner = startRunner(env, undefined);
-    await waitFor(() => runner.stderr().includes(BANNER), 120_000, 'the banner');
+    await eventually(() => runner.stderr().includes(BANNER), 'the banner', 120_000);
     const tree = descendants(runner.process.pid!);
     expect(tree.length).toBeGreaterThanOrEqual(3);
     runner.process.kill('SIGKILL');
-    await waitFor(() => allGone(tree), 60_000, 'every service ending');
+    await eventually(() => allGone(tree), 'every service ending', 60_000);
   }, 200_000);
 
   it('a worker run alone still binds METRICS_PORT, and its own variable wins over it', async () => {

@@ -12,7 +12,7 @@ import {
   renderTakeList,
   type RenderJob,
 } from '@docgen/queue';
-import { createTestDatabase, seedOrganization, uniqueId, type TestDatabase } from '@docgen/testing';
+import { createTestDatabase, eventually, seedOrganization, uniqueId, type TestDatabase } from '@docgen/testing';
 import { processRenderJob, renderDocument, type RenderDeps } from '../src/process-render-job';
 import { RenderTakeRunner } from '../src/render-take-runner';
 
@@ -70,13 +70,17 @@ describe('the render list hands a failed first attempt to BullMQ for its retries
     await queueRenderJobs(queue, [doc]);
 
     // The first attempt's failure becomes a job with the two attempts left; then (never before) its entry leaves the list.
-    const job = await waitFor(() => queue.getJob(renderJobId({ documentId: doc.id, generation: 1 })));
+    const job = await eventually(() => queue.getJob(renderJobId({ documentId: doc.id, generation: 1 })), 'the retry job', 30_000);
     expect(job.data).toEqual({ documentId: doc.id, generation: 1, takesBefore: 1, attemptsBefore: 1 });
     expect(job.opts.attempts).toBe(2);
-    await waitFor(async () => {
-      const counts = await renderTakeCounts(queue);
-      return counts.waiting + counts.taken === 0;
-    });
+    await eventually(
+      async () => {
+        const counts = await renderTakeCounts(queue);
+        return counts.waiting + counts.taken === 0;
+      },
+      'the entry off the render list',
+      30_000,
+    );
     expect(await database.db.document.findUniqueOrThrow({ where: { id: doc.id } })).toMatchObject({ status: 'queued', renderAttempts: 1 });
 
     const connection = createRedisConnection(REDIS_URL, 'worker');
@@ -85,10 +89,14 @@ describe('the render list hands a failed first attempt to BullMQ for its retries
       prefix: bullPrefix(prefix),
       concurrency: 1,
     });
-    const failed = await waitFor(async () => {
-      const row = await database.db.document.findUniqueOrThrow({ where: { id: doc.id } });
-      return row.status === 'failed' ? row : undefined;
-    });
+    const failed = await eventually(
+      async () => {
+        const row = await database.db.document.findUniqueOrThrow({ where: { id: doc.id } });
+        return row.status === 'failed' ? row : undefined;
+      },
+      'the document failed',
+      30_000,
+    );
     expect(attempts).toEqual(['rendering/1', 'rendering/2', 'rendering/3']);
     expect(failed).toMatchObject({ renderAttempts: 3, errorMessage: 'Rendering failed after 3 attempts (storage unavailable); please try again' });
 
@@ -102,12 +110,3 @@ describe('the render list hands a failed first attempt to BullMQ for its retries
     redis.disconnect();
   }, 60_000);
 });
-
-/** Polls until `probe` yields something (what the test waits for happens in other processes' time). */
-async function waitFor<T>(probe: () => Promise<T | undefined | null>, timeoutMs = 30_000): Promise<T> {
-  for (const giveUpAt = Date.now() + timeoutMs; Date.now() < giveUpAt; await new Promise((resolve) => setTimeout(resolve, 50))) {
-    const found = await probe();
-    if (found) return found;
-  }
-  throw new Error('not within the time given');
-}

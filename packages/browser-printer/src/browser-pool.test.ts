@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { pdfText, pngDataUri, solidPng, startCanary, type Canary } from '@docgen/testing';
+import { eventually, pdfText, pngDataUri, solidPng, startCanary, type Canary } from '@docgen/testing';
 import { BrowserPrinterPool, defaultChromiumPath, withContentSecurityPolicy, type PrinterEvent } from './browser-pool';
 import { PrintTimeoutError } from './errors';
 
@@ -152,7 +152,7 @@ describe('BrowserPrinterPool', () => {
     try {
       const browser = chromiumChildren().find((pid) => !before.has(pid))!;
       process.kill(Number(browser), 'SIGKILL');
-      await waitFor(() => own.filter((event) => event.type === 'started').length === 2);
+      await eventually(() => own.filter((event) => event.type === 'started').length === 2, 'both browsers started');
       expect(own).toContainEqual({ type: 'exited', expected: false });
       expect(crashing.alive).toBe(true);
       expect(pdfText(await crashing.print({ html: page('<p>after a crash</p>') }))).toContain('after a crash');
@@ -171,14 +171,6 @@ function chromiumChildren(): string[] {
       .split('\n');
   } catch {
     return []; // pgrep exits 1 when it finds none
-  }
-}
-
-async function waitFor(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { buildDocx, paragraph, table } from '@docgen/testing';
+import { buildDocx, eventually, paragraph, table } from '@docgen/testing';
 import { ConversionTimeoutError } from './errors';
 import { convertPerCall } from './per-call-driver';
 
@@ -26,15 +26,6 @@ function ownSofficeProfile(): string | undefined {
   return sofficeBin && /-env:UserInstallation=(\S+)/.exec(sofficeBin.args)?.[1];
 }
 
-async function eventually(condition: () => boolean, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  return true;
-}
-
 describe('convertPerCall (libreoffice-convert: a cold soffice per call, real LibreOffice)', () => {
   it('converts a DOCX to PDF with a cold soffice', async () => {
     const pdf = await convertPerCall(buildDocx({ body: paragraph('per call Привет') }), 'pdf', 60_000);
@@ -51,8 +42,8 @@ describe('convertPerCall (libreoffice-convert: a cold soffice per call, real Lib
     const conversion = convertPerCall(slow, 'pdf', 2_000).catch((error: unknown) => error);
     // soffice.bin, started by oosplash (the direct child), is converting when the timeout hits.
     let profile: string | undefined;
-    expect(await eventually(() => (profile = ownSofficeProfile()) !== undefined, 2_000)).toBe(true);
+    await eventually(() => (profile = ownSofficeProfile()) !== undefined, 'the cold soffice running with a profile of its own', 2_000);
     expect(await conversion).toBeInstanceOf(ConversionTimeoutError);
-    expect(await eventually(() => !liveProcesses().some((p) => p.args.includes(profile!)), 2_000)).toBe(true);
+    await eventually(() => !liveProcesses().some((p) => p.args.includes(profile!)), 'every process of that profile gone', 2_000);
   }, 90_000);
 });
