@@ -1,3 +1,4 @@
+import { runBatchedConversionBench } from '../src/batched-conversion';
 import { runBulkZipBench } from '../src/bulk-zip';
 import { runConversionBench } from '../src/conversion';
 import { runEndToEndBench } from '../src/e2e';
@@ -37,6 +38,12 @@ describe('benchmarks, smoke mode', () => {
     expect(profiles.letter!.tuned!.count).toBe(2);
     expect(profiles.letter!['tuned-tmpfs']!.count).toBe(2);
     expect(profiles.report!.untuned.cpuMs).toBeGreaterThan(0);
+  }, 180_000);
+
+  it('batched conversion: letters converted in one LibreOffice call read as they do alone, and cost less', async () => {
+    const results = await runBatchedConversionBench(quiet);
+    expect(results[1].libreOfficeCpuMs).toBeGreaterThan(0);
+    expect(results[10].libreOfficeCpuMs).toBeGreaterThan(0);
   }, 180_000);
 
   it('end to end: documents reach ready through the whole service', async () => {

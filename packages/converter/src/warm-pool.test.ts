@@ -73,6 +73,16 @@ describe('WarmConverterPool (real LibreOffice)', () => {
     expect(docx.subarray(0, 2).toString()).toBe('PK');
   });
 
+  it('writes the bookmarks as named destinations when asked, and only then', async () => {
+    const bookmarked = (name: string, id: number) =>
+      `<w:p><w:bookmarkStart w:id="${id}" w:name="${name}"/><w:r><w:t>Part ${name}</w:t></w:r><w:bookmarkEnd w:id="${id}"/></w:p>`;
+    const docx = buildDocx({ body: [bookmarked('partOne', 1), '<w:p><w:r><w:br w:type="page"/></w:r></w:p>', bookmarked('partTwo', 2)].join('') });
+    // LibreOffice writes the catalog's /Dests uncompressed: a name, then its page and position.
+    const destinations = (pdf: Buffer) => [...pdf.toString('latin1').matchAll(/\/(part\w+)\[\d+ 0 R\/XYZ/g)].map((match) => match[1]);
+    expect(destinations(await pool.convert(docx, 'docx', 'pdf', { namedDestinations: true }))).toEqual(['partOne', 'partTwo']);
+    expect(destinations(await pool.convert(docx, 'docx', 'pdf'))).toEqual([]);
+  });
+
   it('opens HTML with an import filter as a Writer document and stores DOCX', async () => {
     const html = Buffer.from('<!doctype html><html><body><h1>Invoice for {client_name}</h1></body></html>');
     const docx = await pool.convert(html, 'html', 'docx', { inputFilter: 'HTML (StarWriter)' });

@@ -50,8 +50,15 @@ export interface PoolConvertOptions {
   pdfStandard?: PdfStandard;
   /** LibreOffice import filter, e.g. "HTML (StarWriter)" to open HTML as a Writer text document. */
   inputFilter?: string;
+  /** PDF output only: the document's bookmarks become named destinations (the PDF's /Dests), so a reader of the PDF finds the page each starts on. */
+  namedDestinations?: boolean;
   onInstanceTaken?: (pid: number | undefined) => void;
   onInstanceFree?: () => void;
+}
+
+function pdfExportOptions(options: PoolConvertOptions): FilterData | undefined {
+  const standard = pdfFilterData(options.pdfStandard);
+  return options.namedDestinations ? { ...standard, ExportBookmarksToPDFDestination: true } : standard;
 }
 
 interface Waiter {
@@ -128,7 +135,7 @@ export class WarmConverterPool {
     // with two warm instances on /dev/shm).
     try {
       writeFileSync(source, input);
-      await this.convertFile(source, target, EXPORT_FILTERS[to], options, to === 'pdf' ? pdfFilterData(options.pdfStandard) : undefined);
+      await this.convertFile(source, target, EXPORT_FILTERS[to], options, to === 'pdf' ? pdfExportOptions(options) : undefined);
       return readFileSync(target);
     } finally {
       // unlink, not rm: no lstat first; a target LibreOffice never wrote is fine to miss.

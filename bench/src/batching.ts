@@ -1,0 +1,106 @@
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef } from '@cantoo/pdf-lib';
+import PizZip from 'pizzip';
+
+/*
+ * A prototype, measured by bench:batched-conversion and not yet used by the service: several
+ * filled DOCX of one template converted by LibreOffice as one document, then the PDF cut back
+ * into one PDF each. What it takes to run in the render worker is in docs/BENCHMARKS.md.
+ */
+
+const BODY_PART = 'word/document.xml';
+/** Fields whose value would count the pages of the whole batch, or point into another document. */
+const WHOLE_DOCUMENT_FIELDS = /NUMPAGES|SECTIONPAGES|PAGEREF|\bTOC\b|\bREF\b/;
+/** Elements that may follow pgNumType in a sectPr (ECMA-376 CT_SectPr). */
+const AFTER_PAGE_NUMBERS = /<w:(cols|formProt|vAlign|noEndnote|titlePg|textDirection|bidi|rtlGutter|docGrid|printerSettings|sectPrChange)\b/;
+
+/**
+ * One DOCX holding `documents` in order, each in its own section: a next-page break carrying
+ * the template's section properties with page numbers restarting at 1, and a bookmark
+ * `marks[i]` at its start, which the PDF export writes as a named destination. Undefined when
+ * the documents cannot share a conversion: a part other than the body differs (an image, a
+ * link added by the fill), the body has sections, bookmarks or whole-document fields of its
+ * own, or the section properties are not the plain kind this handles.
+ */
+export function batchDocx(documents: Buffer[], marks: string[]): Buffer | undefined {
+  const zips = documents.map((docx) => new PizZip(docx));
+  const first = zips[0]!;
+  const otherParts = Object.keys(first.files).filter((name) => name !== BODY_PART && !first.files[name]!.dir);
+  for (const zip of zips.slice(1)) {
+    const names = Object.keys(zip.files).filter((name) => name !== BODY_PART && !zip.files[name]!.dir);
+    if (names.length !== otherParts.length) return undefined;
+    if (otherParts.some((name) => zip.file(name)?.asText() !== first.file(name)!.asText())) return undefined;
+  }
+  if (otherParts.some((name) => /^word\/(header|footer)\d*\.xml$/.test(name) && WHOLE_DOCUMENT_FIELDS.test(first.file(name)!.asText()))) return undefined;
+  if (/<w:evenAndOddHeaders\b/.test(first.file('word/settings.xml')?.asText() ?? '')) return undefined;
+
+  const bodies: string[] = [];
+  let head = '';
+  let sectPr = '';
+  let tail = '';
+  for (const zip of zips) {
+    const xml = zip.file(BODY_PART)!.asText();
+    const bodyStart = xml.indexOf('>', xml.indexOf('<w:body')) + 1;
+    const sectStart = xml.lastIndexOf('<w:sectPr');
+    const sectEnd = xml.indexOf('</w:sectPr>', sectStart) + '</w:sectPr>'.length;
+    if (bodyStart === 0 || sectStart < bodyStart || sectEnd < sectStart) return undefined;
+    const body = xml.slice(bodyStart, sectStart);
+    if (/<w:sectPr\b|<w:bookmarkStart\b/.test(body) || WHOLE_DOCUMENT_FIELDS.test(body)) return undefined;
+    bodies.push(body);
+    [head, sectPr, tail] = [xml.slice(0, bodyStart), xml.slice(sectStart, sectEnd), xml.slice(sectEnd)];
+  }
+  const restarting = restartPageNumbers(sectPr);
+  if (!restarting || /<w:type\b/.test(sectPr) || !restarting.includes('<w:pgSz')) return undefined;
+  const sectionBreak = `<w:p><w:pPr>${restarting.replace('<w:pgSz', '<w:type w:val="nextPage"/><w:pgSz')}</w:pPr></w:p>`;
+  const marked = bodies.map((body, i) =>
+    markFirstParagraph(body, `<w:bookmarkStart w:id="${900_000 + i}" w:name="${marks[i]}"/><w:bookmarkEnd w:id="${900_000 + i}"/>`),
+  );
+  if (marked.includes(undefined)) return undefined;
+  first.file(BODY_PART, head + marked.join(sectionBreak) + restarting + tail);
+  return first.generate({ type: 'nodebuffer', compression: 'STORE' });
+}
+
+/**
+ * The bookmark inside the body's first paragraph (a cell's, when the body opens with a
+ * table), after its properties: LibreOffice ties a bookmark between paragraphs to the end of
+ * the one before, which is the previous document's.
+ */
+function markFirstParagraph(body: string, bookmark: string): string | undefined {
+  const paragraph = /<w:p(?: [^>]*)?>(<w:pPr>.*?<\/w:pPr>|<w:pPr\/>)?/s.exec(body);
+  if (!paragraph) return undefined;
+  const at = paragraph.index + paragraph[0].length;
+  return body.slice(0, at) + bookmark + body.slice(at);
+}
+
+/** The section properties with page numbers starting at 1; undefined when they set numbering of their own. */
+function restartPageNumbers(sectPr: string): string | undefined {
+  if (/<w:pgNumType\b/.test(sectPr)) return undefined;
+  const at = AFTER_PAGE_NUMBERS.exec(sectPr)?.index ?? sectPr.lastIndexOf('</w:sectPr>');
+  return at < 0 ? undefined : `${sectPr.slice(0, at)}<w:pgNumType w:start="1"/>${sectPr.slice(at)}`;
+}
+
+/**
+ * The PDF of a batch cut into one PDF per document: each from the page its mark names to the
+ * page before the next mark's. Undefined when a mark is missing or out of order.
+ */
+export async function splitAtMarks(pdf: Buffer, marks: string[]): Promise<Buffer[] | undefined> {
+  const batch = await PDFDocument.load(pdf, { updateMetadata: false });
+  const destinations = batch.catalog.lookupMaybe(PDFName.of('Dests'), PDFDict);
+  const pages = batch.getPages();
+  const starts = marks.map((mark) => {
+    const target = destinations?.lookupMaybe(PDFName.of(mark), PDFArray)?.get(0);
+    return target instanceof PDFRef ? pages.findIndex((page) => page.ref === target) : -1;
+  });
+  if (starts[0] !== 0 || starts.some((start, i) => start < 0 || (i > 0 && start <= starts[i - 1]!))) return undefined;
+  return Promise.all(
+    starts.map(async (start, i) => {
+      const part = await PDFDocument.create({ updateMetadata: false });
+      const end = starts[i + 1] ?? pages.length;
+      const copied = await part.copyPages(
+        batch,
+        Array.from({ length: end - start }, (_, k) => start + k),
+      );
+      for (const page of copied) part.addPage(page);
+      return Buffer.from(await part.save());
+    }),
+  );
+}
