@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { WarmConverterPool } from '@docgen/converter';
-import { prepareDocxTemplate, renderDocx, storedDocxPackage, type TemplateVariable } from '@docgen/templating';
+import { splitAtMarks } from '@docgen/finishing';
+import { batchDocx, prepareDocxTemplate, renderDocx, storedDocxPackage, type TemplateVariable } from '@docgen/templating';
 import { pdfText } from '@docgen/testing';
-import { batchDocx, splitAtMarks } from './batching';
+
 import { LETTER_TEMPLATE, letterInput } from './documents';
 import { descendantCpuSeconds } from './process-cpu';
 import { runWhenMain, publish, type BenchOptions } from './report';
@@ -112,7 +113,7 @@ export async function runBatchedConversionBench(options: BenchOptions) {
     'LibreOffice instance (scratch files in memory), one batch at a time, in rotating blocks (median',
     `of ${blocks}). A batch is one DOCX with each letter in a section of its own (page numbers restarting),`,
     'a bookmark at its start exported as a named destination, and its PDF cut back into one PDF a',
-    "letter (`bench/src/batching.ts`, a prototype the service does not use yet). Each batch size's",
+    "letter (`batchDocx` in @docgen/templating, `splitAtMarks` in @docgen/finishing). Each batch size's",
     'letters were first checked to read the same as the letters converted alone.',
     '',
     markdownTable(

@@ -2,6 +2,7 @@ import { convertOnce, convertPerCall, WarmConverterPool, type OutputFormat, type
 import type { Logger } from '@docgen/observability';
 import type { RenderWorkerConfig } from './config';
 import type { Deadline } from './deadline';
+import { PdfBatches } from './pdf-batches';
 
 export interface ConversionContext {
   /** The render's deadline: waiting for an instance and converting must end by then. */
@@ -13,6 +14,8 @@ export interface ConversionContext {
   onStarted?: () => void;
   /** Someone is waiting for this one (a live preview): it goes ahead of renders waiting for an instance. */
   urgent?: boolean;
+  /** Plain PDFs with the same key (an organisation's template file) may share one LibreOffice call while they wait (CONVERTER_BATCH_SIZE, PdfBatches). */
+  batchKey?: string;
 }
 
 export interface DocxToPdf {
@@ -78,8 +81,18 @@ export async function startConverter(config: RenderWorkerConfig, logger: Logger,
     conversion.then(release, release);
     return deadline.race(conversion);
   };
+  const alone = (docx: Buffer, context: ConversionContext) => convert(docx, 'docx', 'pdf', context);
+  const batches =
+    config.CONVERTER_BATCH_SIZE > 1
+      ? new PdfBatches(config.CONVERTER_BATCH_SIZE, {
+          acquire: (deadline) => slots.acquire(deadline),
+          convert: (docx, options) => pool.convert(docx, 'docx', 'pdf', options),
+          alone,
+        })
+      : undefined;
   return {
-    toPdf: (docx, context) => convert(docx, 'docx', 'pdf', context),
+    toPdf: (docx, context) =>
+      batches && context.batchKey && !context.pdfStandard && !context.urgent ? batches.toPdf(docx, context, context.batchKey) : alone(docx, context),
     htmlToDocx: (html, inputFilter, context) => convert(html, 'html', 'docx', context, inputFilter),
     liveInstances: () => pool.liveCount,
     close: () => pool.close(),

@@ -224,7 +224,12 @@ async function render(doc: RenderingDocument, deps: RenderDeps, deadline: Deadli
     // One finishing step whatever printed the PDF (watermark, metadata, encryption: @docgen/finishing).
     const pdf = printable
       ? await deps.printer!.toPdf(printable, { deadline, log })
-      : await deps.converter.toPdf(docx!, { deadline, log, pdfStandard: (doc.pdfStandard ?? undefined) as PdfStandard | undefined });
+      : await deps.converter.toPdf(docx!, {
+          deadline,
+          log,
+          pdfStandard: (doc.pdfStandard ?? undefined) as PdfStandard | undefined,
+          batchKey: `${doc.organizationId}/${template.fileKey}`,
+        });
     phases.end('convert');
     deadline.check();
     outputs.push(['pdf', await finishDocumentPdf(pdf, doc, deps)]);

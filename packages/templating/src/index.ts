@@ -19,6 +19,7 @@ export { DEFAULT_PACKAGE_LIMITS, DEFAULT_MAX_PART_BYTES, storedDocxPackage, zipE
 export { DEFAULT_IMAGE_BOUNDS, imageBoundsProblem, isBitmapImage, gifFrameCount, type ImageBounds } from './image-bounds';
 export { ImageModule, IMAGE_MODULE_NAME, type ImageData } from './image-module';
 export { renderDocx } from './render/render-docx';
+export { batchDocx } from './render/batch-docx';
 export { RenderInputError } from './render/render-error';
 export { OutputTooLargeError } from './render/estimate-output';
 export { prepareRenderData, DEFAULT_LOCALE } from './render/validate-input';

@@ -1,25 +1,28 @@
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFRef } from '@cantoo/pdf-lib';
 import PizZip from 'pizzip';
 
-/*
- * A prototype, measured by bench:batched-conversion and not yet used by the service: several
- * filled DOCX of one template converted by LibreOffice as one document, then the PDF cut back
- * into one PDF each. What it takes to run in the render worker is in docs/BENCHMARKS.md.
- */
-
 const BODY_PART = 'word/document.xml';
-/** Fields whose value would count the pages of the whole batch, or point into another document. */
-const WHOLE_DOCUMENT_FIELDS = /NUMPAGES|SECTIONPAGES|PAGEREF|\bTOC\b|\bREF\b/;
+/**
+ * What would count across the batch rather than within a document (its pages, a sequence, a
+ * list, its notes, its sections) or point into another document: a body or header with any
+ * of these converts alone.
+ */
+const COUNTS_ACROSS_DOCUMENTS =
+  /NUMPAGES|SECTIONPAGES|NUMWORDS|NUMCHARS|PAGEREF|\bTOC\b|\bREF\b|\bSEQ\b|AUTONUM|LISTNUM|\bSECTION\b|<w:(numPr|footnoteReference|endnoteReference|commentReference|lnNumType)\b|w:anchor=/;
 /** Elements that may follow pgNumType in a sectPr (ECMA-376 CT_SectPr). */
 const AFTER_PAGE_NUMBERS = /<w:(cols|formProt|vAlign|noEndnote|titlePg|textDirection|bidi|rtlGutter|docGrid|printerSettings|sectPrChange)\b/;
 
 /**
+ * Several filled DOCX of one template as one document, for one LibreOffice call: its fixed
+ * cost per call (most of a one-page PDF's, bench:batched-conversion) is paid once. The PDF is
+ * then cut back at the marks (splitAtMarks in @docgen/finishing).
+ *
  * One DOCX holding `documents` in order, each in its own section: a next-page break carrying
  * the template's section properties with page numbers restarting at 1, and a bookmark
  * `marks[i]` at its start, which the PDF export writes as a named destination. Undefined when
  * the documents cannot share a conversion: a part other than the body differs (an image, a
- * link added by the fill), the body has sections, bookmarks or whole-document fields of its
- * own, or the section properties are not the plain kind this handles.
+ * link added by the fill), the body has sections or bookmarks of its own or something that
+ * counts across documents (COUNTS_ACROSS_DOCUMENTS), or the section properties are not the
+ * plain kind this handles.
  */
 export function batchDocx(documents: Buffer[], marks: string[]): Buffer | undefined {
   const zips = documents.map((docx) => new PizZip(docx));
@@ -30,8 +33,10 @@ export function batchDocx(documents: Buffer[], marks: string[]): Buffer | undefi
     if (names.length !== otherParts.length) return undefined;
     if (otherParts.some((name) => zip.file(name)?.asText() !== first.file(name)!.asText())) return undefined;
   }
-  if (otherParts.some((name) => /^word\/(header|footer)\d*\.xml$/.test(name) && WHOLE_DOCUMENT_FIELDS.test(first.file(name)!.asText()))) return undefined;
+  if (otherParts.some((name) => /^word\/(header|footer)\d*\.xml$/.test(name) && COUNTS_ACROSS_DOCUMENTS.test(first.file(name)!.asText()))) return undefined;
   if (/<w:evenAndOddHeaders\b/.test(first.file('word/settings.xml')?.asText() ?? '')) return undefined;
+  // A list numbered by style (a heading, say) would count on from the previous document.
+  if (/<w:numPr\b/.test(first.file('word/styles.xml')?.asText() ?? '')) return undefined;
 
   const bodies: string[] = [];
   let head = '';
@@ -44,7 +49,7 @@ export function batchDocx(documents: Buffer[], marks: string[]): Buffer | undefi
     const sectEnd = xml.indexOf('</w:sectPr>', sectStart) + '</w:sectPr>'.length;
     if (bodyStart === 0 || sectStart < bodyStart || sectEnd < sectStart) return undefined;
     const body = xml.slice(bodyStart, sectStart);
-    if (/<w:sectPr\b|<w:bookmarkStart\b/.test(body) || WHOLE_DOCUMENT_FIELDS.test(body)) return undefined;
+    if (/<w:sectPr\b|<w:bookmarkStart\b/.test(body) || COUNTS_ACROSS_DOCUMENTS.test(body)) return undefined;
     bodies.push(body);
     [head, sectPr, tail] = [xml.slice(0, bodyStart), xml.slice(sectStart, sectEnd), xml.slice(sectEnd)];
   }
@@ -71,36 +76,9 @@ function markFirstParagraph(body: string, bookmark: string): string | undefined 
   return body.slice(0, at) + bookmark + body.slice(at);
 }
 
-/** The section properties with page numbers starting at 1; undefined when they set numbering of their own. */
+/** The section properties with page numbers starting at 1; undefined when they number pages or lines their own way. */
 function restartPageNumbers(sectPr: string): string | undefined {
-  if (/<w:pgNumType\b/.test(sectPr)) return undefined;
+  if (/<w:pgNumType\b|<w:lnNumType\b/.test(sectPr)) return undefined;
   const at = AFTER_PAGE_NUMBERS.exec(sectPr)?.index ?? sectPr.lastIndexOf('</w:sectPr>');
   return at < 0 ? undefined : `${sectPr.slice(0, at)}<w:pgNumType w:start="1"/>${sectPr.slice(at)}`;
-}
-
-/**
- * The PDF of a batch cut into one PDF per document: each from the page its mark names to the
- * page before the next mark's. Undefined when a mark is missing or out of order.
- */
-export async function splitAtMarks(pdf: Buffer, marks: string[]): Promise<Buffer[] | undefined> {
-  const batch = await PDFDocument.load(pdf, { updateMetadata: false });
-  const destinations = batch.catalog.lookupMaybe(PDFName.of('Dests'), PDFDict);
-  const pages = batch.getPages();
-  const starts = marks.map((mark) => {
-    const target = destinations?.lookupMaybe(PDFName.of(mark), PDFArray)?.get(0);
-    return target instanceof PDFRef ? pages.findIndex((page) => page.ref === target) : -1;
-  });
-  if (starts[0] !== 0 || starts.some((start, i) => start < 0 || (i > 0 && start <= starts[i - 1]!))) return undefined;
-  return Promise.all(
-    starts.map(async (start, i) => {
-      const part = await PDFDocument.create({ updateMetadata: false });
-      const end = starts[i + 1] ?? pages.length;
-      const copied = await part.copyPages(
-        batch,
-        Array.from({ length: end - start }, (_, k) => start + k),
-      );
-      for (const page of copied) part.addPage(page);
-      return Buffer.from(await part.save());
-    }),
-  );
 }

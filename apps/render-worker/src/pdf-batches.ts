@@ -1,0 +1,126 @@
+import { randomUUID } from 'node:crypto';
+import type { PoolConvertOptions } from '@docgen/converter';
+import { splitAtMarks } from '@docgen/finishing';
+import { batchDocx } from '@docgen/templating';
+import type { ConversionContext } from './converter';
+import type { Deadline } from './deadline';
+
+/** The filled DOCX (stored, uncompressed) of a document of a few pages is tens of kilobytes. */
+const BATCHABLE_DOCX_BYTES = 512 * 1024;
+
+interface Member {
+  docx: Buffer;
+  context: ConversionContext;
+  resolve: (pdf: Buffer) => void;
+  reject: (error: unknown) => void;
+}
+
+interface Batch {
+  key: string;
+  members: Member[];
+}
+
+export interface PdfBatchesDeps {
+  /** One LibreOffice instance's turn: resolves with its release once one is free, rejects when the deadline passes first. */
+  acquire: (deadline: Deadline) => Promise<() => void>;
+  convert: (docx: Buffer, options: PoolConvertOptions) => Promise<Buffer>;
+  /** A document converted on its own, as without batches: the way back for a batch that failed. */
+  alone: (docx: Buffer, context: ConversionContext) => Promise<Buffer>;
+}
+
+/**
+ * Plain PDFs of the same batch key (one organisation's template file) that wait for a
+ * LibreOffice instance together are converted in one call, up to `maxSize`: LibreOffice's
+ * fixed cost per call, most of a one-page PDF's, is paid once (bench:batched-conversion). The
+ * first to wait leads: it waits for an instance, and whoever comes with its key meanwhile
+ * joins. A document that finds an instance free goes alone at once, so batches form only
+ * when renders queue, and a lone render waits for nothing.
+ *
+ * One DOCX holds the batch (batchDocx: a section each, a bookmark at each start) and its PDF
+ * is cut back at the bookmarks (splitAtMarks). When the documents cannot share a call, or the
+ * call or the cut fails, each is converted alone, so one document's problem stays its own.
+ * Each member keeps its own deadline; the call gets the latest of theirs.
+ */
+export class PdfBatches {
+  private readonly forming = new Map<string, Batch>();
+
+  constructor(
+    private readonly maxSize: number,
+    private readonly deps: PdfBatchesDeps,
+  ) {}
+
+  toPdf(docx: Buffer, context: ConversionContext, key: string): Promise<Buffer> {
+    // A large document gains little from sharing a call, and would make its batch outlast the members' deadlines.
+    if (docx.length > BATCHABLE_DOCX_BYTES) return this.deps.alone(docx, context);
+    const { deadline } = context;
+    deadline.check();
+    const result = new Promise<Buffer>((resolve, reject) => {
+      const member = { docx, context, resolve, reject };
+      const forming = this.forming.get(key);
+      if (forming && forming.members.length < this.maxSize) {
+        forming.members.push(member);
+        return;
+      }
+      const batch = { key, members: [member] };
+      this.forming.set(key, batch);
+      void this.lead(batch);
+    });
+    return deadline.race(result);
+  }
+
+  private async lead(batch: Batch): Promise<void> {
+    let release: (() => void) | undefined;
+    // The instance is waited for on the deadline of the first member still waiting; a member whose deadline passes has failed on its own.
+    while (!release) {
+      const waiting = batch.members.find((member) => !member.context.deadline.expired);
+      if (!waiting) break;
+      release = await this.deps.acquire(waiting.context.deadline).catch(() => undefined);
+    }
+    if (this.forming.get(batch.key) === batch) this.forming.delete(batch.key);
+    if (!release) return;
+    const members = batch.members.filter((member) => !member.context.deadline.expired);
+    if (members.length < 2) {
+      const [member] = members;
+      if (member) this.onInstance(member.docx, [member], member.context.deadline.at, release).then(member.resolve, member.reject);
+      else release();
+      return;
+    }
+    const pdfs = await this.convertTogether(members, release).catch(() => undefined);
+    if (pdfs) members.forEach((member, i) => member.resolve(pdfs[i]!));
+    else for (const member of members) this.deps.alone(member.docx, member.context).then(member.resolve, member.reject);
+  }
+
+  /** The members' PDFs from one call; undefined when they cannot share one. */
+  private async convertTogether(members: Member[], release: () => void): Promise<Buffer[] | undefined> {
+    const marks = members.map(() => `docgenpart${randomUUID().replaceAll('-', '')}`);
+    let batched: Buffer | undefined;
+    try {
+      batched = batchDocx(
+        members.map((member) => member.docx),
+        marks,
+      );
+    } finally {
+      if (!batched) release();
+    }
+    if (!batched) return undefined;
+    const deadlineAt = Math.max(...members.map((member) => member.context.deadline.at));
+    return splitAtMarks(await this.onInstance(batched, members, deadlineAt, release, { namedDestinations: true }), marks);
+  }
+
+  /** A conversion on the instance this batch holds, handed back as soon as LibreOffice is done with it. */
+  private onInstance(docx: Buffer, members: Member[], deadlineAt: number, release: () => void, options: PoolConvertOptions = {}): Promise<Buffer> {
+    const conversion = this.deps.convert(docx, {
+      ...options,
+      deadlineAt,
+      onInstanceTaken: (pid) => {
+        for (const member of members) {
+          member.context.onStarted?.();
+          member.context.log.debug({ driver: 'warm', pid, batch: members.length }, 'conversion started');
+        }
+      },
+      onInstanceFree: release,
+    });
+    conversion.then(release, release);
+    return conversion;
+  }
+}

@@ -1,0 +1,93 @@
+import type { Logger } from '@docgen/observability';
+import { buildDocx, paragraph, pdfText, table } from '@docgen/testing';
+import { renderWorkerEnv } from '../src/config';
+import { startConverter, type DocxToPdf } from '../src/converter';
+import { Deadline, RenderTimeoutError } from '../src/deadline';
+
+/** Holds the one warm instance until its deadline kills it; the renders behind it line up meanwhile. */
+const SLOW = buildDocx({ body: table(Array.from({ length: 6000 }, (_, i) => [`row ${i}`, 'lorem ipsum dolor sit amet', String(i)])) });
+const PAGE_FOOTER = [
+  '<w:p><w:r><w:t xml:space="preserve">Page </w:t></w:r><w:r><w:fldChar w:fldCharType="begin"/></w:r>',
+  '<w:r><w:instrText xml:space="preserve"> PAGE </w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r>',
+  '<w:r><w:t>1</w:t></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>',
+].join('');
+/** A filled document of the one template: its own client, `rows` rows (60 run to a second page). */
+const letter = (client: string, rows = 5, footer = PAGE_FOOTER) =>
+  buildDocx({
+    body: [paragraph(`Invoice for ${client}`), table(Array.from({ length: rows }, (_, i) => [`${client} line ${i + 1}`, String(i + 1)]))].join(''),
+    footer,
+  });
+const deadlineIn = (ms: number) => new Deadline(Date.now() + ms, 30_000);
+const pageCount = (pdf: Buffer) =>
+  pdfText(pdf)
+    .split('\f')
+    .filter((page) => page.trim()).length;
+
+/** How each conversion started: the size of the call it was in (1: alone). */
+function startLog() {
+  const batchSizes = new Map<string, number>();
+  const logFor = (name: string) =>
+    ({ debug: (fields: { batch?: number }) => batchSizes.set(name, fields.batch ?? 1), info: () => undefined, warn: () => undefined }) as unknown as Logger;
+  return { batchSizes, logFor };
+}
+
+describe('PDFs of one template converted together while they wait (CONVERTER_BATCH_SIZE, real LibreOffice)', () => {
+  let converter: DocxToPdf;
+
+  beforeAll(async () => {
+    const config = renderWorkerEnv.parse({ CONVERTER_POOL_SIZE: '1', RENDER_TIMEOUT_MS: '30000', CONVERTER_BATCH_SIZE: '4' });
+    converter = await startConverter(config, startLog().logFor('pool'));
+  }, 60_000);
+  afterAll(() => converter.close());
+
+  it('converts the renders of one key waiting together in one call, each PDF its own pages, numbered from 1', async () => {
+    const { batchSizes, logFor } = startLog();
+    const busy = converter.toPdf(SLOW, { deadline: deadlineIn(1_500), log: logFor('busy') }).catch((e: unknown) => e);
+    const convert = (client: string, key: string, rows?: number) =>
+      converter.toPdf(letter(client, rows), { deadline: deadlineIn(30_000), log: logFor(client), batchKey: key });
+    const pdfs = await Promise.all([
+      convert('Alpha', 'org-a/template'),
+      convert('Beta', 'org-a/template', 60),
+      convert('Gamma', 'org-a/template'),
+      convert('Other', 'org-b/template'),
+    ]);
+    await busy;
+
+    expect(Object.fromEntries(batchSizes)).toMatchObject({ Alpha: 3, Beta: 3, Gamma: 3, Other: 1 });
+    const [alpha, beta, gamma, other] = pdfs.map((pdf) => pdfText(pdf));
+    expect(alpha).toContain('Invoice for Alpha');
+    expect(alpha).not.toMatch(/Beta|Gamma|Other/);
+    expect(beta).toContain('Beta line 60');
+    expect(beta).not.toMatch(/Alpha|Gamma/);
+    expect(pageCount(pdfs[1]!)).toBe(2);
+    expect(beta).toMatch(/Page 1[\s\S]*Page 2/);
+    expect(gamma).toContain('Invoice for Gamma');
+    expect(gamma).toContain('Page 1');
+    expect(gamma).not.toMatch(/Page [2-9]|Alpha|Beta/);
+    expect(other).toContain('Invoice for Other');
+  }, 60_000);
+
+  it('converts each alone when they cannot share a call (their other parts differ), and each still gets its own PDF', async () => {
+    const { batchSizes, logFor } = startLog();
+    const busy = converter.toPdf(SLOW, { deadline: deadlineIn(1_500), log: logFor('busy') }).catch((e: unknown) => e);
+    const pdfs = await Promise.all(
+      ['Delta', 'Epsilon'].map((client) =>
+        converter.toPdf(letter(client, 5, paragraph(`Footer of ${client}`)), { deadline: deadlineIn(30_000), log: logFor(client), batchKey: 'org-a/template' }),
+      ),
+    );
+    await busy;
+    expect(Object.fromEntries(batchSizes)).toMatchObject({ Delta: 1, Epsilon: 1 });
+    expect(pdfText(pdfs[0]!)).toMatch(/Invoice for Delta[\s\S]*Footer of Delta/);
+    expect(pdfText(pdfs[1]!)).toMatch(/Invoice for Epsilon[\s\S]*Footer of Epsilon/);
+  }, 60_000);
+
+  it('lets a render whose deadline passes while it leads the wait fail alone: the one that joined it is still converted', async () => {
+    const { logFor } = startLog();
+    const busy = converter.toPdf(SLOW, { deadline: deadlineIn(2_000), log: logFor('busy') }).catch((e: unknown) => e);
+    const leader = converter.toPdf(letter('Zeta'), { deadline: deadlineIn(500), log: logFor('Zeta'), batchKey: 'org-a/template' }).catch((e: unknown) => e);
+    const joined = converter.toPdf(letter('Eta'), { deadline: deadlineIn(30_000), log: logFor('Eta'), batchKey: 'org-a/template' });
+    expect(await leader).toBeInstanceOf(RenderTimeoutError);
+    expect(pdfText(await joined)).toContain('Invoice for Eta');
+    await busy;
+  }, 60_000);
+});
