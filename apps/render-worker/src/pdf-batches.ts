@@ -50,7 +50,8 @@ export class PdfBatches {
   ) {}
 
   toPdf(docx: Buffer, context: ConversionContext, key: string): Promise<Buffer> {
-    // A large document gains little from sharing a call, and would make its batch outlast the members' deadlines.
+    // A large document gains little from sharing a call, and would make its batch outlast the members' deadlines
+    // (batchDocx also refuses a long body, whatever its compressed size).
     if (docx.length > BATCHABLE_DOCX_BYTES) return this.deps.alone(docx, context);
     const { deadline } = context;
     deadline.check();

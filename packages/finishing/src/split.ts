@@ -29,7 +29,7 @@ export async function splitAtMarks(pdf: Buffer, marks: string[]): Promise<Buffer
   );
 }
 
-/** What LibreOffice wrote in the batch's document information (the template's title, its producer, when), for each part. */
+/** What LibreOffice wrote in the batch's document information (the template's title, its producer, when) and its language, for each part. */
 function copyDocumentInfo(from: PDFDocument, to: PDFDocument): void {
   const text = { Title: from.getTitle(), Author: from.getAuthor(), Subject: from.getSubject(), Creator: from.getCreator(), Producer: from.getProducer() };
   if (text.Title) to.setTitle(text.Title);
@@ -41,4 +41,6 @@ function copyDocumentInfo(from: PDFDocument, to: PDFDocument): void {
   if (keywords) to.setKeywords([keywords]);
   const created = from.getCreationDate();
   if (created) to.setCreationDate(created);
+  const language = from.catalog.get(PDFName.of('Lang'));
+  if (language) to.catalog.set(PDFName.of('Lang'), language);
 }

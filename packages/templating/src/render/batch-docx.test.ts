@@ -14,12 +14,29 @@ describe('batchDocx', () => {
     expect(xml).toMatch(/<w:p>(<w:pPr>.*?<\/w:pPr>)?<w:bookmarkStart w:id="\d+" w:name="markA"\/><w:bookmarkEnd w:id="\d+"\/>.*Alpha.*markB.*Beta/s);
   });
 
+  it('takes words that only look like fields', () => {
+    expect(batchDocx([letter('SECTION 3 REF SEQ NUMPAGES'), letter('B')], ['a', 'b'])).toBeDefined();
+  });
+
   it('refuses documents that cannot share a conversion', () => {
-    const pageCount = paragraph('Page 1 of ') + '<w:p><w:r><w:instrText> NUMPAGES </w:instrText></w:r></w:p>';
     expect(batchDocx([letter('A', 'same'), letter('B', 'different')], ['a', 'b'])).toBeUndefined(); // another part differs (an image, a link)
-    expect(batchDocx([letter('A', pageCount), letter('B', pageCount)], ['a', 'b'])).toBeUndefined(); // counts the batch's pages
     const bookmarked = buildDocx({ body: '<w:p><w:bookmarkStart w:id="1" w:name="own"/><w:r><w:t>A</w:t></w:r><w:bookmarkEnd w:id="1"/></w:p>' });
     expect(batchDocx([bookmarked, bookmarked], ['a', 'b'])).toBeUndefined();
+    const field = (...pieces: string[]) =>
+      `<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r>${pieces.map((piece) => `<w:r><w:instrText xml:space="preserve">${piece}</w:instrText></w:r>`).join('')}<w:r><w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>2</w:t></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>`;
+    for (const total of [field(' numpages '), field(' NumPages \\* Arabic '), field(' NUM', 'PAGES '), '<w:p><w:fldSimple w:instr=" SEQ Figure "/></w:p>']) {
+      expect(batchDocx([letter('A', total), letter('B', total)], ['a', 'b'])).toBeUndefined(); // whatever its case, in one run or several
+    }
+    const pageNumber = field(' page ');
+    expect(batchDocx([letter('A', pageNumber), letter('B', pageNumber)], ['a', 'b'])).toBeDefined();
+    const opensWithTable = buildDocx({ body: `<w:tbl><w:tr><w:tc><w:p><w:r><w:t>A</w:t></w:r></w:p></w:tc></w:tr></w:tbl>${paragraph('B')}` });
+    expect(batchDocx([opensWithTable, opensWithTable], ['a', 'b'])).toBeUndefined(); // its mark could land on another page
+    const hidden = buildDocx({ body: `<w:p><w:pPr><w:rPr><w:vanish/></w:rPr></w:pPr><w:r><w:t>A</w:t></w:r></w:p>` });
+    expect(batchDocx([hidden, hidden], ['a', 'b'])).toBeUndefined();
+    const headed = buildDocx({ body: '<w:p><w:pPr><w:outlineLvl w:val="0"/></w:pPr><w:r><w:t>Heading</w:t></w:r></w:p>' });
+    expect(batchDocx([headed, headed], ['a', 'b'])).toBeUndefined(); // its outline entry would not reach its PDF
+    const long = letter('x'.repeat(300 * 1024));
+    expect(batchDocx([long, letter('B')], ['a', 'b'])).toBeUndefined();
     const listed = buildDocx({ body: '<w:p><w:pPr><w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/></w:numPr></w:pPr><w:r><w:t>A</w:t></w:r></w:p>' });
     expect(batchDocx([listed, listed], ['a', 'b'])).toBeUndefined(); // its numbers would go on from the document before
     const noted = buildDocx({ body: '<w:p><w:r><w:t>A</w:t></w:r><w:r><w:footnoteReference w:id="1"/></w:r></w:p>' });

@@ -2,12 +2,16 @@ import PizZip from 'pizzip';
 
 const BODY_PART = 'word/document.xml';
 /**
- * What would count across the batch rather than within a document (its pages, a sequence, a
- * list, its notes, its sections) or point into another document: a body or header with any
- * of these converts alone.
+ * What would count across the batch rather than within a document (a list, its notes, its
+ * comments, line numbers) or point into another document: a body or header with any of these
+ * converts alone. Fields are checked apart (PER_DOCUMENT_FIELDS).
  */
-const COUNTS_ACROSS_DOCUMENTS =
-  /NUMPAGES|SECTIONPAGES|NUMWORDS|NUMCHARS|PAGEREF|\bTOC\b|\bREF\b|\bSEQ\b|AUTONUM|LISTNUM|\bSECTION\b|<w:(numPr|footnoteReference|endnoteReference|commentReference|lnNumType)\b|w:anchor=/;
+const COUNTS_ACROSS_DOCUMENTS = /<w:(numPr|footnoteReference|endnoteReference|commentReference|lnNumType|outlineLvl)\b|w:anchor=/;
+/** The fields whose value is the same in a batch as alone; any other (NUMPAGES, SEQ, REF, TOC…) counts or points across documents. */
+const PER_DOCUMENT_FIELDS = new Set(['PAGE', 'DATE', 'TIME', 'CREATEDATE', 'SAVEDATE', 'PRINTDATE', 'AUTHOR', 'TITLE', 'SUBJECT']);
+/** A filled body this long (characters of XML) or longer converts alone: it gains little, and would hold its batch-mates as long. */
+const MAX_BATCHED_BODY = 256 * 1024;
+
 /** Elements that may follow pgNumType in a sectPr (ECMA-376 CT_SectPr). */
 const AFTER_PAGE_NUMBERS = /<w:(cols|formProt|vAlign|noEndnote|titlePg|textDirection|bidi|rtlGutter|docGrid|printerSettings|sectPrChange)\b/;
 
@@ -20,9 +24,10 @@ const AFTER_PAGE_NUMBERS = /<w:(cols|formProt|vAlign|noEndnote|titlePg|textDirec
  * the template's section properties with page numbers restarting at 1, and a bookmark
  * `marks[i]` at its start, which the PDF export writes as a named destination. Undefined when
  * the documents cannot share a conversion: a part other than the body differs (an image, a
- * link added by the fill), the body has sections or bookmarks of its own or something that
- * counts across documents (COUNTS_ACROSS_DOCUMENTS), or the section properties are not the
- * plain kind this handles.
+ * link added by the fill); the body is long, has sections, bookmarks or headings of its own,
+ * or something that counts across documents (a field not in PER_DOCUMENT_FIELDS,
+ * COUNTS_ACROSS_DOCUMENTS); it does not open with a plain paragraph; or the section
+ * properties are not the plain kind this handles.
  */
 export function batchDocx(documents: Buffer[], marks: string[]): Buffer | undefined {
   const zips = documents.map((docx) => new PizZip(docx));
@@ -33,10 +38,17 @@ export function batchDocx(documents: Buffer[], marks: string[]): Buffer | undefi
     if (names.length !== otherParts.length) return undefined;
     if (otherParts.some((name) => zip.file(name)?.asText() !== first.file(name)!.asText())) return undefined;
   }
-  if (otherParts.some((name) => /^word\/(header|footer)\d*\.xml$/.test(name) && COUNTS_ACROSS_DOCUMENTS.test(first.file(name)!.asText()))) return undefined;
+  if (otherParts.some((name) => /^word\/(header|footer)\d*\.xml$/.test(name) && countsAcrossDocuments(first.file(name)!.asText()))) return undefined;
   if (/<w:evenAndOddHeaders\b/.test(first.file('word/settings.xml')?.asText() ?? '')) return undefined;
-  // A list numbered by style (a heading, say) would count on from the previous document.
-  if (/<w:numPr\b/.test(first.file('word/styles.xml')?.asText() ?? '')) return undefined;
+  // A list numbered by style would count on from the previous document; a heading's outline entry would not reach the document's PDF.
+  const styles = first.file('word/styles.xml')?.asText() ?? '';
+  if (/<w:numPr\b/.test(styles)) return undefined;
+  const outlineStyles = styles
+    .split('</w:style>')
+    .filter((style) => style.includes('<w:outlineLvl'))
+    .map((style) => /w:styleId="([^"]+)"/.exec(style)?.[1])
+    .filter((id) => id !== undefined)
+    .map((id) => `<w:pStyle w:val="${id}"/>`);
 
   const bodies: string[] = [];
   let head = '';
@@ -49,7 +61,8 @@ export function batchDocx(documents: Buffer[], marks: string[]): Buffer | undefi
     const sectEnd = xml.indexOf('</w:sectPr>', sectStart) + '</w:sectPr>'.length;
     if (bodyStart === 0 || sectStart < bodyStart || sectEnd < sectStart) return undefined;
     const body = xml.slice(bodyStart, sectStart);
-    if (/<w:sectPr\b|<w:bookmarkStart\b/.test(body) || COUNTS_ACROSS_DOCUMENTS.test(body)) return undefined;
+    if (body.length >= MAX_BATCHED_BODY || /<w:sectPr\b|<w:bookmarkStart\b/.test(body) || countsAcrossDocuments(body)) return undefined;
+    if (outlineStyles.some((style) => body.includes(style))) return undefined;
     bodies.push(body);
     [head, sectPr, tail] = [xml.slice(0, bodyStart), xml.slice(sectStart, sectEnd), xml.slice(sectEnd)];
   }
@@ -64,15 +77,36 @@ export function batchDocx(documents: Buffer[], marks: string[]): Buffer | undefi
   return first.generate({ type: 'nodebuffer', compression: 'STORE' });
 }
 
+function countsAcrossDocuments(xml: string): boolean {
+  if (COUNTS_ACROSS_DOCUMENTS.test(xml)) return true;
+  return fieldInstructions(xml).some((instruction) => !PER_DOCUMENT_FIELDS.has(instruction.trim().split(/\s+/)[0]!.toUpperCase()));
+}
+
+/** Each field's instruction: a simple field's, and a complex field's pieces (Word splits them across runs) joined. */
+function fieldInstructions(xml: string): string[] {
+  const simple = [...xml.matchAll(/<w:fldSimple\b[^>]*\bw:instr="([^"]*)"/g)].map((match) => match[1]!);
+  const complex = xml
+    .split(/w:fldCharType="begin"/)
+    .slice(1)
+    .map((field) => {
+      const end = field.search(/w:fldCharType="(separate|end)"/);
+      return [...(end < 0 ? field : field.slice(0, end)).matchAll(/<w:instrText\b[^>]*>([^<]*)<\/w:instrText>/g)].map((match) => match[1]!).join('');
+    });
+  return [...simple, ...complex];
+}
+
 /**
- * The bookmark inside the body's first paragraph (a cell's, when the body opens with a
- * table), after its properties: LibreOffice ties a bookmark between paragraphs to the end of
- * the one before, which is the previous document's.
+ * The bookmark at the start of the body's first paragraph, after its properties: LibreOffice
+ * ties a bookmark between paragraphs to the end of the one before, which is the previous
+ * document's. Undefined when the body does not open with a plain visible paragraph (a table,
+ * a content control, a hidden or framed paragraph), where the mark could land elsewhere.
  */
 function markFirstParagraph(body: string, bookmark: string): string | undefined {
-  const paragraph = /<w:p(?: [^>]*)?>(<w:pPr>.*?<\/w:pPr>|<w:pPr\/>)?/s.exec(body);
+  const paragraph = /^\s*<w:p(?: [^>]*)?>(<w:pPr>.*?<\/w:pPr>|<w:pPr\/>)?/s.exec(body);
   if (!paragraph) return undefined;
-  const at = paragraph.index + paragraph[0].length;
+  const properties = paragraph[1] ?? '';
+  if (/<w:(vanish|specVanish|framePr)\b/.test(properties)) return undefined;
+  const at = paragraph[0].length;
   return body.slice(0, at) + bookmark + body.slice(at);
 }
 
