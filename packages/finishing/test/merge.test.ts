@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
+import { pdfPageTexts } from '@docgen/testing';
 import { mergePdfs } from '../src';
 
 async function pdfWithPages(...texts: string[]): Promise<Buffer> {
@@ -9,17 +9,10 @@ async function pdfWithPages(...texts: string[]): Promise<Buffer> {
   return Buffer.from(await doc.save());
 }
 
-const pageTexts = (pdf: Buffer) =>
-  execFileSync('pdftotext', ['-', '-'], { input: pdf })
-    .toString()
-    .split('\f')
-    .map((page) => page.trim())
-    .filter((page) => page !== '');
-
 describe('mergePdfs', () => {
   it('keeps every page of every PDF, in the order given', async () => {
     const merged = await mergePdfs([await pdfWithPages('A1', 'A2'), await pdfWithPages('B1'), await pdfWithPages('C1', 'C2', 'C3')]);
-    expect(pageTexts(merged)).toEqual(['A1', 'A2', 'B1', 'C1', 'C2', 'C3']);
+    expect(pdfPageTexts(merged)).toEqual(['A1', 'A2', 'B1', 'C1', 'C2', 'C3']);
   });
 
   it('refuses fewer than two PDFs and fails on one that is not a PDF', async () => {

@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { PDFArray, PDFDocument, PDFName, StandardFonts } from '@cantoo/pdf-lib';
+import { pdfPageTexts } from '@docgen/testing';
 import { splitAtMarks } from '../src';
 
 /** A PDF with a page per text and a named destination (as LibreOffice writes one) on the pages given. */
@@ -21,18 +22,11 @@ async function markedPdf(texts: string[], marks: Record<string, number>): Promis
   return Buffer.from(await doc.save());
 }
 
-const pageTexts = (pdf: Buffer) =>
-  execFileSync('pdftotext', ['-', '-'], { input: pdf })
-    .toString()
-    .split('\f')
-    .map((page) => page.trim())
-    .filter((page) => page !== '');
-
 describe('splitAtMarks', () => {
   it('cuts the PDF at each mark, in the order of the marks, each part with only its own pages', async () => {
     const pdf = await markedPdf(['A1', 'B1', 'B2', 'C1'], { a: 0, b: 1, c: 3 });
     const parts = await splitAtMarks(pdf, ['a', 'b', 'c']);
-    expect(parts!.map(pageTexts)).toEqual([['A1'], ['B1', 'B2'], ['C1']]);
+    expect(parts!.map(pdfPageTexts)).toEqual([['A1'], ['B1', 'B2'], ['C1']]);
     const info = execFileSync('pdfinfo', ['-'], { input: parts![1] }).toString();
     expect(info).toMatch(/Title:\s+Invoice/);
     expect(info).toMatch(/Creator:\s+Writer/);
