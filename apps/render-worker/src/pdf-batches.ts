@@ -80,37 +80,41 @@ export class PdfBatches {
     if (this.forming.get(batch.key) === batch) this.forming.delete(batch.key);
     if (!release) return;
     const members = batch.members.filter((member) => !member.context.deadline.expired);
-    if (members.length < 2) {
-      const [member] = members;
-      if (member) this.onInstance(member.docx, [member], member.context.deadline.at, release).then(member.resolve, member.reject);
-      else release();
+    const marks = members.map(() => `docgenpart${randomUUID().replaceAll('-', '')}`);
+    const batched = members.length > 1 ? this.batchQuietly(members, marks) : undefined;
+    if (!batched) {
+      // One by one on the instance this batch waited for, not back to the end of the line.
+      for (const member of members) {
+        if (member.context.deadline.expired) continue;
+        await this.onInstance(member.docx, [member], member.context.deadline.at).then(member.resolve, member.reject);
+      }
+      release();
       return;
     }
-    const pdfs = await this.convertTogether(members, release).catch(() => undefined);
+    const deadlineAt = Math.max(...members.map((member) => member.context.deadline.at));
+    const pdfs = await this.onInstance(batched, members, deadlineAt, { namedDestinations: true, onInstanceFree: release })
+      .then((pdf) => splitAtMarks(pdf, marks))
+      .catch(() => undefined)
+      .finally(release);
     if (pdfs) members.forEach((member, i) => member.resolve(pdfs[i]!));
     else for (const member of members) this.deps.alone(member.docx, member.context).then(member.resolve, member.reject);
   }
 
-  /** The members' PDFs from one call; undefined when they cannot share one. */
-  private async convertTogether(members: Member[], release: () => void): Promise<Buffer[] | undefined> {
-    const marks = members.map(() => `docgenpart${randomUUID().replaceAll('-', '')}`);
-    let batched: Buffer | undefined;
+  /** The members in one DOCX; undefined when they cannot share a call. */
+  private batchQuietly(members: Member[], marks: string[]): Buffer | undefined {
     try {
-      batched = batchDocx(
+      return batchDocx(
         members.map((member) => member.docx),
         marks,
       );
-    } finally {
-      if (!batched) release();
+    } catch {
+      return undefined;
     }
-    if (!batched) return undefined;
-    const deadlineAt = Math.max(...members.map((member) => member.context.deadline.at));
-    return splitAtMarks(await this.onInstance(batched, members, deadlineAt, release, { namedDestinations: true }), marks);
   }
 
-  /** A conversion on the instance this batch holds, handed back as soon as LibreOffice is done with it. */
-  private onInstance(docx: Buffer, members: Member[], deadlineAt: number, release: () => void, options: PoolConvertOptions = {}): Promise<Buffer> {
-    const conversion = this.deps.convert(docx, {
+  /** A conversion on the instance this batch holds (`onInstanceFree` hands it back as soon as LibreOffice is done, before the PDF is read). */
+  private onInstance(docx: Buffer, members: Member[], deadlineAt: number, options: PoolConvertOptions = {}): Promise<Buffer> {
+    return this.deps.convert(docx, {
       ...options,
       deadlineAt,
       onInstanceTaken: (pid) => {
@@ -119,9 +123,6 @@ export class PdfBatches {
           member.context.log.debug({ driver: 'warm', pid, batch: members.length }, 'conversion started');
         }
       },
-      onInstanceFree: release,
     });
-    conversion.then(release, release);
-    return conversion;
   }
 }

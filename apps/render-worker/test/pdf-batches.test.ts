@@ -67,16 +67,22 @@ describe('PDFs of one template converted together while they wait (CONVERTER_BAT
     expect(other).toContain('Invoice for Other');
   }, 60_000);
 
-  it('converts each alone when they cannot share a call (their other parts differ), and each still gets its own PDF', async () => {
+  it('converts each alone when they cannot share a call (their other parts differ), in their place in the line', async () => {
     const { batchSizes, logFor } = startLog();
+    const started: string[] = [];
     const busy = converter.toPdf(SLOW, { deadline: deadlineIn(1_500), log: logFor('busy') }).catch((e: unknown) => e);
-    const pdfs = await Promise.all(
-      ['Delta', 'Epsilon'].map((client) =>
-        converter.toPdf(letter(client, 5, paragraph(`Footer of ${client}`)), { deadline: deadlineIn(30_000), log: logFor(client), batchKey: 'org-a/template' }),
-      ),
-    );
+    const convert = (client: string, key: string) =>
+      converter.toPdf(letter(client, 5, paragraph(`Footer of ${client}`)), {
+        deadline: deadlineIn(30_000),
+        log: logFor(client),
+        batchKey: key,
+        onStarted: () => started.push(client),
+      });
+    const pdfs = await Promise.all([convert('Delta', 'org-a/template'), convert('Epsilon', 'org-a/template'), convert('Later', 'org-b/template')]);
     await busy;
     expect(Object.fromEntries(batchSizes)).toMatchObject({ Delta: 1, Epsilon: 1 });
+    // not sent back behind the render that came after them
+    expect(started).toEqual(['Delta', 'Epsilon', 'Later']);
     expect(pdfText(pdfs[0]!)).toMatch(/Invoice for Delta[\s\S]*Footer of Delta/);
     expect(pdfText(pdfs[1]!)).toMatch(/Invoice for Epsilon[\s\S]*Footer of Epsilon/);
   }, 60_000);
