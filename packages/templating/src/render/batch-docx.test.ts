@@ -37,6 +37,12 @@ describe('batchDocx', () => {
     expect(batchDocx([headed, headed], ['a', 'b'])).toBeUndefined(); // its outline entry would not reach its PDF
     const long = letter('x'.repeat(300 * 1024));
     expect(batchDocx([long, letter('B')], ['a', 'b'])).toBeUndefined();
+    const withMedia = (bytes: number[]) => {
+      const zip = new PizZip(letter('A'));
+      zip.file('word/media/image1.png', Buffer.from(bytes));
+      return zip.generate({ type: 'nodebuffer' });
+    };
+    expect(batchDocx([withMedia([0x80]), withMedia([0x81])], ['a', 'b'])).toBeUndefined(); // the same as text, not as bytes
     const listed = buildDocx({ body: '<w:p><w:pPr><w:numPr><w:ilvl w:val="0"/><w:numId w:val="1"/></w:numPr></w:pPr><w:r><w:t>A</w:t></w:r></w:p>' });
     expect(batchDocx([listed, listed], ['a', 'b'])).toBeUndefined(); // its numbers would go on from the document before
     const noted = buildDocx({ body: '<w:p><w:r><w:t>A</w:t></w:r><w:r><w:footnoteReference w:id="1"/></w:r></w:p>' });

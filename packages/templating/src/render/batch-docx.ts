@@ -36,7 +36,8 @@ export function batchDocx(documents: Buffer[], marks: string[]): Buffer | undefi
   for (const zip of zips.slice(1)) {
     const names = Object.keys(zip.files).filter((name) => name !== BODY_PART && !zip.files[name]!.dir);
     if (names.length !== otherParts.length) return undefined;
-    if (otherParts.some((name) => zip.file(name)?.asText() !== first.file(name)!.asText())) return undefined;
+    // Byte for byte: decoded as text, two different images could read the same.
+    if (otherParts.some((name) => !zip.file(name)?.asNodeBuffer().equals(first.file(name)!.asNodeBuffer()))) return undefined;
   }
   if (otherParts.some((name) => /^word\/(header|footer)\d*\.xml$/.test(name) && countsAcrossDocuments(first.file(name)!.asText()))) return undefined;
   if (/<w:evenAndOddHeaders\b/.test(first.file('word/settings.xml')?.asText() ?? '')) return undefined;
