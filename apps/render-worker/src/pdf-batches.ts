@@ -80,8 +80,7 @@ export class PdfBatches {
     if (this.forming.get(batch.key) === batch) this.forming.delete(batch.key);
     if (!release) return;
     const members = batch.members.filter((member) => !member.context.deadline.expired);
-    const marks = members.map(() => `docgenpart${randomUUID().replaceAll('-', '')}`);
-    const batched = members.length > 1 ? this.batchQuietly(members, marks) : undefined;
+    const batched = members.length > 1 ? this.batchQuietly(members) : undefined;
     if (!batched) {
       // One by one on the instance this batch waited for, not back to the end of the line.
       for (const member of members) {
@@ -92,21 +91,23 @@ export class PdfBatches {
       return;
     }
     const deadlineAt = Math.max(...members.map((member) => member.context.deadline.at));
-    const pdfs = await this.onInstance(batched, members, deadlineAt, { namedDestinations: true, onInstanceFree: release })
-      .then((pdf) => splitAtMarks(pdf, marks))
+    const pdfs = await this.onInstance(batched.docx, members, deadlineAt, { namedDestinations: true, onInstanceFree: release })
+      .then((pdf) => splitAtMarks(pdf, batched.marks))
       .catch(() => undefined)
       .finally(release);
     if (pdfs) members.forEach((member, i) => member.resolve(pdfs[i]!));
     else for (const member of members) this.deps.alone(member.docx, member.context).then(member.resolve, member.reject);
   }
 
-  /** The members in one DOCX; undefined when they cannot share a call. */
-  private batchQuietly(members: Member[], marks: string[]): Buffer | undefined {
+  /** The members in one DOCX, with the mark each starts at; undefined when they cannot share a call. */
+  private batchQuietly(members: Member[]): { docx: Buffer; marks: string[] } | undefined {
+    const marks = members.map(() => `docgenpart${randomUUID().replaceAll('-', '')}`);
     try {
-      return batchDocx(
+      const docx = batchDocx(
         members.map((member) => member.docx),
         marks,
       );
+      return docx && { docx, marks };
     } catch {
       return undefined;
     }

@@ -31,15 +31,21 @@ export async function splitAtMarks(pdf: Buffer, marks: string[]): Promise<Buffer
 
 /** What LibreOffice wrote in the batch's document information (the template's title, its producer, when) and its language, for each part. */
 function copyDocumentInfo(from: PDFDocument, to: PDFDocument): void {
-  const text = { Title: from.getTitle(), Author: from.getAuthor(), Subject: from.getSubject(), Creator: from.getCreator(), Producer: from.getProducer() };
-  if (text.Title) to.setTitle(text.Title);
-  if (text.Author) to.setAuthor(text.Author);
-  if (text.Subject) to.setSubject(text.Subject);
-  if (text.Creator) to.setCreator(text.Creator);
-  if (text.Producer) to.setProducer(text.Producer);
-  const keywords = from.getKeywords();
+  const [title, author, subject, keywords, creator, producer, created] = [
+    from.getTitle(),
+    from.getAuthor(),
+    from.getSubject(),
+    from.getKeywords(),
+    from.getCreator(),
+    from.getProducer(),
+    from.getCreationDate(),
+  ];
+  if (title) to.setTitle(title);
+  if (author) to.setAuthor(author);
+  if (subject) to.setSubject(subject);
   if (keywords) to.setKeywords([keywords]);
-  const created = from.getCreationDate();
+  if (creator) to.setCreator(creator);
+  if (producer) to.setProducer(producer);
   if (created) to.setCreationDate(created);
   const language = from.catalog.get(PDFName.of('Lang'));
   if (language) to.catalog.set(PDFName.of('Lang'), language);
