@@ -168,7 +168,8 @@ export class WarmConverterPool {
     this.closed = true;
     for (const waiter of this.waiters.splice(0)) waiter.reject(new ConverterUnavailableError('The converter is shutting down'));
     await Promise.all(this.instances.map((instance) => instance?.stop()));
-    if (this.workDir) await rm(this.workDir, { recursive: true, force: true });
+    // A LibreOffice process group still dying may write into its profile while it is removed (ENOTEMPTY): retried.
+    if (this.workDir) await rm(this.workDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   }
 
   private async launch(slot: number): Promise<void> {
