@@ -19,11 +19,8 @@ export const renderWorkerEnv = z.object({
   /** Render jobs in flight per worker; 0 = one per warm instance (1 with the per-call driver). */
   RENDER_CONCURRENCY: envVar.integer(0, 0, 256),
   CONVERTER_RECYCLE_AFTER: envVar.integer(500, 1),
-  /**
-   * Plain PDFs of one template and organisation waiting for an instance together converted in one LibreOffice call, up to this
-   * many; 1 (the default): each alone. Off by default: each PDF of a batch embeds the batch's font subsets (docs/generation.md).
-   */
-  CONVERTER_BATCH_SIZE: envVar.integer(1, 1, 32),
+  /** Plain PDFs of one template and organisation waiting for an instance together converted in one LibreOffice call, up to this many; 1: each alone (docs/generation.md). */
+  CONVERTER_BATCH_SIZE: envVar.integer(4, 1, 32),
   RENDER_LOCK_MS: envVar.integer(30_000, 500),
   /** A first attempt still running after this long is marked `rendering`; one done sooner goes queued → ready in one commit. 0 marks every attempt at once. */
   RENDERING_MARK_AFTER_MS: envVar.integer(1_000, 0, 60_000),

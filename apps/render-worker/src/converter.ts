@@ -65,7 +65,8 @@ export async function startConverter(config: RenderWorkerConfig, logger: Logger,
     { deadline, log, onStarted, pdfStandard, urgent }: ConversionContext,
     inputFilter?: string,
   ) => {
-    const release = await slots.acquire(deadline, urgent);
+    deadline.check();
+    const release = await slots.acquire(deadline.signal, urgent);
     // LibreOffice gets only the time this job has left; the next job may go as soon
     // as the instance is free, while this one still reads its output.
     const conversion = pool.convert(input, from, to, {
@@ -85,8 +86,9 @@ export async function startConverter(config: RenderWorkerConfig, logger: Logger,
   const batches =
     config.CONVERTER_BATCH_SIZE > 1
       ? new PdfBatches(config.CONVERTER_BATCH_SIZE, {
-          acquire: (deadline) => slots.acquire(deadline),
+          acquire: (until) => slots.acquire(until),
           convert: (docx, options) => pool.convert(docx, 'docx', 'pdf', options),
+          convertParts: (docx, marks, options) => pool.convertParts(docx, marks, options),
           alone,
         })
       : undefined;
@@ -112,22 +114,23 @@ class Slots {
 
   constructor(private free: number) {}
 
-  async acquire(deadline: Deadline, urgent = false): Promise<() => void> {
-    deadline.check();
+  /** A turn on an instance; rejects with the signal's reason (a deadline's RenderTimeoutError) if it aborts first. */
+  async acquire(until: AbortSignal, urgent = false): Promise<() => void> {
+    until.throwIfAborted();
     if (this.free > 0) this.free -= 1;
     else {
       const line = urgent ? this.waiting.urgent : this.waiting.normal;
       await new Promise<void>((resolve, reject) => {
-        const onTimeout = () => {
+        const onAbort = () => {
           line.splice(line.indexOf(turn), 1);
-          reject(deadline.error());
+          reject(until.reason);
         };
         const turn = () => {
-          deadline.signal.removeEventListener('abort', onTimeout);
+          until.removeEventListener('abort', onAbort);
           resolve();
         };
         line.push(turn);
-        deadline.signal.addEventListener('abort', onTimeout, { once: true });
+        until.addEventListener('abort', onAbort, { once: true });
       });
     }
     let released = false;

@@ -1,9 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PoolConvertOptions } from '@docgen/converter';
-import { splitAtMarks } from '@docgen/finishing';
 import { batchDocx } from '@docgen/templating';
 import type { ConversionContext } from './converter';
-import type { Deadline } from './deadline';
 
 /** The filled DOCX (stored, uncompressed) of a document of a few pages is tens of kilobytes. */
 const BATCHABLE_DOCX_BYTES = 512 * 1024;
@@ -18,12 +16,16 @@ interface Member {
 interface Batch {
   key: string;
   members: Member[];
+  /** Aborted once every member's deadline has passed: until then the batch waits for an instance, in its place in line. */
+  wanted: AbortController;
 }
 
 export interface PdfBatchesDeps {
-  /** One LibreOffice instance's turn: resolves with its release once one is free, rejects when the deadline passes first. */
-  acquire: (deadline: Deadline) => Promise<() => void>;
+  /** One LibreOffice instance's turn: resolves with its release once one is free, rejects if `until` aborts first. */
+  acquire: (until: AbortSignal) => Promise<() => void>;
   convert: (docx: Buffer, options: PoolConvertOptions) => Promise<Buffer>;
+  /** One DOCX holding the batch to one PDF per document (WarmConverterPool.convertParts). */
+  convertParts: (docx: Buffer, marks: string[], options: PoolConvertOptions) => Promise<Buffer[]>;
   /** A document converted on its own, as without batches: the way back for a batch that failed. */
   alone: (docx: Buffer, context: ConversionContext) => Promise<Buffer>;
 }
@@ -36,9 +38,10 @@ export interface PdfBatchesDeps {
  * joins. A document that finds an instance free goes alone at once, so batches form only
  * when renders queue, and a lone render waits for nothing.
  *
- * One DOCX holds the batch (batchDocx: a section each, a bookmark at each start) and its PDF
- * is cut back at the bookmarks (splitAtMarks). When the documents cannot share a call, or the
- * call or the cut fails, each is converted alone, so one document's problem stays its own.
+ * One DOCX holds the batch (batchDocx: a section each, a bookmark at each start); LibreOffice
+ * loads and lays it out once and exports each document's pages as a PDF of its own, so no PDF
+ * carries another document's pages, fonts or characters. When the documents cannot share a
+ * call, or the call fails, each is converted alone, so one document's problem stays its own.
  * Each member keeps its own deadline; the call gets the latest of theirs.
  */
 export class PdfBatches {
@@ -58,25 +61,33 @@ export class PdfBatches {
     const result = new Promise<Buffer>((resolve, reject) => {
       const member = { docx, context, resolve, reject };
       const forming = this.forming.get(key);
-      if (forming && forming.members.length < this.maxSize) {
-        forming.members.push(member);
+      if (forming && forming.members.length < this.maxSize && !forming.wanted.signal.aborted) {
+        this.join(forming, member);
         return;
       }
-      const batch = { key, members: [member] };
+      const batch = { key, members: [], wanted: new AbortController() };
+      this.join(batch, member);
       this.forming.set(key, batch);
       void this.lead(batch);
     });
     return deadline.race(result);
   }
 
+  /** A member whose deadline passes has failed on its own (toPdf's race); the batch stops waiting only when none is left. */
+  private join(batch: Batch, member: Member): void {
+    batch.members.push(member);
+    const { deadline } = member.context;
+    deadline.signal.addEventListener(
+      'abort',
+      () => {
+        if (batch.members.every((other) => other.context.deadline.expired)) batch.wanted.abort(deadline.error());
+      },
+      { once: true },
+    );
+  }
+
   private async lead(batch: Batch): Promise<void> {
-    let release: (() => void) | undefined;
-    // The instance is waited for on the deadline of the first member still waiting; a member whose deadline passes has failed on its own.
-    while (!release) {
-      const waiting = batch.members.find((member) => !member.context.deadline.expired);
-      if (!waiting) break;
-      release = await this.deps.acquire(waiting.context.deadline).catch(() => undefined);
-    }
+    const release = await this.deps.acquire(batch.wanted.signal).catch(() => undefined);
     if (this.forming.get(batch.key) === batch) this.forming.delete(batch.key);
     if (!release) return;
     const members = batch.members.filter((member) => !member.context.deadline.expired);
@@ -91,8 +102,8 @@ export class PdfBatches {
       return;
     }
     const deadlineAt = Math.max(...members.map((member) => member.context.deadline.at));
-    const pdfs = await this.onInstance(batched.docx, members, deadlineAt, { namedDestinations: true, onInstanceFree: release })
-      .then((pdf) => splitAtMarks(pdf, batched.marks))
+    const pdfs = await this.deps
+      .convertParts(batched.docx, batched.marks, { deadlineAt, onInstanceTaken: this.started(members), onInstanceFree: release })
       .catch(() => undefined)
       .finally(release);
     if (pdfs) members.forEach((member, i) => member.resolve(pdfs[i]!));
@@ -114,16 +125,16 @@ export class PdfBatches {
   }
 
   /** A conversion on the instance this batch holds (`onInstanceFree` hands it back as soon as LibreOffice is done, before the PDF is read). */
-  private onInstance(docx: Buffer, members: Member[], deadlineAt: number, options: PoolConvertOptions = {}): Promise<Buffer> {
-    return this.deps.convert(docx, {
-      ...options,
-      deadlineAt,
-      onInstanceTaken: (pid) => {
-        for (const member of members) {
-          member.context.onStarted?.();
-          member.context.log.debug({ driver: 'warm', pid, batch: members.length }, 'conversion started');
-        }
-      },
-    });
+  private onInstance(docx: Buffer, members: Member[], deadlineAt: number): Promise<Buffer> {
+    return this.deps.convert(docx, { deadlineAt, onInstanceTaken: this.started(members) });
+  }
+
+  private started(members: Member[]) {
+    return (pid: number | undefined) => {
+      for (const member of members) {
+        member.context.onStarted?.();
+        member.context.log.debug({ driver: 'warm', pid, batch: members.length }, 'conversion started');
+      }
+    };
   }
 }

@@ -1,5 +1,6 @@
+import { inflateSync } from 'node:zlib';
 import type { Logger } from '@docgen/observability';
-import { buildDocx, paragraph, pdfText, table } from '@docgen/testing';
+import { buildDocx, paragraph, pdfText, run, table } from '@docgen/testing';
 import { renderWorkerEnv } from '../src/config';
 import { startConverter, type DocxToPdf } from '../src/converter';
 import { Deadline, RenderTimeoutError } from '../src/deadline';
@@ -12,11 +13,27 @@ const PAGE_FOOTER = [
   '<w:r><w:t>1</w:t></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>',
 ].join('');
 /** A filled document of the one template: its own client, `rows` rows (60 run to a second page). */
-const letter = (client: string, rows = 5, footer = PAGE_FOOTER) =>
+const letter = (client: string, rows = 5, footer = PAGE_FOOTER, extra = '') =>
   buildDocx({
-    body: [paragraph(`Invoice for ${client}`), table(Array.from({ length: rows }, (_, i) => [`${client} line ${i + 1}`, String(i + 1)]))].join(''),
+    body: [paragraph(`Invoice for ${client}`), extra, table(Array.from({ length: rows }, (_, i) => [`${client} line ${i + 1}`, String(i + 1)]))].join(''),
     footer,
   });
+/** The fonts a PDF embeds, without their subset prefix. */
+const fontNames = (pdf: Buffer) => [...pdf.toString('latin1').matchAll(/\/BaseFont\s*\/[A-Z]{6}\+([\w-]+)/g)].map((match) => match[1]);
+/** Every compressed stream of a PDF inflated and joined: among them the fonts' character maps (ToUnicode), which name each character a subset holds. */
+const unicodeMaps = (pdf: Buffer) => {
+  const latin1 = pdf.toString('latin1');
+  return [...latin1.matchAll(/stream\r?\n/g)]
+    .map((match) => {
+      const start = match.index + match[0].length;
+      try {
+        return inflateSync(pdf.subarray(start, latin1.indexOf('endstream', start))).toString('latin1');
+      } catch {
+        return '';
+      }
+    })
+    .join('\n');
+};
 const deadlineIn = (ms: number) => new Deadline(Date.now() + ms, 30_000);
 const pageCount = (pdf: Buffer) =>
   pdfText(pdf)
@@ -43,11 +60,11 @@ describe('PDFs of one template converted together while they wait (CONVERTER_BAT
   it('converts the renders of one key waiting together in one call, each PDF its own pages, numbered from 1', async () => {
     const { batchSizes, logFor } = startLog();
     const busy = converter.toPdf(SLOW, { deadline: deadlineIn(1_500), log: logFor('busy') }).catch((e: unknown) => e);
-    const convert = (client: string, key: string, rows?: number) =>
-      converter.toPdf(letter(client, rows), { deadline: deadlineIn(30_000), log: logFor(client), batchKey: key });
+    const convert = (client: string, key: string, rows?: number, extra?: string) =>
+      converter.toPdf(letter(client, rows, PAGE_FOOTER, extra), { deadline: deadlineIn(30_000), log: logFor(client), batchKey: key });
     const pdfs = await Promise.all([
-      convert('Alpha', 'org-a/template'),
-      convert('Beta', 'org-a/template', 60),
+      convert('Alpha', 'org-a/template', 5, paragraph(run('Diagnosis: confidential', true))),
+      convert('Beta', 'org-a/template', 60, paragraph('Ωmega')),
       convert('Gamma', 'org-a/template'),
       convert('Other', 'org-b/template'),
     ]);
@@ -65,6 +82,12 @@ describe('PDFs of one template converted together while they wait (CONVERTER_BAT
     expect(gamma).toContain('Page 1');
     expect(gamma).not.toMatch(/Page [2-9]|Alpha|Beta/);
     expect(other).toContain('Invoice for Other');
+    // No PDF carries a batch-mate's fonts or the characters only a batch-mate used.
+    expect(fontNames(pdfs[0]!)).toContain('Carlito-Bold');
+    expect(fontNames(pdfs[2]!)).not.toContain('Carlito-Bold');
+    expect(unicodeMaps(pdfs[1]!)).toContain('<03A9>');
+    expect(unicodeMaps(pdfs[0]!)).not.toContain('<03A9>');
+    expect(unicodeMaps(pdfs[2]!)).not.toContain('<03A9>');
   }, 60_000);
 
   it('converts each alone when they cannot share a call (their other parts differ), in their place in the line', async () => {
@@ -90,10 +113,17 @@ describe('PDFs of one template converted together while they wait (CONVERTER_BAT
   it('lets a render whose deadline passes while it leads the wait fail alone: the one that joined it is still converted', async () => {
     const { logFor } = startLog();
     const busy = converter.toPdf(SLOW, { deadline: deadlineIn(2_000), log: logFor('busy') }).catch((e: unknown) => e);
-    const leader = converter.toPdf(letter('Zeta'), { deadline: deadlineIn(500), log: logFor('Zeta'), batchKey: 'org-a/template' }).catch((e: unknown) => e);
-    const joined = converter.toPdf(letter('Eta'), { deadline: deadlineIn(30_000), log: logFor('Eta'), batchKey: 'org-a/template' });
+    const started: string[] = [];
+    const convert = (client: string, key: string, deadline: Deadline) =>
+      converter.toPdf(letter(client), { deadline, log: logFor(client), batchKey: key, onStarted: () => started.push(client) });
+    const leader = convert('Zeta', 'org-a/template', deadlineIn(500)).catch((e: unknown) => e);
+    const joined = convert('Eta', 'org-a/template', deadlineIn(30_000));
+    const later = convert('Later', 'org-b/template', deadlineIn(30_000));
     expect(await leader).toBeInstanceOf(RenderTimeoutError);
     expect(pdfText(await joined)).toContain('Invoice for Eta');
+    expect(pdfText(await later)).toContain('Invoice for Later');
+    // The batch kept its place in line when its leader dropped out.
+    expect(started).toEqual(['Eta', 'Later']);
     await busy;
   }, 60_000);
 });

@@ -21,6 +21,18 @@ export interface InstanceOptions {
   onExit: (instance: WarmInstance) => void;
 }
 
+/** One conversion for the bridge: a LibreOffice export filter with its options (FilterData), and optionally an import filter. */
+export interface BridgeRequest {
+  input: string;
+  /** Where the whole document goes; or, with `parts`, where each part of it goes. */
+  output?: string;
+  /** Each part, from its bookmark `mark` to the next part's, exported alone to its `output`. */
+  parts?: { mark: string; output: string }[];
+  filter: string;
+  filterData?: FilterData;
+  inputFilter?: string;
+}
+
 interface Pending {
   resolve: () => void;
   reject: (error: Error) => void;
@@ -91,11 +103,8 @@ export class WarmInstance {
     }
   }
 
-  /**
-   * Converts input → output (absolute paths) with a LibreOffice export filter and its options
-   * (FilterData), and optionally an import filter.
-   */
-  convert(input: string, output: string, filter: string, timeoutMs: number, filterData?: FilterData, inputFilter?: string): Promise<void> {
+  /** Converts `input` (an absolute path) to `output`, or each of its `parts` to theirs (convert_server.py). */
+  convert(request: BridgeRequest, timeoutMs: number): Promise<void> {
     if (!this.alive) return Promise.reject(new ConverterUnavailableError('LibreOffice instance is not running'));
     if (this.pending) return Promise.reject(new Error('WarmInstance converts one file at a time'));
     this.conversions += 1;
@@ -105,8 +114,9 @@ export class WarmInstance {
         this.kill();
       }, timeoutMs);
       this.pending = { resolve, reject, timer };
-      const request = { id: String(this.conversions), input, output, filter, filter_data: filterData, input_filter: inputFilter };
-      this.child!.stdin!.write(`${JSON.stringify(request)}\n`);
+      const { input, output, parts, filter, filterData, inputFilter } = request;
+      const line = { id: String(this.conversions), input, output, parts, filter, filter_data: filterData, input_filter: inputFilter };
+      this.child!.stdin!.write(`${JSON.stringify(line)}\n`);
     });
   }
 

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildDocx, paragraph } from '@docgen/testing';
+import { buildDocx, paragraph, pdfPageTexts } from '@docgen/testing';
 import { ConversionFailedError, ConversionTimeoutError, ConverterUnavailableError } from './errors';
 import { WarmConverterPool, type PoolEvent } from './warm-pool';
 
@@ -73,14 +73,27 @@ describe('WarmConverterPool (real LibreOffice)', () => {
     expect(docx.subarray(0, 2).toString()).toBe('PK');
   });
 
-  it('writes the bookmarks as named destinations when asked, and only then', async () => {
-    const bookmarked = (name: string, id: number) =>
-      `<w:p><w:bookmarkStart w:id="${id}" w:name="${name}"/><w:r><w:t>Part ${name}</w:t></w:r><w:bookmarkEnd w:id="${id}"/></w:p>`;
-    const docx = buildDocx({ body: [bookmarked('partOne', 1), '<w:p><w:r><w:br w:type="page"/></w:r></w:p>', bookmarked('partTwo', 2)].join('') });
-    // LibreOffice writes the catalog's /Dests uncompressed: a name, then its page and position.
-    const destinations = (pdf: Buffer) => [...pdf.toString('latin1').matchAll(/\/(part\w+)\[\d+ 0 R\/XYZ/g)].map((match) => match[1]);
-    expect(destinations(await pool.convert(docx, 'docx', 'pdf', { namedDestinations: true }))).toEqual(['partOne', 'partTwo']);
-    expect(destinations(await pool.convert(docx, 'docx', 'pdf'))).toEqual([]);
+  it('exports each part of a document, from its bookmark to the next, as a PDF of its own', async () => {
+    const part = (name: string, id: number, text: string) =>
+      `<w:p><w:bookmarkStart w:id="${id}" w:name="${name}"/><w:bookmarkEnd w:id="${id}"/><w:r><w:t>${text}</w:t></w:r></w:p>`;
+    const pageBreak = '<w:p><w:r><w:br w:type="page"/></w:r></w:p>';
+    const docx = buildDocx({
+      body: [
+        part('partOne', 1, 'First alone'),
+        pageBreak,
+        part('partTwo', 2, 'Second begins'),
+        pageBreak,
+        paragraph('Second ends'),
+        pageBreak,
+        part('partThree', 3, 'Third'),
+      ].join(''),
+    });
+    const parts = await pool.convertParts(docx, ['partOne', 'partTwo', 'partThree']);
+    expect(parts.map((pdf) => pdfPageTexts(pdf).map((page) => page.trim()))).toEqual([['First alone'], ['Second begins', 'Second ends'], ['Third']]);
+    // The bookmarks are only where the parts start: never written into the PDFs.
+    expect(parts.some((pdf) => pdf.includes('partTwo'))).toBe(false);
+    await expect(pool.convertParts(docx, ['partOne', 'missing'])).rejects.toBeInstanceOf(ConversionFailedError);
+    await expect(pool.convertParts(docx, ['partTwo', 'partOne'])).rejects.toBeInstanceOf(ConversionFailedError);
   });
 
   it('opens HTML with an import filter as a Writer document and stores DOCX', async () => {

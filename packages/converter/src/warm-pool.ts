@@ -6,8 +6,8 @@ import path from 'node:path';
 import { ConversionTimeoutError, ConverterUnavailableError } from './errors';
 import { writeHardenedProfile } from './hardened-profile';
 import { PERFORMANCE_SETTINGS, type ProfileTuning } from './performance-profile';
-import { pdfFilterData, type FilterData, type PdfStandard } from './pdf-standard';
-import { WarmInstance } from './warm-instance';
+import { pdfFilterData, type PdfStandard } from './pdf-standard';
+import { WarmInstance, type BridgeRequest } from './warm-instance';
 
 export type OutputFormat = 'pdf' | 'docx';
 
@@ -50,15 +50,8 @@ export interface PoolConvertOptions {
   pdfStandard?: PdfStandard;
   /** LibreOffice import filter, e.g. "HTML (StarWriter)" to open HTML as a Writer text document. */
   inputFilter?: string;
-  /** PDF output only: the document's bookmarks become named destinations (the PDF's /Dests), so a reader of the PDF finds the page each starts on. */
-  namedDestinations?: boolean;
   onInstanceTaken?: (pid: number | undefined) => void;
   onInstanceFree?: () => void;
-}
-
-function pdfExportOptions(options: PoolConvertOptions): FilterData | undefined {
-  const standard = pdfFilterData(options.pdfStandard);
-  return options.namedDestinations ? { ...standard, ExportBookmarksToPDFDestination: true } : standard;
 }
 
 interface Waiter {
@@ -135,7 +128,8 @@ export class WarmConverterPool {
     // with two warm instances on /dev/shm).
     try {
       writeFileSync(source, input);
-      await this.convertFile(source, target, EXPORT_FILTERS[to], options, to === 'pdf' ? pdfExportOptions(options) : undefined);
+      const filterData = to === 'pdf' ? pdfFilterData(options.pdfStandard) : undefined;
+      await this.convertFile({ input: source, output: target, filter: EXPORT_FILTERS[to], filterData, inputFilter: options.inputFilter }, options);
       return readFileSync(target);
     } finally {
       // unlink, not rm: no lstat first; a target LibreOffice never wrote is fine to miss.
@@ -143,7 +137,25 @@ export class WarmConverterPool {
     }
   }
 
-  private async convertFile(source: string, target: string, filter: string, options: PoolConvertOptions, filterData?: FilterData): Promise<void> {
+  /**
+   * One DOCX holding several documents, each starting at its bookmark `marks[i]`, to one PDF
+   * per document: loaded and laid out once, each document's pages exported on their own, so
+   * each PDF holds only its own pages, fonts and characters.
+   */
+  async convertParts(input: Buffer, marks: string[], options: PoolConvertOptions = {}): Promise<Buffer[]> {
+    const id = randomUUID();
+    const source = path.join(this.workDir, `${id}.docx`);
+    const parts = marks.map((mark, i) => ({ mark, output: path.join(this.workDir, `${id}.out${i}.pdf`) }));
+    try {
+      writeFileSync(source, input);
+      await this.convertFile({ input: source, parts, filter: EXPORT_FILTERS.pdf, filterData: pdfFilterData(options.pdfStandard) }, options);
+      return parts.map((part) => readFileSync(part.output));
+    } finally {
+      for (const file of [source, ...parts.map((part) => part.output)]) unlinkQuietly(file);
+    }
+  }
+
+  private async convertFile(request: BridgeRequest, options: PoolConvertOptions): Promise<void> {
     let slot: number;
     try {
       slot = await this.acquire();
@@ -157,7 +169,7 @@ export class WarmConverterPool {
       // Out of time while waiting for an instance: hand it on untouched rather than kill it.
       if (timeoutMs <= 0) throw new ConversionTimeoutError(this.options.timeoutMs);
       options.onInstanceTaken?.(instance.pid);
-      await instance.convert(source, target, filter, timeoutMs, filterData, options.inputFilter);
+      await instance.convert(request, timeoutMs);
     } finally {
       this.release(slot, instance);
       options.onInstanceFree?.();

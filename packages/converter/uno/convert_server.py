@@ -8,6 +8,9 @@ reply per line on stdout.
   request: {"id": "...", "input": "/abs/in.docx", "output": "/abs/out.pdf", "filter": "writer_pdf_Export",
             "filter_data": {"SelectPdfVersion": 2},   (optional: the export filter's options)
             "input_filter": "HTML (StarWriter)"}      (optional: the import filter, e.g. to open HTML as a text document)
+           or, for several documents in one (a batch), "parts" instead of "output":
+           "parts": [{"mark": "bookmark1", "output": "/abs/out1.pdf"}, ...]: each part, from its
+           bookmark to the next one's, exported on its own (export_parts)
   reply:   {"id": "...", "ok": true}  or  {"id": "...", "ok": false, "error": "..."}
 
 The first line written is {"ready": true} once LibreOffice answers. Must run under Debian's
@@ -106,7 +109,10 @@ class Converter:
                 raise RuntimeError("LibreOffice could not open the document")
             if document.getURL() != url:  # never export what an earlier request left in the frame
                 raise RuntimeError("LibreOffice could not open the document")
-            document.storeToURL(uno.systemPathToFileUrl(request["output"]), store_args(request))
+            if "parts" in request:
+                export_parts(document, request)
+            else:
+                document.storeToURL(uno.systemPathToFileUrl(request["output"]), store_args(request))
         except Exception:
             close_quietly(document)
             self.drop_frame()
@@ -142,6 +148,43 @@ class Converter:
         close_quietly(document)
         frame, self.frame = self.frame, None
         close_quietly(frame)
+
+
+def export_parts(document, request):
+    """Each part's pages exported as a PDF of its own, so each gets only its own fonts and
+    their characters (cutting one PDF of them all apart would leave every part the whole
+    batch's font subsets).
+
+    The pages come from the layout: a part runs from its bookmark's page to the page of the
+    place just before the next part (or of the end of the text). Between parts Writer may insert
+    a blank page, so that each part starts on a right-hand page as it would alone; the export
+    counts pages without those when it skips them, so it is told to keep them, and the ranges
+    leave them out."""
+    ranges = part_pages(document, [part["mark"] for part in request["parts"]])
+    for part, (first, last) in zip(request["parts"], ranges):
+        options = dict(request.get("filter_data") or {}, PageRange="%d-%d" % (first, last), IsSkipEmptyPages=False)
+        document.storeToURL(uno.systemPathToFileUrl(part["output"]), store_args(dict(request, filter_data=options)))
+
+
+def part_pages(document, marks):
+    cursor = document.getCurrentController().getViewCursor()
+    bookmarks = document.getBookmarks()
+    starts = [bookmarks.getByName(mark).getAnchor().getStart() for mark in marks]
+    ranges = []
+    for i, start in enumerate(starts):
+        cursor.gotoRange(start, False)
+        first = cursor.getPage()
+        if i + 1 < len(starts):
+            # The view cursor steps back as a reader would, into a table the part ends with (a text cursor would jump over it).
+            cursor.gotoRange(starts[i + 1], False)
+            cursor.goLeft(1, False)
+        else:
+            cursor.gotoRange(document.getText().getEnd(), False)
+        last = cursor.getPage()
+        if last < first or (ranges and first <= ranges[-1][1]):
+            raise RuntimeError("the parts' pages overlap")
+        ranges.append((first, last))
+    return ranges
 
 
 def close_quietly(closeable):

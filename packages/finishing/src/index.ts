@@ -1,7 +1,6 @@
 import { PDFDocument } from '@cantoo/pdf-lib';
 import { encryptPdf } from './encrypt';
 export { mergePdfs } from './merge';
-export { splitAtMarks } from './split';
 import { setMetadata } from './metadata';
 import { FinishingInputError, type FinishingOptions } from './options';
 import { addSignaturePlaceholder, saveSigned } from './sign';

@@ -17,12 +17,12 @@ const AFTER_PAGE_NUMBERS = /<w:(cols|formProt|vAlign|noEndnote|titlePg|textDirec
 
 /**
  * Several filled DOCX of one template as one document, for one LibreOffice call: its fixed
- * cost per call (most of a one-page PDF's, bench:batched-conversion) is paid once. The PDF is
- * then cut back at the marks (splitAtMarks in @docgen/finishing).
+ * cost per call (most of a one-page PDF's, bench:batched-conversion) is paid once. Each
+ * document's pages are then exported on their own (WarmConverterPool.convertParts).
  *
  * One DOCX holding `documents` in order, each in its own section: a next-page break carrying
  * the template's section properties with page numbers restarting at 1, and a bookmark
- * `marks[i]` at its start, which the PDF export writes as a named destination. Undefined when
+ * `marks[i]` at its start, where its pages begin. Undefined when
  * the documents cannot share a conversion: a part other than the body differs (an image, a
  * link added by the fill); the body is long, has sections, bookmarks or headings of its own,
  * or something that counts across documents (a field not in PER_DOCUMENT_FIELDS,
@@ -41,7 +41,7 @@ export function batchDocx(documents: Buffer[], marks: string[]): Buffer | undefi
   }
   if (otherParts.some((name) => /^word\/(header|footer)\d*\.xml$/.test(name) && countsAcrossDocuments(first.file(name)!.asText()))) return undefined;
   if (/<w:evenAndOddHeaders\b/.test(first.file('word/settings.xml')?.asText() ?? '')) return undefined;
-  // A list numbered by style would count on from the previous document; a heading's outline entry would not reach the document's PDF.
+  // A list numbered by style would count on from the previous document; the PDF's outline of headings could list the other documents'.
   const styles = first.file('word/styles.xml')?.asText() ?? '';
   if (/<w:numPr\b/.test(styles)) return undefined;
   const outlineStyles = styles
