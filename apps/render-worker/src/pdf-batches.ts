@@ -41,7 +41,8 @@ export interface PdfBatchesDeps {
  * One DOCX holds the batch (batchDocx: a section each, a bookmark at each start); LibreOffice
  * loads and lays it out once and exports each document's pages as a PDF of its own, so no PDF
  * carries another document's pages, fonts or characters. When the documents cannot share a
- * call, or the call fails, each is converted alone, so one document's problem stays its own.
+ * call, or the call fails, each is converted alone, one after another on the instance the
+ * batch waited for, so one document's problem stays its own and nobody goes back in line.
  * Each member keeps its own deadline; the call gets the latest of theirs.
  */
 export class PdfBatches {
@@ -92,22 +93,23 @@ export class PdfBatches {
     if (!release) return;
     const members = batch.members.filter((member) => !member.context.deadline.expired);
     const batched = members.length > 1 ? this.batchQuietly(members) : undefined;
-    if (!batched) {
+    const pdfs =
+      batched &&
+      (await this.deps
+        .convertParts(batched.docx, batched.marks, {
+          deadlineAt: Math.max(...members.map((member) => member.context.deadline.at)),
+          onInstanceTaken: this.started(members),
+        })
+        .catch(() => undefined));
+    if (pdfs) members.forEach((member, i) => member.resolve(pdfs[i]!));
+    else {
       // One by one on the instance this batch waited for, not back to the end of the line.
       for (const member of members) {
         if (member.context.deadline.expired) continue;
         await this.onInstance(member.docx, [member], member.context.deadline.at).then(member.resolve, member.reject);
       }
-      release();
-      return;
     }
-    const deadlineAt = Math.max(...members.map((member) => member.context.deadline.at));
-    const pdfs = await this.deps
-      .convertParts(batched.docx, batched.marks, { deadlineAt, onInstanceTaken: this.started(members), onInstanceFree: release })
-      .catch(() => undefined)
-      .finally(release);
-    if (pdfs) members.forEach((member, i) => member.resolve(pdfs[i]!));
-    else for (const member of members) this.deps.alone(member.docx, member.context).then(member.resolve, member.reject);
+    release();
   }
 
   /** The members in one DOCX, with the mark each starts at; undefined when they cannot share a call. */
@@ -124,7 +126,7 @@ export class PdfBatches {
     }
   }
 
-  /** A conversion on the instance this batch holds (`onInstanceFree` hands it back as soon as LibreOffice is done, before the PDF is read). */
+  /** A conversion on the instance this batch holds. */
   private onInstance(docx: Buffer, members: Member[], deadlineAt: number): Promise<Buffer> {
     return this.deps.convert(docx, { deadlineAt, onInstanceTaken: this.started(members) });
   }

@@ -155,33 +155,56 @@ def export_parts(document, request):
     their characters (cutting one PDF of them all apart would leave every part the whole
     batch's font subsets).
 
-    The pages come from the layout: a part runs from its bookmark's page to the page of the
-    place just before the next part (or of the end of the text). Between parts Writer may insert
-    a blank page, so that each part starts on a right-hand page as it would alone; the export
-    counts pages without those when it skips them, so it is told to keep them, and the ranges
-    leave them out."""
+    Refused (so the caller converts each document alone) when a field in the loaded batch,
+    however the DOCX spelt it, is not one whose value is the same in a batch as alone."""
+    refuse_shared_content(document)
     ranges = part_pages(document, [part["mark"] for part in request["parts"]])
     for part, (first, last) in zip(request["parts"], ranges):
         options = dict(request.get("filter_data") or {}, PageRange="%d-%d" % (first, last), IsSkipEmptyPages=False)
         document.storeToURL(uno.systemPathToFileUrl(part["output"]), store_args(dict(request, filter_data=options)))
 
 
+# Fields whose value in a batch is what it is alone: the page number (numbering restarts at
+# each document) and the template's dates, title, subject and author.
+PER_DOCUMENT_FIELDS = {
+    "com.sun.star.text.TextField.PageNumber",
+    "com.sun.star.text.TextField.DateTime",
+    "com.sun.star.text.TextField.Author",
+    "com.sun.star.text.TextField.DocInfo.Title",
+    "com.sun.star.text.TextField.DocInfo.Subject",
+    "com.sun.star.text.TextField.DocInfo.CreateAuthor",
+    "com.sun.star.text.TextField.DocInfo.CreateDateTime",
+    "com.sun.star.text.TextField.DocInfo.ChangeDateTime",
+    "com.sun.star.text.TextField.DocInfo.PrintDateTime",
+}
+
+
+def refuse_shared_content(document):
+    fields = document.getTextFields().createEnumeration()
+    while fields.hasMoreElements():
+        services = set(fields.nextElement().getSupportedServiceNames())
+        if not services & PER_DOCUMENT_FIELDS:
+            raise RuntimeError("a field could count across the documents: %s" % sorted(services))
+
+
 def part_pages(document, marks):
-    cursor = document.getCurrentController().getViewCursor()
+    """Each part's first and last page as laid out (physical pages, Writer's inserted blank
+    pages counted): from its bookmark's page to the page before the next part's, less that
+    page when it is a blank page Writer inserted so that the next part starts on a right-hand
+    page (jumpToPage refuses those). The last part runs to the last page."""
+    controller = document.getCurrentController()
+    cursor = controller.getViewCursor()
     bookmarks = document.getBookmarks()
-    starts = [bookmarks.getByName(mark).getAnchor().getStart() for mark in marks]
+    firsts = []
+    for mark in marks:
+        cursor.gotoRange(bookmarks.getByName(mark).getAnchor().getStart(), False)
+        firsts.append(cursor.getPage())
     ranges = []
-    for i, start in enumerate(starts):
-        cursor.gotoRange(start, False)
-        first = cursor.getPage()
-        if i + 1 < len(starts):
-            # The view cursor steps back as a reader would, into a table the part ends with (a text cursor would jump over it).
-            cursor.gotoRange(starts[i + 1], False)
-            cursor.goLeft(1, False)
-        else:
-            cursor.gotoRange(document.getText().getEnd(), False)
-        last = cursor.getPage()
-        if last < first or (ranges and first <= ranges[-1][1]):
+    for i, first in enumerate(firsts):
+        last = firsts[i + 1] - 1 if i + 1 < len(firsts) else controller.PageCount
+        if i + 1 < len(firsts) and last > first and not cursor.jumpToPage(last):
+            last -= 1
+        if last < first:
             raise RuntimeError("the parts' pages overlap")
         ranges.append((first, last))
     return ranges

@@ -47,6 +47,16 @@ describe('batchDocx', () => {
     expect(batchDocx([listed, listed], ['a', 'b'])).toBeUndefined(); // its numbers would go on from the document before
     const noted = buildDocx({ body: '<w:p><w:r><w:t>A</w:t></w:r><w:r><w:footnoteReference w:id="1"/></w:r></w:p>' });
     expect(batchDocx([noted, noted], ['a', 'b'])).toBeUndefined();
+    // Linked text boxes: the first box's overflow would run on into the next document's box.
+    for (const box of [
+      '<wps:txbx id="1"><w:txbxContent><w:p/></w:txbxContent></wps:txbx>',
+      '<wps:linkedTxbx id="1" seq="1"/>',
+      '<v:textbox style="mso-next-textbox:#b2"/>',
+      '<v:textbox style="mso-next&#45;textbox:#b2"/>',
+    ]) {
+      const linked = buildDocx({ body: `${paragraph('A')}<w:p><w:r><w:t>x</w:t></w:r>${box}</w:p>` });
+      expect(batchDocx([linked, linked], ['a', 'b'])).toBeUndefined();
+    }
     const sections = buildDocx({ body: `${paragraph('A')}<w:p><w:pPr><w:sectPr><w:pgSz w:w="11906" w:h="16838"/></w:sectPr></w:pPr></w:p>${paragraph('B')}` });
     expect(batchDocx([sections, sections], ['a', 'b'])).toBeUndefined();
   });

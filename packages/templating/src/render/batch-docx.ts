@@ -3,10 +3,13 @@ import PizZip from 'pizzip';
 const BODY_PART = 'word/document.xml';
 /**
  * What would count across the batch rather than within a document (a list, its notes, its
- * comments, line numbers) or point into another document: a body or header with any of these
- * converts alone. Fields are checked apart (PER_DOCUMENT_FIELDS).
+ * comments, line numbers), or point or flow into another document (an internal link, linked
+ * text boxes, whose text runs on into the next box of the chain): a body or header with any of
+ * these converts alone. The bridge checks the loaded batch's fields again, however the XML
+ * spelt them (convert_server.py's refuse_shared_content). Fields are checked apart (PER_DOCUMENT_FIELDS).
  */
-const COUNTS_ACROSS_DOCUMENTS = /<w:(numPr|footnoteReference|endnoteReference|commentReference|lnNumType|outlineLvl)\b|w:anchor=/;
+const COUNTS_ACROSS_DOCUMENTS =
+  /<w:(numPr|footnoteReference|endnoteReference|commentReference|lnNumType|outlineLvl)\b|w:anchor=|linkedTxbx\b|txbx\b[^>]*\sid=|mso-next-textbox|textbox\b[^>]*&#/;
 /** The fields whose value is the same in a batch as alone; any other (NUMPAGES, SEQ, REF, TOC…) counts or points across documents. */
 const PER_DOCUMENT_FIELDS = new Set(['PAGE', 'DATE', 'TIME', 'CREATEDATE', 'SAVEDATE', 'PRINTDATE', 'AUTHOR', 'TITLE', 'SUBJECT']);
 /** A filled body this long (characters of XML) or longer converts alone: it gains little, and would hold its batch-mates as long. */
