@@ -57,6 +57,10 @@ describe('batchDocx', () => {
       const linked = buildDocx({ body: `${paragraph('A')}<w:p><w:r><w:t>x</w:t></w:r>${box}</w:p>` });
       expect(batchDocx([linked, linked], ['a', 'b'])).toBeUndefined();
     }
+    const onPage = buildDocx({
+      body: `${paragraph('A')}<w:p><w:r><w:drawing><wp:anchor><wp:positionV relativeFrom="page"><wp:posOffset>9000000</wp:posOffset></wp:positionV></wp:anchor></w:drawing></w:r></w:p>`,
+    });
+    expect(batchDocx([onPage, onPage], ['a', 'b'])).toBeUndefined(); // it could make a page of its own below the last text
     const sections = buildDocx({ body: `${paragraph('A')}<w:p><w:pPr><w:sectPr><w:pgSz w:w="11906" w:h="16838"/></w:sectPr></w:pPr></w:p>${paragraph('B')}` });
     expect(batchDocx([sections, sections], ['a', 'b'])).toBeUndefined();
   });

@@ -15,6 +15,9 @@ const PER_DOCUMENT_FIELDS = new Set(['PAGE', 'DATE', 'TIME', 'CREATEDATE', 'SAVE
 /** A filled body this long (characters of XML) or longer converts alone: it gains little, and would hold its batch-mates as long. */
 const MAX_BATCHED_BODY = 256 * 1024;
 
+/** A drawing or VML shape positioned against the page (or its margins) rather than its paragraph. */
+const PLACED_ON_PAGE = /relativeFrom=["'](page|margin|topMargin|bottomMargin|insideMargin|outsideMargin)["']|-relative:\s*(page|margin)/;
+
 /** Elements that may follow pgNumType in a sectPr (ECMA-376 CT_SectPr). */
 const AFTER_PAGE_NUMBERS = /<w:(cols|formProt|vAlign|noEndnote|titlePg|textDirection|bidi|rtlGutter|docGrid|printerSettings|sectPrChange)\b/;
 
@@ -67,6 +70,8 @@ export function batchDocx(documents: Buffer[], marks: string[]): Buffer | undefi
     const body = xml.slice(bodyStart, sectStart);
     if (body.length >= MAX_BATCHED_BODY || /<w:sectPr\b|<w:bookmarkStart\b/.test(body) || countsAcrossDocuments(body)) return undefined;
     if (outlineStyles.some((style) => body.includes(style))) return undefined;
+    // An object placed on the page rather than by its paragraph can make a page of its own, which the range of pages would miss.
+    if (PLACED_ON_PAGE.test(body)) return undefined;
     bodies.push(body);
     [head, sectPr, tail] = [xml.slice(0, bodyStart), xml.slice(sectStart, sectEnd), xml.slice(sectEnd)];
   }
