@@ -57,6 +57,11 @@ describe('batchDocx', () => {
       const linked = buildDocx({ body: `${paragraph('A')}<w:p><w:r><w:t>x</w:t></w:r>${box}</w:p>` });
       expect(batchDocx([linked, linked], ['a', 'b'])).toBeUndefined();
     }
+    const opened = `<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText>DATE</w:instrText></w:r><w:r><w:fldChar w:fldCharType="separate"/></w:r></w:p>`;
+    for (const unclosed of [opened, opened.replace('"begin"', '"&#98;egin"')]) {
+      const document = buildDocx({ body: `${paragraph('A')}${unclosed}` });
+      expect(batchDocx([document, document], ['a', 'b'])).toBeUndefined(); // it would swallow the documents after it
+    }
     const onPage = buildDocx({
       body: `${paragraph('A')}<w:p><w:r><w:drawing><wp:anchor><wp:positionV relativeFrom="page"><wp:posOffset>9000000</wp:posOffset></wp:positionV></wp:anchor></w:drawing></w:r></w:p>`,
     });

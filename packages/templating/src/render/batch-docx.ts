@@ -87,8 +87,17 @@ export function batchDocx(documents: Buffer[], marks: string[]): Buffer | undefi
 }
 
 function countsAcrossDocuments(xml: string): boolean {
-  if (COUNTS_ACROSS_DOCUMENTS.test(xml)) return true;
+  if (COUNTS_ACROSS_DOCUMENTS.test(xml) || !fieldsClosed(xml)) return true;
   return fieldInstructions(xml).some((instruction) => !PER_DOCUMENT_FIELDS.has(instruction.trim().split(/\s+/)[0]!.toUpperCase()));
+}
+
+/**
+ * Every complex field that begins also ends (an unclosed one would swallow the documents after
+ * it), its kinds spelt plainly (a character reference could hide one from the count).
+ */
+function fieldsClosed(xml: string): boolean {
+  const kinds = [...xml.matchAll(/fldCharType\s*=\s*(["'])(.*?)\1/g)].map((match) => match[2]);
+  return kinds.every((kind) => !kind!.includes('&')) && kinds.filter((kind) => kind === 'begin').length === kinds.filter((kind) => kind === 'end').length;
 }
 
 /** Each field's instruction: a simple field's, and a complex field's pieces (Word splits them across runs) joined. */
