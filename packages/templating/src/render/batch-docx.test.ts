@@ -16,6 +16,8 @@ describe('batchDocx', () => {
 
   it('takes words that only look like fields', () => {
     expect(batchDocx([letter('SECTION 3 REF SEQ NUMPAGES'), letter('B')], ['a', 'b'])).toBeDefined();
+    // Text naming text boxes is not a text box (and a long value repeating such words is read once, not once per word).
+    expect(batchDocx([letter(`a txbx with id=1, a textbox with &#1; ${'txbx textbox '.repeat(10_000)}`), letter('B')], ['a', 'b'])).toBeDefined();
   });
 
   it('refuses documents that cannot share a conversion', () => {

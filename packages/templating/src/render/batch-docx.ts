@@ -8,8 +8,9 @@ const BODY_PART = 'word/document.xml';
  * these converts alone. The bridge checks the loaded batch's fields again, however the XML
  * spelt them (convert_server.py's refuse_shared_content). Fields are checked apart (PER_DOCUMENT_FIELDS).
  */
+// Each pattern with `[^>]*` starts at a tag's `<`: started at a word, a filled value repeating it would be scanned to its end once per repeat.
 const COUNTS_ACROSS_DOCUMENTS =
-  /<w:(numPr|footnoteReference|endnoteReference|commentReference|lnNumType|outlineLvl)\b|w:anchor=|linkedTxbx\b|txbx\b[^>]*\sid=|mso-next-textbox|textbox\b[^>]*&#/;
+  /<w:(numPr|footnoteReference|endnoteReference|commentReference|lnNumType|outlineLvl)\b|w:anchor=|linkedTxbx\b|<(\w+:)?txbx\b[^>]*\sid=|mso-next-textbox|<(\w+:)?textbox\b[^>]*&#/;
 /** The fields whose value is the same in a batch as alone; any other (NUMPAGES, SEQ, REF, TOC…) counts or points across documents. */
 const PER_DOCUMENT_FIELDS = new Set(['PAGE', 'DATE', 'TIME', 'CREATEDATE', 'SAVEDATE', 'PRINTDATE', 'AUTHOR', 'TITLE', 'SUBJECT']);
 /** A filled body this long (characters of XML) or longer converts alone: it gains little, and would hold its batch-mates as long. */
