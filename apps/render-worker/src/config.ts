@@ -16,11 +16,11 @@ export const renderWorkerEnv = z.object({
   RENDER_TIMEOUT_MS: envVar.integer(60_000, 1_000),
   CONVERTER_POOL_SIZE: envVar.integer(availableParallelism(), 1, 64),
   CONVERTER_DRIVER: envVar.choice(['warm', 'per-call'] as const, 'warm'),
-  /** Render jobs in flight per worker; 0 = one per warm instance (1 with the per-call driver). */
+  /** Render jobs in flight per worker; 0 = renderConcurrency()'s default. */
   RENDER_CONCURRENCY: envVar.integer(0, 0, 256),
   CONVERTER_RECYCLE_AFTER: envVar.integer(500, 1),
   /** Plain PDFs of one template and organisation waiting for an instance together converted in one LibreOffice call, up to this many; 1: each alone (docs/generation.md). */
-  CONVERTER_BATCH_SIZE: envVar.integer(4, 1, 32),
+  CONVERTER_BATCH_SIZE: envVar.integer(8, 1, 32),
   RENDER_LOCK_MS: envVar.integer(30_000, 500),
   /** A first attempt still running after this long is marked `rendering`; one done sooner goes queued → ready in one commit. 0 marks every attempt at once. */
   RENDERING_MARK_AFTER_MS: envVar.integer(1_000, 0, 60_000),
@@ -51,3 +51,21 @@ export const renderWorkerEnv = z.object({
 });
 
 export type RenderWorkerConfig = z.output<typeof renderWorkerEnv>;
+
+/**
+ * Renders a worker runs at once. Four per warm instance: while one converts, the others
+ * fill, store and finish, and DOCX-only jobs never wait for LibreOffice (bench:e2e, 2 cores,
+ * 32 clients: one per instance → four took DOCX from 54.7 to 65.3 docs/s). With batches on,
+ * sixteen: batches form only from renders waiting in this worker, and more of them make
+ * larger batches (docs/BENCHMARKS.md, tenth session). Renders holding fetched images stay
+ * at four per instance whatever this is (imageRenderSlots), so the memory they may hold does
+ * not grow with it.
+ */
+export function renderConcurrency(config: RenderWorkerConfig): number {
+  if (config.RENDER_CONCURRENCY) return config.RENDER_CONCURRENCY;
+  if (config.CONVERTER_DRIVER === 'per-call') return 1;
+  return (config.CONVERTER_BATCH_SIZE > 1 ? 16 : 4) * config.CONVERTER_POOL_SIZE;
+}
+
+/** Renders with images (each may hold MAX_IMAGE_BYTES_PER_DOCUMENT) in flight at once. */
+export const imageRenderSlots = (config: RenderWorkerConfig) => Math.min(renderConcurrency(config), 4 * config.CONVERTER_POOL_SIZE);

@@ -3,6 +3,7 @@ import type { Logger } from '@docgen/observability';
 import type { RenderWorkerConfig } from './config';
 import type { Deadline } from './deadline';
 import { PdfBatches } from './pdf-batches';
+import { Slots } from './slots';
 
 export interface ConversionContext {
   /** The render's deadline: waiting for an instance and converting must end by then. */
@@ -99,47 +100,4 @@ export async function startConverter(config: RenderWorkerConfig, logger: Logger,
     liveInstances: () => pool.liveCount,
     close: () => pool.close(),
   };
-}
-
-/**
- * At most one conversion per warm instance is handed to the pool. Renders beyond that
- * (RENDER_CONCURRENCY above CONVERTER_POOL_SIZE) wait here rather than in the pool's own
- * queue, because here a render whose deadline passes stops waiting and leaves the queue.
- * (A conversion can still wait inside the pool while a crashed instance is replaced; if
- * its deadline passes meanwhile, the pool hands the instance it finally gets on untouched.)
- */
-class Slots {
-  /** Live previews (a person waits for each) go before renders; first come first served within each. */
-  private readonly waiting = { urgent: [] as (() => void)[], normal: [] as (() => void)[] };
-
-  constructor(private free: number) {}
-
-  /** A turn on an instance; rejects with the signal's reason (a deadline's RenderTimeoutError) if it aborts first. */
-  async acquire(until: AbortSignal, urgent = false): Promise<() => void> {
-    until.throwIfAborted();
-    if (this.free > 0) this.free -= 1;
-    else {
-      const line = urgent ? this.waiting.urgent : this.waiting.normal;
-      await new Promise<void>((resolve, reject) => {
-        const onAbort = () => {
-          line.splice(line.indexOf(turn), 1);
-          reject(until.reason);
-        };
-        const turn = () => {
-          until.removeEventListener('abort', onAbort);
-          resolve();
-        };
-        line.push(turn);
-        until.addEventListener('abort', onAbort, { once: true });
-      });
-    }
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const next = this.waiting.urgent.shift() ?? this.waiting.normal.shift();
-      if (next) next();
-      else this.free += 1;
-    };
-  }
 }

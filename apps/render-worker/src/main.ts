@@ -24,7 +24,8 @@ import { createGuardedAgent, secretsKeyring } from '@docgen/security';
 import { loadSigningMaterial } from '@docgen/access';
 import { createStorage, describeStorage } from '@docgen/storage';
 import { assembleBulkJob } from './bulk-assembly';
-import { renderWorkerEnv } from './config';
+import { imageRenderSlots, renderConcurrency, renderWorkerEnv } from './config';
+import { Slots } from './slots';
 import { cachedTemplateFiles, cachedTemplateHtml } from './template-files';
 import { startHtmlPrinter } from './html-printer';
 import { fontCoverage } from './font-coverage';
@@ -52,12 +53,11 @@ runService('render-worker', renderWorkerEnv, async (context) => {
   if (config.OUTBOUND_ALLOW_PRIVATE) {
     logger.warn('OUTBOUND_ALLOW_PRIVATE=true: image tokens may reach loopback and private addresses. Never use this in production.');
   }
-  // Four jobs per warm instance: while one converts, the others fill, store and finish
-  // (database and Redis round trips), and DOCX-only jobs never wait for LibreOffice. Jobs
-  // beyond the instances wait for a free one. bench:e2e, 2 cores, 32 clients: 1 → 4 per
-  // instance took DOCX from 54.7 to 65.3 docs/s and PDF from 15.5 to 16.5.
-  const concurrency = config.RENDER_CONCURRENCY || (config.CONVERTER_DRIVER === 'warm' ? 4 * config.CONVERTER_POOL_SIZE : 1);
-  const { db, redis, checks } = connectDataStores(context, { redisRole: 'worker', poolSize: concurrency + 3 });
+  const concurrency = renderConcurrency(config);
+  // A render holds a connection only for its few statements: renders beyond four per instance
+  // share connections rather than open more (PostgreSQL counts them across every replica).
+  const poolSize = Math.min(concurrency, 4 * config.CONVERTER_POOL_SIZE) + 3;
+  const { db, redis, checks } = connectDataStores(context, { redisRole: 'worker', poolSize });
 
   const renderQueue = createRenderQueue(redis, config.REDIS_KEY_PREFIX);
   const bulkAssemblyQueue = createBulkAssemblyQueue(redis, config.REDIS_KEY_PREFIX);
@@ -127,6 +127,7 @@ runService('render-worker', renderWorkerEnv, async (context) => {
       concurrency: 6,
       bounds: { maxPixels: config.MAX_IMAGE_PIXELS, maxFrames: config.MAX_IMAGE_FRAMES },
     },
+    imageRenders: new Slots(imageRenderSlots(config)),
     imageFetchBudget: imageFetchBudget(redis, config.REDIS_KEY_PREFIX, config.IMAGE_FETCHES_PER_ORG, IMAGE_FETCH_WINDOW_MS),
     maxOutputBytes: config.MAX_OUTPUT_BYTES,
     expressionTimeoutMs: config.EXPRESSION_TIMEOUT_MS,

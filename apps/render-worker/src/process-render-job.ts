@@ -16,7 +16,7 @@ import type { Logger } from '@docgen/observability';
 import { RENDER_JOB_OPTIONS, RenderJob } from '@docgen/queue';
 import type { GuardedFetchOptions } from '@docgen/security';
 import { documentFileKey, type FileStorage } from '@docgen/storage';
-import { RenderInputError, checkInput, fillHtml, renderDocx, type TemplateVariable } from '@docgen/templating';
+import { RenderInputError, checkInput, fillHtml, imageSources, renderDocx, type TemplateVariable } from '@docgen/templating';
 import { FinishingInputError } from '@docgen/finishing';
 import type { DocxToPdf } from './converter';
 import { Deadline, RenderTimeoutError } from './deadline';
@@ -25,6 +25,7 @@ import { finishDocumentPdf, hasRenderSecrets, type FinishingDeps } from './finis
 import { renderMerge } from './render-merge';
 import type { HtmlPrinter } from './html-printer';
 import type { TakeImageFetch } from './image-fetch-budget';
+import type { Slots } from './slots';
 
 const MAX_RENDER_ATTEMPTS = RENDER_JOB_OPTIONS.attempts ?? 3;
 
@@ -42,6 +43,8 @@ export interface RenderDeps extends FinishingDeps {
   renderTimeoutMs: number;
   imageFetch: Omit<GuardedFetchOptions, 'method' | 'headers' | 'body'>;
   imageLimits?: ImageLimits;
+  /** Renders that fetch images, each holding up to MAX_IMAGE_BYTES_PER_DOCUMENT: a turn from before the fetch to the render's end (imageRenderSlots). */
+  imageRenders?: Slots;
   /** IMAGE_FETCHES_PER_ORG, across workers; absent in tests that do not exercise it. */
   imageFetchBudget?: (organizationId: string, deadline: Deadline) => TakeImageFetch;
   /** MAX_OUTPUT_BYTES; absent in tests that do not exercise it. */
@@ -190,8 +193,26 @@ async function render(doc: RenderingDocument, deps: RenderDeps, deadline: Deadli
   if (!template) return store(doc, deps, deadline, phases, [['pdf', await renderMerge(doc, deps, deadline)]]); // a merge (render-merge.ts)
   const variables = template.variables as TemplateVariable[];
   const input = doc.inputJson as Record<string, unknown>;
-  const locale = template.locale;
   checkInput(variables, input); // input problems first: no fetch for a document that cannot render
+  const imageTurn = deps.imageRenders && imageSources(variables, input).length > 0 ? await deps.imageRenders.acquire(deadline.signal) : undefined;
+  try {
+    return await renderTemplate(doc, template, variables, input, deps, deadline, log, phases);
+  } finally {
+    imageTurn?.();
+  }
+}
+
+async function renderTemplate(
+  doc: RenderingDocument,
+  template: NonNullable<RenderingDocument['template']>,
+  variables: TemplateVariable[],
+  input: Record<string, unknown>,
+  deps: RenderDeps,
+  deadline: Deadline,
+  log: Logger,
+  phases: PhaseTimer,
+): Promise<string[]> {
+  const locale = template.locale;
   const images = await fetchImages(variables, input, deps.imageFetch, deadline, deps.imageLimits, deps.imageFetchBudget?.(doc.organizationId, deadline));
   // An HTML template's PDF is printed by Chromium from its own HTML; DOCX output (and the PDF of
   // an HTML template stored before that HTML was kept) comes from its DOCX, as for DOCX templates.
