@@ -1,12 +1,24 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildDocx, paragraph, pdfText, run, table } from '@docgen/testing';
 import { HARDENED_SETTINGS, writeHardenedProfile } from './hardened-profile';
-import { PERFORMANCE_SETTINGS } from './performance-profile';
+import { PERFORMANCE_SETTINGS, tunedAllocator } from './performance-profile';
 import { WarmConverterPool } from './warm-pool';
+
+/** The shared libraries soffice.bin, started under the bridge `pid`, has mapped. */
+function sofficeLibraries(pid: number): string {
+  const children = (parent: number): number[] =>
+    readdirSync(`/proc/${parent}/task`).flatMap((task) => readFileSync(`/proc/${parent}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
+  const queue = [pid];
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    if (readFileSync(`/proc/${next}/comm`, 'utf8').trim() === 'soffice.bin') return readFileSync(`/proc/${next}/maps`, 'utf8');
+    queue.push(...children(next));
+  }
+  throw new Error(`no soffice.bin under ${pid}`);
+}
 
 /** pdffonts' table without the object numbers and the random subset prefixes (ABCDEF+). */
 function fonts(pdf: Buffer): { name: string; type: string; embedded: boolean }[] {
@@ -126,4 +138,12 @@ describe('a tuned pool writes the same PDFs as an untuned one (real LibreOffice)
     },
     60_000,
   );
+
+  it('runs LibreOffice on jemalloc when tuned, on the glibc malloc when not', () => {
+    // bootstrap and the render worker's image install libjemalloc2; without it a tuned pool silently runs on glibc's.
+    const jemalloc = tunedAllocator();
+    expect(jemalloc).toMatch(/libjemalloc\.so\.2$/);
+    expect(sofficeLibraries(tuned.pids[0]!)).toContain(jemalloc);
+    expect(sofficeLibraries(untuned.pids[0]!)).not.toContain('jemalloc');
+  });
 });

@@ -1,10 +1,12 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import type { ProfileSetting } from './hardened-profile';
 
 /**
  * Which profile a warm pool's instances get: 'tuned' (the default) is the hardened profile plus
  * PERFORMANCE_SETTINGS, and each document is loaded into the frame of the one before
- * (convert_server.py's Converter); 'untuned' is the hardened profile alone with a new frame per
- * document, kept so the benchmark can measure one against the other in the same run. The PDF
+ * (convert_server.py's Converter) by a LibreOffice running on jemalloc (tunedAllocator);
+ * 'untuned' is the hardened profile alone with a new frame per document and glibc's allocator, kept so the benchmark can measure one against the other in the same run. The PDF
  * export options are the same for both: none of those tried saved CPU without changing the PDF
  * (docs/BENCHMARKS.md).
  */
@@ -31,3 +33,19 @@ export const PERFORMANCE_SETTINGS: ProfileSetting[] = [
   // new name in the pool's own directory, which nothing else opens.
   { path: '/org.openoffice.Office.Common/Misc', name: 'UseLocking', value: 'false' },
 ];
+
+const LIBRARY_DIRS: Partial<Record<NodeJS.Architecture, string>> = { x64: '/usr/lib/x86_64-linux-gnu', arm64: '/usr/lib/aarch64-linux-gnu' };
+
+/**
+ * The allocator a tuned instance runs with: jemalloc where the system has it (Debian's
+ * libjemalloc2, which bootstrap and the render worker's image install), else glibc's. In a
+ * perf profile of soffice.bin converting letters, glibc's malloc and free were about a seventh
+ * of its CPU; with jemalloc preloaded the same conversions cost LibreOffice about a fifth less
+ * CPU (docs/BENCHMARKS.md, tenth session). It changes no output: the allocator only decides
+ * where LibreOffice's objects live.
+ */
+export function tunedAllocator(): string | undefined {
+  const dir = LIBRARY_DIRS[process.arch];
+  const library = dir && path.join(dir, 'libjemalloc.so.2');
+  return library && existsSync(library) ? library : undefined;
+}

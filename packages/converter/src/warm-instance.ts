@@ -18,6 +18,8 @@ export interface InstanceOptions {
   temporaryDir: string;
   /** Load each document into the previous one's frame (convert_server.py's Converter). */
   reuseFrame: boolean;
+  /** A malloc library LibreOffice runs with (LD_PRELOAD; tunedAllocator), else glibc's. */
+  allocator?: string;
   onExit: (instance: WarmInstance) => void;
 }
 
@@ -69,7 +71,7 @@ export class WarmInstance {
       {
         detached: true,
         stdio: ['pipe', 'pipe', 'pipe'],
-        env: sofficeEnvironment(this.options.profileDir, this.options.temporaryDir),
+        env: sofficeEnvironment(this.options.profileDir, this.options.temporaryDir, this.options.allocator),
       },
     );
     this.child = child;

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConversionTimeoutError, ConverterUnavailableError } from './errors';
 import { writeHardenedProfile } from './hardened-profile';
-import { PERFORMANCE_SETTINGS, type ProfileTuning } from './performance-profile';
+import { PERFORMANCE_SETTINGS, tunedAllocator, type ProfileTuning } from './performance-profile';
 import { pdfFilterData, type PdfStandard } from './pdf-standard';
 import { WarmInstance, type BridgeRequest } from './warm-instance';
 
@@ -24,8 +24,8 @@ export interface WarmPoolOptions {
   sofficePath?: string;
   pythonPath?: string;
   /**
-   * 'tuned' (default): the hardened profile plus the performance settings; 'untuned': the
-   * hardened profile alone (the benchmark's baseline). See performance-profile.ts.
+   * 'tuned' (default): the hardened profile plus the performance settings, on jemalloc where
+   * installed; 'untuned': the hardened profile alone (the benchmark's baseline). See performance-profile.ts.
    */
   profile?: ProfileTuning;
   /**
@@ -195,6 +195,7 @@ export class WarmConverterPool {
       profileDir,
       temporaryDir: this.workDir,
       reuseFrame: this.tuning === 'tuned',
+      allocator: this.tuning === 'tuned' ? tunedAllocator() : undefined,
       onExit: (exited) => this.onInstanceExit(slot, exited),
     });
     // The slot is the instance's only once it has started: an instance that dies while
