@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildDocx, paragraph, pdfPageTexts } from '@docgen/testing';
+import { buildDocx, paragraph, pdfPageTexts, picture, solidPng, withParts } from '@docgen/testing';
 import { ConversionFailedError, ConversionTimeoutError, ConverterUnavailableError } from './errors';
 import { WarmConverterPool, type PoolEvent } from './warm-pool';
 
@@ -94,6 +94,26 @@ describe('WarmConverterPool (real LibreOffice)', () => {
     expect(parts.some((pdf) => pdf.includes('partTwo'))).toBe(false);
     await expect(pool.convertParts(docx, ['partOne', 'missing'])).rejects.toBeInstanceOf(ConversionFailedError);
     await expect(pool.convertParts(docx, ['partTwo', 'partOne'])).rejects.toBeInstanceOf(ConversionFailedError);
+  });
+
+  it("exports a part with the profile's PDF settings, as the document alone is exported", async () => {
+    // Given any option (a page range), LibreOffice's PDF filter takes its built-in defaults for
+    // the others rather than the profile's; its JPEG quality is one that differs.
+    const docx = withParts(
+      buildDocx({
+        body: '<w:p><w:bookmarkStart w:id="1" w:name="partOne"/><w:bookmarkEnd w:id="1"/><w:r><w:t>Photo</w:t></w:r></w:p>' + picture('r:embed="rIdPhoto"'),
+        relationships: [
+          `<Relationship Id="rIdPhoto" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/photo.png"/>`,
+        ],
+      }),
+      { 'word/media/photo.png': solidPng(2400, 2400) },
+      ['<Default Extension="png" ContentType="image/png"/>'],
+    );
+    const images = (pdf: Buffer) => execFileSync('pdfimages', ['-list', '-'], { input: pdf }).toString().split('\n').slice(2).join('\n');
+    const [part] = await pool.convertParts(docx, ['partOne']);
+    const alone = await pool.convert(docx, 'docx', 'pdf');
+    expect(images(alone)).toMatch(/jpeg/);
+    expect(images(part!)).toEqual(images(alone));
   });
 
   it('opens HTML with an import filter as a Writer document and stores DOCX', async () => {

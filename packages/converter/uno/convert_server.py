@@ -64,8 +64,7 @@ def connect(pipe_name, office, timeout_s):
         if office.poll() is not None:
             raise RuntimeError("soffice exited with code %s while starting" % office.returncode)
         try:
-            ctx = resolver.resolve("uno:pipe,name=%s;urp;StarOffice.ComponentContext" % pipe_name)
-            return ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
+            return resolver.resolve("uno:pipe,name=%s;urp;StarOffice.ComponentContext" % pipe_name)
         except NoConnectException:
             if time.time() > deadline:
                 raise RuntimeError("LibreOffice did not answer within %ss" % timeout_s)
@@ -85,8 +84,9 @@ class Converter:
     closes the frame, so the next document starts in a fresh one.
     """
 
-    def __init__(self, desktop, reuse_frame):
-        self.desktop = desktop
+    def __init__(self, ctx, reuse_frame):
+        self.desktop = ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
+        self.pdf_defaults = pdf_export_settings(ctx)
         self.reuse_frame = reuse_frame
         self.frame = None
         self.document = None  # the one shown in self.frame
@@ -110,7 +110,7 @@ class Converter:
             if document.getURL() != url:  # never export what an earlier request left in the frame
                 raise RuntimeError("LibreOffice could not open the document")
             if "parts" in request:
-                export_parts(document, request)
+                export_parts(document, request, self.pdf_defaults)
             else:
                 document.storeToURL(uno.systemPathToFileUrl(request["output"]), store_args(request))
         except Exception:
@@ -150,17 +150,19 @@ class Converter:
         close_quietly(frame)
 
 
-def export_parts(document, request):
+def export_parts(document, request, pdf_defaults):
     """Each part's pages exported as a PDF of its own, so each gets only its own fonts and
     their characters (cutting one PDF of them all apart would leave every part the whole
-    batch's font subsets).
+    batch's font subsets). Each export gets the profile's PDF settings (pdf_defaults) with the
+    request's options and the page range over them, as a document exported alone does.
 
     Refused (so the caller converts each document alone) when a field in the loaded batch,
     however the DOCX spelt it, is not one whose value is the same in a batch as alone."""
     refuse_shared_content(document)
     ranges = part_pages(document, [part["mark"] for part in request["parts"]])
     for part, (first, last) in zip(request["parts"], ranges):
-        options = dict(request.get("filter_data") or {}, PageRange="%d-%d" % (first, last), IsSkipEmptyPages=False)
+        options = dict(pdf_defaults, **(request.get("filter_data") or {}))
+        options.update(PageRange="%d-%d" % (first, last), IsSkipEmptyPages=False)
         document.storeToURL(uno.systemPathToFileUrl(part["output"]), store_args(dict(request, filter_data=options)))
 
 
@@ -210,6 +212,18 @@ def part_pages(document, marks):
     return ranges
 
 
+def pdf_export_settings(ctx):
+    """The PDF export settings of the profile, which LibreOffice's PDF filter reads only when it
+    is given no options at all: given some (a page range), it takes its built-in defaults for
+    every other, and some differ (comments exported, links to files made absolute)."""
+    provider = ctx.ServiceManager.createInstanceWithContext("com.sun.star.configuration.ConfigurationProvider", ctx)
+    access = provider.createInstanceWithArguments(
+        "com.sun.star.configuration.ConfigurationAccess",
+        (prop("nodepath", "/org.openoffice.Office.Common/Filter/PDF/Export"),),
+    )
+    return {name: access.getByName(name) for name in access.getElementNames()}
+
+
 def close_quietly(closeable):
     if closeable is None:
         return
@@ -256,12 +270,11 @@ def main():
 def serve(soffice, profile_dir, pipe_name, reuse_frame):
     office = start_office(soffice, profile_dir, pipe_name)
     try:
-        desktop = connect(pipe_name, office, 60)
+        converter = Converter(connect(pipe_name, office, 60), reuse_frame)
     except Exception as error:  # noqa: BLE001 - reported to the pool, which restarts us
         reply({"ready": False, "error": str(error)})
         sys.exit(1)
     reply({"ready": True, "pid": office.pid})
-    converter = Converter(desktop, reuse_frame)
     for line in sys.stdin:
         request = json.loads(line)
         try:
@@ -273,7 +286,7 @@ def serve(soffice, profile_dir, pipe_name, reuse_frame):
                 sys.exit(1)
         converter.tidy()
     try:
-        desktop.terminate()
+        converter.desktop.terminate()
         office.wait(timeout=10)
     except Exception:  # noqa: BLE001 - soffice may already be gone; the group kill follows
         pass
