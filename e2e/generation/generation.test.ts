@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { buildDocx, paragraph, startStack, apiClient, table, pdfText, type ApiClient, type Stack } from '@docgen/testing';
+import PizZip from 'pizzip';
+import { buildDocx, paragraph, startStack, apiClient, table, pdfText, withParts, type ApiClient, type Stack } from '@docgen/testing';
 import { docxText, fixture, pdfFonts } from '../support';
 
 const TAG_EXAMPLE = { first_name: 'Hipp', last_name: 'Edgar', phone: '0652455478', description: 'New Website' };
@@ -70,6 +71,36 @@ describe('generation end to end (gateway + render worker processes, LibreOffice)
     expect(docxText(docx.raw)).not.toContain('&amp;');
     expect(pdfText(pdf.raw)).toMatch(/[\u0590-\u05FF]/);
     expect(pdfText(pdf.raw)).toContain('DukSoftware');
+  });
+
+  it('renders a template with review comments: the PDF leaves them out, the DOCX keeps them filled', async () => {
+    // LibreOffice as installed (without its GUI's dialog files) aborts when it lays out a
+    // document with comments, so the copy it converts has none; the PDF never showed them.
+    const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+    const anchored = (prefix: string, id: number, text: string) =>
+      `<${prefix}:commentRangeStart ${prefix}:id="${id}"/><w:r><w:t>${text}</w:t></w:r><${prefix}:commentRangeEnd ${prefix}:id="${id}"/><w:r><${prefix}:commentReference ${prefix}:id="${id}"/></w:r>`;
+    const template = withParts(
+      buildDocx({
+        // The second comment's markers are spelt with another prefix for the same namespace.
+        body: `<w:p>${anchored('w', 0, 'Dear {name},')}</w:p><w:p xmlns:q="${W}">${anchored('q', 1, 'thank you.')}</w:p>`,
+        relationships: [
+          '<Relationship Id="rIdComments" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/comments" Target="comments.xml"/>',
+        ],
+      }),
+      {
+        'word/comments.xml': `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:comments xmlns:w="${W}"><w:comment w:id="0" w:author="Legal"><w:p><w:r><w:t>Check the salutation for {name}</w:t></w:r></w:p></w:comment><w:comment w:id="1" w:author="Legal"><w:p><w:r><w:t>Too short</w:t></w:r></w:p></w:comment></w:comments>`,
+      },
+      ['<Override PartName="/word/comments.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.comments+xml"/>'],
+    );
+    const uploaded = await api.uploadTemplate(template, 'reviewed.docx');
+    const id = await generate(uploaded.id, { name: 'Ada' }, 'both');
+    expect(await api.waitForDocument(id)).toMatchObject({ status: 'ready', files: ['docx', 'pdf'] });
+    const pdf = (await api.call('GET', `/api/v1/documents/${id}/download?format=pdf`)).raw;
+    expect(pdfText(pdf)).toContain('Dear Ada,');
+    expect(pdfText(pdf)).not.toMatch(/salutation|Too short/);
+    const docx = new PizZip((await api.call('GET', `/api/v1/documents/${id}/download?format=docx`)).raw);
+    expect(docx.file('word/comments.xml')!.asText()).toContain('Check the salutation for Ada');
+    expect(docx.file('word/document.xml')!.asText()).toContain('<q:commentReference q:id="1"/>');
   });
 
   it('writes every script with real glyphs and embedded fonts', async () => {

@@ -1,5 +1,6 @@
 import { convertOnce, convertPerCall, WarmConverterPool, type OutputFormat, type PdfStandard, type PoolEvent } from '@docgen/converter';
 import type { Logger } from '@docgen/observability';
+import { withoutCommentMarks } from '@docgen/templating';
 import type { RenderWorkerConfig } from './config';
 import type { Deadline } from './deadline';
 import { PdfBatches } from './pdf-batches';
@@ -28,8 +29,13 @@ export interface DocxToPdf {
   close: () => Promise<void>;
 }
 
-/** The warm pool (default) or the per-call driver, chosen by CONVERTER_DRIVER. */
+/** The warm pool or the per-call driver (CONVERTER_DRIVER); either converts a DOCX without its comment marks (withoutCommentMarks: LibreOffice as installed aborts on them). */
 export async function startConverter(config: RenderWorkerConfig, logger: Logger, onPoolEvent?: (event: PoolEvent) => void): Promise<DocxToPdf> {
+  const driver = await startDriver(config, logger, onPoolEvent);
+  return { ...driver, toPdf: (docx, context) => driver.toPdf(withoutCommentMarks(docx), context) };
+}
+
+async function startDriver(config: RenderWorkerConfig, logger: Logger, onPoolEvent?: (event: PoolEvent) => void): Promise<DocxToPdf> {
   if (config.CONVERTER_DRIVER === 'per-call') {
     return {
       toPdf: (docx, { deadline, log, pdfStandard }) => {

@@ -20,6 +20,7 @@ export { DEFAULT_IMAGE_BOUNDS, imageBoundsProblem, isBitmapImage, gifFrameCount,
 export { ImageModule, IMAGE_MODULE_NAME, type ImageData } from './image-module';
 export { renderDocx } from './render/render-docx';
 export { batchDocx } from './render/batch-docx';
+export { withoutCommentMarks } from './comment-marks';
 export { RenderInputError } from './render/render-error';
 export { OutputTooLargeError } from './render/estimate-output';
 export { prepareRenderData, DEFAULT_LOCALE } from './render/validate-input';

@@ -221,7 +221,7 @@ function removeOutsideReferences(document: Document, droppedIds: Set<string>, hy
   return changed;
 }
 
-function parseXml(name: string, xml: string): Document {
+export function parseXml(name: string, xml: string): Document {
   try {
     return new DOMParser({ onError: onErrorStopParsing }).parseFromString(xml, 'text/xml');
   } catch {
@@ -230,7 +230,7 @@ function parseXml(name: string, xml: string): Document {
 }
 
 // Written back as UTF-8 whatever the part was read as, so its declaration must say so.
-function serialize(document: Document): string {
+export function serialize(document: Document): string {
   return new XMLSerializer().serializeToString(document).replace(/^<\?xml[^>]*\?>/, '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>');
 }
 

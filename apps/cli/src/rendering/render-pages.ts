@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { BrowserPrinterPool } from '@docgen/browser-printer';
 import { WarmConverterPool } from '@docgen/converter';
 import type { FileStorage } from '@docgen/storage';
-import { checkInput, fillHtml, renderDocx, storedDocxPackage } from '@docgen/templating';
+import { checkInput, fillHtml, renderDocx, storedDocxPackage, withoutCommentMarks } from '@docgen/templating';
 import { placeholderImages } from './placeholder-image';
 import type { PublishedVersion } from './published-versions';
 
@@ -67,7 +67,7 @@ export class PageRenderer {
     }
     const template = storedDocxPackage(await this.storage.get(version.fileKey));
     const docx = renderDocx(template, variables, input, images, { locale, maxOutputBytes: MAX_OUTPUT_BYTES });
-    return this.converter.convert(docx, 'docx', 'pdf');
+    return this.converter.convert(withoutCommentMarks(docx), 'docx', 'pdf');
   }
 
   private htmlPrinter(): Promise<BrowserPrinterPool> {
