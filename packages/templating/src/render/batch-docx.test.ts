@@ -1,5 +1,5 @@
 import PizZip from 'pizzip';
-import { buildDocx, paragraph } from '@docgen/testing';
+import { buildDocx, paragraph, withParts } from '@docgen/testing';
 import { batchDocx } from './batch-docx';
 
 const body = (docx: Buffer) => new PizZip(docx).file('word/document.xml')!.asText();
@@ -70,5 +70,28 @@ describe('batchDocx', () => {
     expect(batchDocx([onPage, onPage], ['a', 'b'])).toBeUndefined(); // it could make a page of its own below the last text
     const sections = buildDocx({ body: `${paragraph('A')}<w:p><w:pPr><w:sectPr><w:pgSz w:w="11906" w:h="16838"/></w:sectPr></w:pPr></w:p>${paragraph('B')}` });
     expect(batchDocx([sections, sections], ['a', 'b'])).toBeUndefined();
+  });
+
+  it('refuses what it could not read by its w: spelling: another prefix, a character reference, single quotes, a style based on a heading', () => {
+    const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+    const numbered = (prefix: string) =>
+      `<${prefix}:pPr><${prefix}:numPr><${prefix}:ilvl ${prefix}:val="0"/><${prefix}:numId ${prefix}:val="1"/></${prefix}:numPr></${prefix}:pPr>`;
+    for (const spelt of [
+      `<w:p xmlns:x="${W}">${numbered('x')}<w:r><w:t>B</w:t></w:r></w:p>`,
+      `<w:p xmlns:x="http://purl.oclc.org/ooxml/wordprocessingml/main">${numbered('x')}<w:r><w:t>B</w:t></w:r></w:p>`,
+      `<w:p><pPr xmlns="${W}"><numPr><ilvl val="0"/><numId val="1"/></numPr></pPr><w:r><w:t>B</w:t></w:r></w:p>`,
+      `<w:p xmlns:x="&#104;ttp://schemas.openxmlformats.org/wordprocessingml/2006/main">${numbered('x')}</w:p>`,
+      `<w:p><w:r xmlns:w="urn:other"><w:t>B</w:t></w:r></w:p>`,
+    ]) {
+      const document = buildDocx({ body: `${paragraph('A')}${spelt}` });
+      expect(batchDocx([document, document], ['a', 'b'])).toBeUndefined();
+    }
+    const styles = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:styles xmlns:w="${W}"><w:style w:type="paragraph" w:styleId='Heading1'><w:pPr><w:outlineLvl w:val="0"/></w:pPr></w:style><w:style w:type="paragraph" w:styleId="Title2"><w:basedOn w:val="Heading1"/></w:style><w:style w:type="paragraph" w:styleId="Plain"/></w:styles>`;
+    const styled = (style: string) =>
+      withParts(buildDocx({ body: `<w:p><w:pPr><w:pStyle ${style}/></w:pPr><w:r><w:t>A</w:t></w:r></w:p>` }), { 'word/styles.xml': styles });
+    for (const heading of [`w:val='Heading1'`, 'w:val="Title2"', 'w:val="&#72;eading1"']) {
+      expect(batchDocx([styled(heading), styled(heading)], ['a', 'b'])).toBeUndefined(); // its outline entry would not reach its PDF
+    }
+    expect(batchDocx([styled('w:val="Plain"'), styled('w:val="Plain"')], ['a', 'b'])).toBeDefined();
   });
 });

@@ -19,6 +19,9 @@ const MAX_BATCHED_BODY = 256 * 1024;
 /** A drawing or VML shape positioned against the page (or its margins) rather than its paragraph. */
 const PLACED_ON_PAGE = /relativeFrom=["'](page|margin|topMargin|bottomMargin|insideMargin|outsideMargin)["']|-relative:\s*(page|margin)/;
 
+/** WordprocessingML, transitional and strict. */
+const WORDPROCESSINGML = new Set(['http://schemas.openxmlformats.org/wordprocessingml/2006/main', 'http://purl.oclc.org/ooxml/wordprocessingml/main']);
+
 /** Elements that may follow pgNumType in a sectPr (ECMA-376 CT_SectPr). */
 const AFTER_PAGE_NUMBERS = /<w:(cols|formProt|vAlign|noEndnote|titlePg|textDirection|bidi|rtlGutter|docGrid|printerSettings|sectPrChange)\b/;
 
@@ -46,17 +49,16 @@ export function batchDocx(documents: Buffer[], marks: string[]): Buffer | undefi
     // Byte for byte: decoded as text, two different images could read the same.
     if (otherParts.some((name) => !zip.file(name)?.asNodeBuffer().equals(first.file(name)!.asNodeBuffer()))) return undefined;
   }
-  if (otherParts.some((name) => /^word\/(header|footer)\d*\.xml$/.test(name) && countsAcrossDocuments(first.file(name)!.asText()))) return undefined;
-  if (/<w:evenAndOddHeaders\b/.test(first.file('word/settings.xml')?.asText() ?? '')) return undefined;
+  const shared = (name: string) => first.file(name)?.asText() ?? '';
+  const readParts = otherParts.filter((name) => /^word\/(header\d*|footer\d*|styles|settings)\.xml$/.test(name));
+  if (!readParts.every((name) => spelledWithW(shared(name)))) return undefined;
+  if (otherParts.some((name) => /^word\/(header|footer)\d*\.xml$/.test(name) && countsAcrossDocuments(shared(name)))) return undefined;
+  if (/<w:evenAndOddHeaders\b/.test(shared('word/settings.xml'))) return undefined;
   // A list numbered by style would count on from the previous document; the PDF's outline of headings could list the other documents'.
-  const styles = first.file('word/styles.xml')?.asText() ?? '';
+  const styles = shared('word/styles.xml');
   if (/<w:numPr\b/.test(styles)) return undefined;
-  const outlineStyles = styles
-    .split('</w:style>')
-    .filter((style) => style.includes('<w:outlineLvl'))
-    .map((style) => /w:styleId="([^"]+)"/.exec(style)?.[1])
-    .filter((id) => id !== undefined)
-    .map((id) => `<w:pStyle w:val="${id}"/>`);
+  const outlineStyles = headingStyles(styles);
+  if (!outlineStyles) return undefined;
 
   const bodies: string[] = [];
   let head = '';
@@ -64,13 +66,14 @@ export function batchDocx(documents: Buffer[], marks: string[]): Buffer | undefi
   let tail = '';
   for (const zip of zips) {
     const xml = zip.file(BODY_PART)!.asText();
+    if (!spelledWithW(xml)) return undefined;
     const bodyStart = xml.indexOf('>', xml.indexOf('<w:body')) + 1;
     const sectStart = xml.lastIndexOf('<w:sectPr');
     const sectEnd = xml.indexOf('</w:sectPr>', sectStart) + '</w:sectPr>'.length;
     if (bodyStart === 0 || sectStart < bodyStart || sectEnd < sectStart) return undefined;
     const body = xml.slice(bodyStart, sectStart);
     if (body.length >= MAX_BATCHED_BODY || /<w:sectPr\b|<w:bookmarkStart\b/.test(body) || countsAcrossDocuments(body)) return undefined;
-    if (outlineStyles.some((style) => body.includes(style))) return undefined;
+    if (paragraphStyles(body).some((style) => style === undefined || style.includes('&') || outlineStyles.has(style))) return undefined;
     // An object placed on the page rather than by its paragraph can make a page of its own, which the range of pages would miss.
     if (PLACED_ON_PAGE.test(body)) return undefined;
     bodies.push(body);
@@ -85,6 +88,61 @@ export function batchDocx(documents: Buffer[], marks: string[]): Buffer | undefi
   if (marked.includes(undefined)) return undefined;
   first.file(BODY_PART, head + marked.join(sectionBreak) + restarting + tail);
   return first.generate({ type: 'nodebuffer', compression: 'STORE' });
+}
+
+/**
+ * Whether every WordprocessingML name in the part is spelt `w:`, so that the patterns here,
+ * which read prefixes, see every element and attribute they look for: the namespace is bound
+ * to `w` and to nothing else, `w` to nothing else, and no binding is spelt with a character reference.
+ */
+function spelledWithW(xml: string): boolean {
+  for (const [, prefix, doubleQuoted, singleQuoted] of xml.matchAll(/\sxmlns(?::([^\s=]+))?\s*=\s*(?:"([^"]*)"|'([^']*)')/g)) {
+    const uri = doubleQuoted ?? singleQuoted!;
+    if (uri.includes('&') || WORDPROCESSINGML.has(uri) !== (prefix === 'w')) return false;
+  }
+  return true;
+}
+
+/** A w: attribute's value in the first tag that has it, in either quotes; undefined when it has none or a character reference spells it. */
+function attribute(xml: string, name: string): string | undefined {
+  const value = new RegExp(`\\bw:${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`).exec(xml);
+  return value ? (value[1] ?? value[2]) : undefined;
+}
+
+/**
+ * The styles that give a paragraph an outline level, their own or one they are based on (at
+ * any depth); undefined when a style's name or base cannot be read plainly (a character reference).
+ */
+function headingStyles(styles: string): Set<string> | undefined {
+  const parsed = styles.split('</w:style>').map((style) => ({
+    id: attribute(/<w:style\b[^>]*>/.exec(style)?.[0] ?? '', 'styleId'),
+    basedOn: /<w:basedOn\b[^>]*>/.exec(style)?.[0],
+    heading: style.includes('<w:outlineLvl'),
+  }));
+  const bases = new Map<string, string | undefined>();
+  const headings = new Set<string>();
+  for (const { id, basedOn, heading } of parsed) {
+    if (id === undefined) continue; // the text after the last style
+    const base = basedOn === undefined ? undefined : attribute(basedOn, 'val');
+    if (id.includes('&') || (basedOn !== undefined && (base === undefined || base.includes('&')))) return undefined;
+    bases.set(id, base);
+    if (heading) headings.add(id);
+  }
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const [id, base] of bases) {
+      if (!headings.has(id) && base !== undefined && headings.has(base)) {
+        headings.add(id);
+        grew = true;
+      }
+    }
+  }
+  return headings;
+}
+
+/** Every paragraph style the body names, as spelt (undefined for a tag without a name). */
+function paragraphStyles(body: string): (string | undefined)[] {
+  return [...body.matchAll(/<w:pStyle\b[^>]*>/g)].map((tag) => attribute(tag[0], 'val'));
 }
 
 function countsAcrossDocuments(xml: string): boolean {
