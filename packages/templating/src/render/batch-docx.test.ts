@@ -93,5 +93,11 @@ describe('batchDocx', () => {
       expect(batchDocx([styled(heading), styled(heading)], ['a', 'b'])).toBeUndefined(); // its outline entry would not reach its PDF
     }
     expect(batchDocx([styled('w:val="Plain"'), styled('w:val="Plain"')], ['a', 'b'])).toBeDefined();
+    // A first paragraph hidden by its style (or one its style is based on) would not hold the mark where the pages begin.
+    const hiddenStyles = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:styles xmlns:w="${W}"><w:style w:type="paragraph" w:styleId="Hidden"><w:rPr><w:vanish/></w:rPr></w:style><w:style w:type="paragraph" w:styleId="Note"><w:basedOn w:val="Hidden"/></w:style></w:styles>`;
+    const opensHidden = withParts(buildDocx({ body: `<w:p><w:pPr><w:pStyle w:val="Note"/></w:pPr><w:r><w:t>A</w:t></w:r></w:p>${paragraph('B')}` }), {
+      'word/styles.xml': hiddenStyles,
+    });
+    expect(batchDocx([opensHidden, opensHidden], ['a', 'b'])).toBeUndefined();
   });
 });

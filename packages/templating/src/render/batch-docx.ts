@@ -57,8 +57,10 @@ export function batchDocx(documents: Buffer[], marks: string[]): Buffer | undefi
   // A list numbered by style would count on from the previous document; the PDF's outline of headings could list the other documents'.
   const styles = shared('word/styles.xml');
   if (/<w:numPr\b/.test(styles)) return undefined;
-  const outlineStyles = headingStyles(styles);
-  if (!outlineStyles) return undefined;
+  const outlineStyles = stylesWith(styles, /<w:outlineLvl\b/);
+  // A first paragraph hidden or framed by its style would not hold its document's mark where its pages begin.
+  const unmarkableStyles = stylesWith(styles, /<w:(vanish|specVanish|framePr)\b/);
+  if (!outlineStyles || !unmarkableStyles) return undefined;
 
   const bodies: string[] = [];
   let head = '';
@@ -83,7 +85,7 @@ export function batchDocx(documents: Buffer[], marks: string[]): Buffer | undefi
   if (!restarting || /<w:type\b/.test(sectPr) || !restarting.includes('<w:pgSz')) return undefined;
   const sectionBreak = `<w:p><w:pPr>${restarting.replace('<w:pgSz', '<w:type w:val="nextPage"/><w:pgSz')}</w:pPr></w:p>`;
   const marked = bodies.map((body, i) =>
-    markFirstParagraph(body, `<w:bookmarkStart w:id="${900_000 + i}" w:name="${marks[i]}"/><w:bookmarkEnd w:id="${900_000 + i}"/>`),
+    markFirstParagraph(body, `<w:bookmarkStart w:id="${900_000 + i}" w:name="${marks[i]}"/><w:bookmarkEnd w:id="${900_000 + i}"/>`, unmarkableStyles),
   );
   if (marked.includes(undefined)) return undefined;
   first.file(BODY_PART, head + marked.join(sectionBreak) + restarting + tail);
@@ -110,34 +112,34 @@ function attribute(xml: string, name: string): string | undefined {
 }
 
 /**
- * The styles that give a paragraph an outline level, their own or one they are based on (at
+ * The styles whose definition has `feature`, their own or that of one they are based on (at
  * any depth); undefined when a style's name or base cannot be read plainly (a character reference).
  */
-function headingStyles(styles: string): Set<string> | undefined {
+function stylesWith(styles: string, feature: RegExp): Set<string> | undefined {
   const parsed = styles.split('</w:style>').map((style) => ({
     id: attribute(/<w:style\b[^>]*>/.exec(style)?.[0] ?? '', 'styleId'),
     basedOn: /<w:basedOn\b[^>]*>/.exec(style)?.[0],
-    heading: style.includes('<w:outlineLvl'),
+    has: feature.test(style),
   }));
   const bases = new Map<string, string | undefined>();
-  const headings = new Set<string>();
-  for (const { id, basedOn, heading } of parsed) {
+  const found = new Set<string>();
+  for (const { id, basedOn, has } of parsed) {
     if (id === undefined) continue; // the text after the last style
     const base = basedOn === undefined ? undefined : attribute(basedOn, 'val');
     if (id.includes('&') || (basedOn !== undefined && (base === undefined || base.includes('&')))) return undefined;
     bases.set(id, base);
-    if (heading) headings.add(id);
+    if (has) found.add(id);
   }
   for (let grew = true; grew;) {
     grew = false;
     for (const [id, base] of bases) {
-      if (!headings.has(id) && base !== undefined && headings.has(base)) {
-        headings.add(id);
+      if (!found.has(id) && base !== undefined && found.has(base)) {
+        found.add(id);
         grew = true;
       }
     }
   }
-  return headings;
+  return found;
 }
 
 /** Every paragraph style the body names, as spelt (undefined for a tag without a name). */
@@ -176,13 +178,15 @@ function fieldInstructions(xml: string): string[] {
  * The bookmark at the start of the body's first paragraph, after its properties: LibreOffice
  * ties a bookmark between paragraphs to the end of the one before, which is the previous
  * document's. Undefined when the body does not open with a plain visible paragraph (a table,
- * a content control, a hidden or framed paragraph), where the mark could land elsewhere.
+ * a content control, a paragraph hidden or framed by its properties or its style), where the
+ * mark could land elsewhere.
  */
-function markFirstParagraph(body: string, bookmark: string): string | undefined {
+function markFirstParagraph(body: string, bookmark: string, unmarkableStyles: Set<string>): string | undefined {
   const paragraph = /^\s*<w:p(?: [^>]*)?>(<w:pPr>.*?<\/w:pPr>|<w:pPr\/>)?/s.exec(body);
   if (!paragraph) return undefined;
   const properties = paragraph[1] ?? '';
   if (/<w:(vanish|specVanish|framePr)\b/.test(properties)) return undefined;
+  if (paragraphStyles(properties).some((style) => style !== undefined && unmarkableStyles.has(style))) return undefined;
   const at = paragraph[0].length;
   return body.slice(0, at) + bookmark + body.slice(at);
 }
