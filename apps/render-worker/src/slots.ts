@@ -1,10 +1,10 @@
 /**
  * A fixed number of turns, first come first served, where a waiter whose deadline passes
- * leaves the line. The converter hands at most one conversion per warm instance to the pool
- * and keeps renders beyond that waiting here rather than in the pool's own queue, so that a
- * render whose deadline passes stops waiting. (A conversion can still wait inside the pool
- * while a crashed instance is replaced; if its deadline passes meanwhile, the pool hands the
- * instance it finally gets on untouched.)
+ * leaves the line. Two uses: the converter's turns on the warm instances (renders beyond one
+ * per instance wait here rather than in the pool's own queue, so that a render whose deadline
+ * passes stops waiting; a conversion can still wait inside the pool while a crashed instance is
+ * replaced, and if its deadline passes meanwhile the pool hands the instance it finally gets on
+ * untouched), and the turns of renders that fetch images (imageRenderSlots).
  */
 export class Slots {
   /** Live previews (a person waits for each) go before renders; first come first served within each. */
@@ -12,7 +12,7 @@ export class Slots {
 
   constructor(private free: number) {}
 
-  /** A turn on an instance; rejects with the signal's reason (a deadline's RenderTimeoutError) if it aborts first. */
+  /** A turn, given back by calling what it resolves with; rejects with the signal's reason (a deadline's RenderTimeoutError) if it aborts first. */
   async acquire(until: AbortSignal, urgent = false): Promise<() => void> {
     until.throwIfAborted();
     if (this.free > 0) this.free -= 1;

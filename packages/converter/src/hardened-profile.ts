@@ -53,8 +53,9 @@ const PASSED_THROUGH = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'FONTCONFIG_
 
 /**
  * The environment a LibreOffice (or its UNO bridge) is started with: a few variables it needs
- * and a home of its own (and, optionally, the allocator to preload), never the worker's own (DATABASE_URL, REDIS_URL, keys, cloud
- * credentials): a document that made LibreOffice run something would find nothing to steal.
+ * and a home of its own (and, optionally, the allocator to preload), never the worker's own
+ * (DATABASE_URL, REDIS_URL, keys, cloud credentials): a document that made LibreOffice run
+ * something would find nothing to steal.
  */
 export function sofficeEnvironment(home: string, temporaryDir = tmpdir(), allocator?: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { HOME: home, TMPDIR: temporaryDir, PATH: '/usr/local/bin:/usr/bin:/bin' };

@@ -6,7 +6,8 @@ import type { ProfileSetting } from './hardened-profile';
  * Which profile a warm pool's instances get: 'tuned' (the default) is the hardened profile plus
  * PERFORMANCE_SETTINGS, and each document is loaded into the frame of the one before
  * (convert_server.py's Converter) by a LibreOffice running on jemalloc (tunedAllocator);
- * 'untuned' is the hardened profile alone with a new frame per document and glibc's allocator, kept so the benchmark can measure one against the other in the same run. The PDF
+ * 'untuned' is the hardened profile alone with a new frame per document and glibc's
+ * allocator, kept so the benchmark can measure one against the other in the same run. The PDF
  * export options are the same for both: none of those tried saved CPU without changing the PDF
  * (docs/BENCHMARKS.md).
  */

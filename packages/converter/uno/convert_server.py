@@ -215,7 +215,7 @@ def part_pages(document, marks):
 def pdf_export_settings(ctx):
     """The PDF export settings of the profile, which LibreOffice's PDF filter reads only when it
     is given no options at all: given some (a page range), it takes its built-in defaults for
-    every other, and some differ (comments exported, links to files made absolute)."""
+    every other, and some differ (the JPEG quality of images, warm-pool.test.ts)."""
     provider = ctx.ServiceManager.createInstanceWithContext("com.sun.star.configuration.ConfigurationProvider", ctx)
     access = provider.createInstanceWithArguments(
         "com.sun.star.configuration.ConfigurationAccess",
