@@ -32,6 +32,7 @@ from com.sun.star.connection import NoConnectException
 # never refresh linked content or run macros while loading.
 NO_UPDATE = 0
 NEVER_EXECUTE = 0
+PDF_FILTER = "writer_pdf_Export"
 
 
 def prop(name, value):
@@ -112,7 +113,7 @@ class Converter:
             if "parts" in request:
                 export_parts(document, request, self.pdf_defaults)
             else:
-                document.storeToURL(uno.systemPathToFileUrl(request["output"]), store_args(request))
+                document.storeToURL(uno.systemPathToFileUrl(request["output"]), store_args(request, self.pdf_defaults))
         except Exception:
             close_quietly(document)
             self.drop_frame()
@@ -153,17 +154,16 @@ class Converter:
 def export_parts(document, request, pdf_defaults):
     """Each part's pages exported as a PDF of its own, so each gets only its own fonts and
     their characters (cutting one PDF of them all apart would leave every part the whole
-    batch's font subsets). Each export gets the profile's PDF settings (pdf_defaults) with the
-    request's options and the page range over them, as a document exported alone does.
+    batch's font subsets). Each export gets the request's options and the page range, over the
+    profile's PDF settings, as a document exported alone does.
 
     Refused (so the caller converts each document alone) when a field in the loaded batch,
     however the DOCX spelt it, is not one whose value is the same in a batch as alone."""
     refuse_shared_content(document)
     ranges = part_pages(document, [part["mark"] for part in request["parts"]])
     for part, (first, last) in zip(request["parts"], ranges):
-        options = dict(pdf_defaults, **(request.get("filter_data") or {}))
-        options.update(PageRange="%d-%d" % (first, last), IsSkipEmptyPages=False)
-        document.storeToURL(uno.systemPathToFileUrl(part["output"]), store_args(dict(request, filter_data=options)))
+        options = dict(request.get("filter_data") or {}, PageRange="%d-%d" % (first, last), IsSkipEmptyPages=False)
+        document.storeToURL(uno.systemPathToFileUrl(part["output"]), store_args(dict(request, filter_data=options), pdf_defaults))
 
 
 # Fields whose value in a batch is what it is alone: the page number (numbering restarts at
@@ -213,9 +213,8 @@ def part_pages(document, marks):
 
 
 def pdf_export_settings(ctx):
-    """The PDF export settings of the profile, which LibreOffice's PDF filter reads only when it
-    is given no options at all: given some (a page range), it takes its built-in defaults for
-    every other, and some differ (the JPEG quality of images, warm-pool.test.ts)."""
+    """The profile's PDF export settings (store_args says why they are needed; the JPEG
+    quality of images is one that differs from the filter's built-in defaults, warm-pool.test.ts)."""
     provider = ctx.ServiceManager.createInstanceWithContext("com.sun.star.configuration.ConfigurationProvider", ctx)
     access = provider.createInstanceWithArguments(
         "com.sun.star.configuration.ConfigurationAccess",
@@ -233,10 +232,15 @@ def close_quietly(closeable):
         pass
 
 
-def store_args(request):
+def store_args(request, pdf_defaults):
+    """The store arguments of a request. The PDF filter reads the profile's settings only when
+    it is given no options; given some (a page range, PDF/A), it takes its built-in defaults for
+    every other, so the profile's settings go under the request's options."""
     args = [prop("FilterName", request["filter"])]
     options = request.get("filter_data")
     if options:
+        if request["filter"] == PDF_FILTER:
+            options = dict(pdf_defaults, **options)
         # FilterData is a sequence of PropertyValue; pyuno needs the sequence type spelt out.
         data = tuple(prop(name, value) for name, value in options.items())
         args.append(prop("FilterData", uno.Any("[]com.sun.star.beans.PropertyValue", data)))
