@@ -57,9 +57,8 @@ export type RenderWorkerConfig = z.output<typeof renderWorkerEnv>;
  * fill, store and finish, and DOCX-only jobs never wait for LibreOffice (bench:e2e, 2 cores,
  * 32 clients: one per instance → four took DOCX from 54.7 to 65.3 docs/s). With batches on,
  * sixteen: batches form only from renders waiting in this worker, and more of them make
- * larger batches (docs/BENCHMARKS.md, tenth session). Renders holding fetched images stay
- * at four per instance whatever this is (imageRenderSlots), so the memory they may hold does
- * not grow with it.
+ * larger batches (docs/BENCHMARKS.md, tenth session). What a render may hold at most stays
+ * at four per instance whatever this is (heavyRenders).
  */
 export function renderConcurrency(config: RenderWorkerConfig): number {
   if (config.RENDER_CONCURRENCY) return config.RENDER_CONCURRENCY;
@@ -67,5 +66,11 @@ export function renderConcurrency(config: RenderWorkerConfig): number {
   return (config.CONVERTER_BATCH_SIZE > 1 ? 16 : 4) * config.CONVERTER_POOL_SIZE;
 }
 
-/** Renders with images (each may hold MAX_IMAGE_BYTES_PER_DOCUMENT) in flight at once. */
-export const imageRenderSlots = (config: RenderWorkerConfig) => Math.min(renderConcurrency(config), 4 * config.CONVERTER_POOL_SIZE);
+/**
+ * Renders that may hold their heaviest resources at once, four per warm instance: fetched
+ * images (up to MAX_IMAGE_BYTES_PER_DOCUMENT each) and PostgreSQL connections, so neither
+ * grows with renderConcurrency. A render holds a connection only for its few statements;
+ * renders beyond these share connections rather than open more (PostgreSQL counts them
+ * across every replica).
+ */
+export const heavyRenders = (config: RenderWorkerConfig) => Math.min(renderConcurrency(config), 4 * config.CONVERTER_POOL_SIZE);

@@ -7,6 +7,7 @@ import {
   imageSources,
   type ImageBounds,
   type ImageData,
+  type ImageSource,
   type TemplateVariable,
 } from '@docgen/templating';
 import type { Deadline } from './deadline';
@@ -53,7 +54,17 @@ export async function fetchImages(
   /** The organisation's budget of remote fetches (IMAGE_FETCHES_PER_ORG); data: URIs cost nothing. */
   takeFetch?: TakeImageFetch,
 ): Promise<Map<string, ImageData>> {
-  const sources = imageSources(variables, input);
+  return fetchImageSources(imageSources(variables, input), fetchOptions, deadline, limits, takeFetch);
+}
+
+/** fetchImages for the sources imageSources found (a render that has them already). */
+export async function fetchImageSources(
+  sources: ImageSource[],
+  fetchOptions: FetchOptions,
+  deadline?: Deadline,
+  limits: ImageLimits = DEFAULT_IMAGE_LIMITS,
+  takeFetch?: TakeImageFetch,
+): Promise<Map<string, ImageData>> {
   if (sources.length > limits.maxImages) {
     throw new RenderInputError(`The document places ${sources.length} images; at most ${limits.maxImages} are allowed per document (MAX_IMAGES_PER_DOCUMENT)`);
   }

@@ -24,7 +24,7 @@ import { createGuardedAgent, secretsKeyring } from '@docgen/security';
 import { loadSigningMaterial } from '@docgen/access';
 import { createStorage, describeStorage } from '@docgen/storage';
 import { assembleBulkJob } from './bulk-assembly';
-import { imageRenderSlots, renderConcurrency, renderWorkerEnv } from './config';
+import { heavyRenders, renderConcurrency, renderWorkerEnv } from './config';
 import { Slots } from './slots';
 import { cachedTemplateFiles, cachedTemplateHtml } from './template-files';
 import { startHtmlPrinter } from './html-printer';
@@ -54,9 +54,7 @@ runService('render-worker', renderWorkerEnv, async (context) => {
     logger.warn('OUTBOUND_ALLOW_PRIVATE=true: image tokens may reach loopback and private addresses. Never use this in production.');
   }
   const concurrency = renderConcurrency(config);
-  // A render holds a connection only for its few statements: renders beyond four per instance
-  // share connections rather than open more (PostgreSQL counts them across every replica).
-  const poolSize = Math.min(concurrency, 4 * config.CONVERTER_POOL_SIZE) + 3;
+  const poolSize = heavyRenders(config) + 3;
   const { db, redis, checks } = connectDataStores(context, { redisRole: 'worker', poolSize });
 
   const renderQueue = createRenderQueue(redis, config.REDIS_KEY_PREFIX);
@@ -127,7 +125,7 @@ runService('render-worker', renderWorkerEnv, async (context) => {
       concurrency: 6,
       bounds: { maxPixels: config.MAX_IMAGE_PIXELS, maxFrames: config.MAX_IMAGE_FRAMES },
     },
-    imageRenders: new Slots(imageRenderSlots(config)),
+    imageRenders: new Slots(heavyRenders(config)),
     imageFetchBudget: imageFetchBudget(redis, config.REDIS_KEY_PREFIX, config.IMAGE_FETCHES_PER_ORG, IMAGE_FETCH_WINDOW_MS),
     maxOutputBytes: config.MAX_OUTPUT_BYTES,
     expressionTimeoutMs: config.EXPRESSION_TIMEOUT_MS,

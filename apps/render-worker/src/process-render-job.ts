@@ -16,11 +16,11 @@ import type { Logger } from '@docgen/observability';
 import { RENDER_JOB_OPTIONS, RenderJob } from '@docgen/queue';
 import type { GuardedFetchOptions } from '@docgen/security';
 import { documentFileKey, type FileStorage } from '@docgen/storage';
-import { RenderInputError, checkInput, fillHtml, imageSources, renderDocx, type TemplateVariable } from '@docgen/templating';
+import { RenderInputError, checkInput, fillHtml, imageSources, renderDocx, type ImageSource, type TemplateVariable } from '@docgen/templating';
 import { FinishingInputError } from '@docgen/finishing';
 import type { DocxToPdf } from './converter';
 import { Deadline, RenderTimeoutError } from './deadline';
-import { fetchImages, type ImageLimits } from './fetch-images';
+import { fetchImageSources, type ImageLimits } from './fetch-images';
 import { finishDocumentPdf, hasRenderSecrets, type FinishingDeps } from './finish-document';
 import { renderMerge } from './render-merge';
 import type { HtmlPrinter } from './html-printer';
@@ -43,7 +43,7 @@ export interface RenderDeps extends FinishingDeps {
   renderTimeoutMs: number;
   imageFetch: Omit<GuardedFetchOptions, 'method' | 'headers' | 'body'>;
   imageLimits?: ImageLimits;
-  /** Renders that fetch images, each holding up to MAX_IMAGE_BYTES_PER_DOCUMENT: a turn from before the fetch to the render's end (imageRenderSlots). */
+  /** Renders that fetch images, each holding up to MAX_IMAGE_BYTES_PER_DOCUMENT: a turn from before the fetch to the render's end (heavyRenders). */
   imageRenders?: Slots;
   /** IMAGE_FETCHES_PER_ORG, across workers; absent in tests that do not exercise it. */
   imageFetchBudget?: (organizationId: string, deadline: Deadline) => TakeImageFetch;
@@ -194,9 +194,10 @@ async function render(doc: RenderingDocument, deps: RenderDeps, deadline: Deadli
   const variables = template.variables as TemplateVariable[];
   const input = doc.inputJson as Record<string, unknown>;
   checkInput(variables, input); // input problems first: no fetch for a document that cannot render
-  const imageTurn = deps.imageRenders && imageSources(variables, input).length > 0 ? await deps.imageRenders.acquire(deadline.signal) : undefined;
+  const sources = imageSources(variables, input);
+  const imageTurn = deps.imageRenders && sources.length > 0 ? await deps.imageRenders.acquire(deadline.signal) : undefined;
   try {
-    return await renderTemplate(doc, template, variables, input, deps, deadline, log, phases);
+    return await renderTemplate(doc, template, variables, input, sources, deps, deadline, log, phases);
   } finally {
     imageTurn?.();
   }
@@ -207,13 +208,14 @@ async function renderTemplate(
   template: NonNullable<RenderingDocument['template']>,
   variables: TemplateVariable[],
   input: Record<string, unknown>,
+  sources: ImageSource[],
   deps: RenderDeps,
   deadline: Deadline,
   log: Logger,
   phases: PhaseTimer,
 ): Promise<string[]> {
   const locale = template.locale;
-  const images = await fetchImages(variables, input, deps.imageFetch, deadline, deps.imageLimits, deps.imageFetchBudget?.(doc.organizationId, deadline));
+  const images = await fetchImageSources(sources, deps.imageFetch, deadline, deps.imageLimits, deps.imageFetchBudget?.(doc.organizationId, deadline));
   // An HTML template's PDF is printed by Chromium from its own HTML; DOCX output (and the PDF of
   // an HTML template stored before that HTML was kept) comes from its DOCX, as for DOCX templates.
   // PDF/A is LibreOffice's to write, so an archival PDF of an HTML template still goes that way.

@@ -4,7 +4,7 @@
  * per instance wait here rather than in the pool's own queue, so that a render whose deadline
  * passes stops waiting; a conversion can still wait inside the pool while a crashed instance is
  * replaced, and if its deadline passes meanwhile the pool hands the instance it finally gets on
- * untouched), and the turns of renders that fetch images (imageRenderSlots).
+ * untouched), and the turns of renders that fetch images (heavyRenders).
  */
 export class Slots {
   /** Live previews (a person waits for each) go before renders; first come first served within each. */
