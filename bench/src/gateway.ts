@@ -4,6 +4,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import { apiClient, repoRoot, startStack } from '@docgen/testing';
+import { documentPoster } from './document-poster';
 import { LETTER_TEMPLATE, letterInput } from './documents';
 import { cpuMsPer, cpuSnapshot } from './process-cpu';
 import { runWhenMain, publish, type BenchOptions } from './report';
@@ -20,7 +21,31 @@ async function startBareExpress() {
   exited.catch(() => undefined); // read only by the race below; its later exit is expected
   const [line] = (await Promise.race([once(createInterface({ input: child.stdout! }), 'line'), exited])) as [string];
   const { port } = JSON.parse(line) as { port: number };
-  return { url: `http://127.0.0.1:${port}`, stop: () => child.kill('SIGTERM') };
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: () => child.kill('SIGTERM') };
+}
+
+/** Requests per second of the steady-rate runs: what one gateway replica of bench:e2e sees (about 50–130), and more. */
+const STEADY_RATES = [50, 100, 400];
+
+/**
+ * CPU ms per request of the server process `pid` when requests come at a steady `rate` (sent
+ * on a clock, whether or not earlier ones were answered: an open loop, as clients arrive in
+ * production), over `seconds`; with the count of answers other than 202.
+ */
+async function cpuAtRate(url: string, apiKey: string, body: unknown, pid: number, rate: number, seconds: number) {
+  const post = documentPoster(url, apiKey);
+  const count = Math.max(1, Math.round(rate * seconds));
+  const before = cpuSnapshot({ services: { server: pid } });
+  const started = performance.now();
+  const answers: Promise<{ status: number }>[] = [];
+  for (let sent = 0; sent < count; sent++) {
+    const wait = started + (sent * 1000) / rate - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    answers.push(post(body));
+  }
+  const statuses = await Promise.all(answers);
+  const cpu = cpuMsPer(before, cpuSnapshot({ services: { server: pid } }), count);
+  return { ms: cpu.server!, other: statuses.filter((answer) => answer.status !== 202).length };
 }
 
 /** Accepted (202) POST /documents per second, 32 connections, for `seconds`. */
@@ -63,8 +88,19 @@ export async function runGatewayBench(options: BenchOptions) {
     const gateway = await load(stack.gateways[0]!.url, headers, body, seconds);
     const cpu = cpuMsPer(cpuBefore, cpuSnapshot(cpuGroups), gateway.accepted * seconds);
     // Bare Express is measured before and after the gateway; the share is of the better run.
+    const bareCpuBefore = cpuSnapshot({ services: { bare: bare.pid } });
     const bareAfter = await load(bare.url, headers, body, seconds);
+    const bareCpu = cpuMsPer(bareCpuBefore, cpuSnapshot({ services: { bare: bare.pid } }), bareAfter.accepted * seconds).bare!;
     const baseline = bareBefore.accepted >= bareAfter.accepted ? bareBefore : bareAfter;
+    // Both servers warm from the runs above; each rate runs on one, then the other.
+    const steady: [number, Awaited<ReturnType<typeof cpuAtRate>>, Awaited<ReturnType<typeof cpuAtRate>>][] = [];
+    for (const rate of options.smoke ? [50] : STEADY_RATES) {
+      const rateSeconds = options.smoke ? 1 : 8;
+      const input = JSON.parse(body) as unknown;
+      const onBare = await cpuAtRate(bare.url, org.apiKey, input, bare.pid, rate, rateSeconds);
+      const onGateway = await cpuAtRate(stack.gateways[0]!.url, org.apiKey, input, stack.gateways[0]!.process.pid!, rate, rateSeconds);
+      steady.push([rate, onBare, onGateway]);
+    }
     options.log(`bare ${fixed(baseline.accepted)}/s, gateway ${fixed(gateway.accepted)}/s`);
     const share = gateway.accepted / baseline.accepted;
     const bodyText = [
@@ -101,12 +137,31 @@ export async function runGatewayBench(options: BenchOptions) {
       '',
       markdownTable(Object.keys(cpu), [Object.values(cpu).map((ms) => fixed(ms, 2))]),
       '',
+      'The same request at a steady rate (sent on a clock for 8 s, not as fast as answered), CPU',
+      "milliseconds of the server's process per request, each server warm from the runs above. At",
+      'the rates one replica sees in bench:e2e a request costs both servers several times what it',
+      'costs them saturated: the cost per request of a process at low load is not its cost at full load.',
+      '',
+      markdownTable(
+        ['requests/s', 'bare Express 5', 'docgen gateway', 'gateway ÷ bare', 'non-202 (bare / gateway)'],
+        [
+          ['saturated (autocannon, above)', fixed(bareCpu, 2), fixed(cpu.gateway!, 2), fixed(cpu.gateway! / bareCpu, 1), '—'],
+          ...steady.map(([rate, onBare, onGateway]) => [
+            rate,
+            fixed(onBare.ms, 2),
+            fixed(onGateway.ms, 2),
+            fixed(onGateway.ms / onBare.ms, 1),
+            `${onBare.other} / ${onGateway.other}`,
+          ]),
+        ],
+      ),
+      '',
       target('gateway ≥ 35% of bare Express (issue 35)', `${fixed(100 * share)}%`, share >= 0.35),
       // A refusal (a 429 at a cap, a 5xx) is cheaper or dearer than accepting: the share above is only a measure when there are none.
       target('every gateway answer 202', `${gateway.other} were not`, gateway.other === 0),
     ].join('\n');
     publish(options, 'gateway', 'Gateway: accepted POST /documents per second', bodyText);
-    return { baseline, gateway };
+    return { baseline, gateway, steady };
   } finally {
     bare.stop();
     await stack.close();

@@ -66,10 +66,12 @@ describe('benchmarks, smoke mode', () => {
   }, 60_000);
 
   it('gateway: both servers accept the POST', async () => {
-    const { baseline, gateway } = await runGatewayBench(quiet);
+    const { baseline, gateway, steady } = await runGatewayBench(quiet);
     expect(baseline.accepted).toBeGreaterThan(0);
     expect(gateway.accepted).toBeGreaterThan(0);
     expect(gateway.other).toBe(0);
+    // The steady-rate run: every request sent on its clock and accepted by both servers.
+    expect(steady.map(([rate, onBare, onGateway]) => [rate, onBare.other, onGateway.other])).toEqual([[50, 0, 0]]);
   }, 120_000);
 
   it('--env reaches the services a bench starts: a cap of one document in progress refuses the rest', async () => {
