@@ -115,9 +115,14 @@ describe('WarmConverterPool (real LibreOffice)', () => {
         .toString()
         .split('\n')
         .slice(2)
-        .map((line) => line.trim().split(/\s+/).filter((_, column) => column !== 10 && column !== 11))
+        .map((line) =>
+          line
+            .trim()
+            .split(/\s+/)
+            .filter((_, column) => column !== 10 && column !== 11),
+        )
         .filter((columns) => columns.length > 1)
-        .map((columns) => columns.join(" "));
+        .map((columns) => columns.join(' '));
     const [part] = await pool.convertParts(docx, ['partOne']);
     const alone = await pool.convert(docx, 'docx', 'pdf');
     const archival = await pool.convert(docx, 'docx', 'pdf', { pdfStandard: 'PDF/A-2b' });
