@@ -94,9 +94,9 @@ export async function runGatewayBench(options: BenchOptions) {
     const baseline = bareBefore.accepted >= bareAfter.accepted ? bareBefore : bareAfter;
     // Both servers warm from the runs above; each rate runs on one, then the other.
     const steady: [number, Awaited<ReturnType<typeof cpuAtRate>>, Awaited<ReturnType<typeof cpuAtRate>>][] = [];
+    const rateSeconds = options.smoke ? 1 : 8;
+    const input = JSON.parse(body) as unknown;
     for (const rate of options.smoke ? [50] : STEADY_RATES) {
-      const rateSeconds = options.smoke ? 1 : 8;
-      const input = JSON.parse(body) as unknown;
       const onBare = await cpuAtRate(bare.url, org.apiKey, input, bare.pid, rate, rateSeconds);
       const onGateway = await cpuAtRate(stack.gateways[0]!.url, org.apiKey, input, stack.gateways[0]!.process.pid!, rate, rateSeconds);
       steady.push([rate, onBare, onGateway]);
