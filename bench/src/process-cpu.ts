@@ -130,3 +130,16 @@ export function descendantCpuSeconds(roots: number[], comm: string): number {
   const ticks = roots.flatMap((root) => descendantsOf(root, table)).filter((stat) => stat.comm === comm);
   return ticks.reduce((sum, stat) => sum + stat.own, 0) / TICKS_PER_SECOND;
 }
+
+/**
+ * CPU seconds the whole machine has been busy so far (/proc/stat: every state but idle and
+ * iowait, over all cores). Counts what the per-process figures cannot: processes that ended
+ * outside any group's tree, such as a recycled browser's renderers reparented to init.
+ */
+export function machineBusySeconds(): number {
+  const [label, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/);
+  if (label !== 'cpu') throw new Error('/proc/stat does not start with the cpu line');
+  // user nice system idle iowait irq softirq steal (guest time is already in user and nice)
+  const [user, nice, system, , , irq, softirq, steal] = ticks.map(Number);
+  return (user! + nice! + system! + irq! + softirq! + steal!) / TICKS_PER_SECOND;
+}

@@ -7,6 +7,7 @@ import { runFillBench } from '../src/fill';
 import { runGatewayBench } from '../src/gateway';
 import { runMemoryBench } from '../src/memory';
 import { runPreviewBench } from '../src/preview';
+import { machineBusySeconds } from '../src/process-cpu';
 import { serviceEnvFromArgv } from '../src/report';
 import { percentile, runClosedLoop } from '../src/stats';
 
@@ -26,6 +27,14 @@ describe('benchmarks, smoke mode', () => {
     });
     expect(run.count).toBe(10);
     expect(most).toBe(3);
+  });
+
+  it("reads the machine's busy time, which grows at least by this process's own CPU", () => {
+    const before = machineBusySeconds();
+    const self = process.cpuUsage();
+    while (process.cpuUsage(self).user < 300_000); // 0.3 s of CPU
+    const busy = machineBusySeconds() - before;
+    expect(busy).toBeGreaterThanOrEqual(0.25); // ticks are 10 ms; the other core may be idle
   });
 
   it('conversion: warm pool and per-call driver both convert, and every set-up', async () => {
