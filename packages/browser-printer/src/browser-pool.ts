@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { PrintTimeoutError, PrinterUnavailableError } from './errors';
 
 /**
@@ -78,6 +78,9 @@ interface Slot {
   generation: number;
   context: BrowserContext;
   page: Page;
+  /** The page's own DevTools session (Page domain on), and its main frame, where each document is written. */
+  session: CDPSession;
+  frameId: string;
 }
 
 /**
@@ -147,7 +150,7 @@ export class BrowserPrinterPool {
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new PrintTimeoutError(timeoutMs)), timeoutMs);
       });
-      const pdf = await Promise.race([printOn(slot, request, timeoutMs), timeout]);
+      const pdf = await Promise.race([printOn(slot, request), timeout]);
       healthy = true;
       return pdf;
     } catch (error) {
@@ -235,7 +238,10 @@ export class BrowserPrinterPool {
     // data: URIs are no requests and never reach this; everything else the page asks for is refused.
     await context.route('**/*', (route) => route.abort('blockedbyclient'));
     const page = await context.newPage();
-    return { generation, context, page };
+    const session = await context.newCDPSession(page);
+    await session.send('Page.enable');
+    const { frameTree } = await session.send('Page.getFrameTree');
+    return { generation, context, page, session, frameId: frameTree.frame.id };
   }
 
   private onDisconnected(browser: Browser): void {
@@ -267,10 +273,15 @@ export class BrowserPrinterPool {
   }
 }
 
-async function printOn(slot: Slot, request: PrintRequest, timeoutMs: number): Promise<Buffer> {
-  const { page } = slot;
-  // setContent replaces the previous document of this page; its URL stays about:blank.
-  await page.setContent(withContentSecurityPolicy(request.html), { waitUntil: 'load', timeout: timeoutMs });
+async function printOn(slot: Slot, request: PrintRequest): Promise<Buffer> {
+  const { page, session, frameId } = slot;
+  // The document replaces the page's previous one, written into it as Playwright's setContent
+  // does (its URL stays about:blank) but by one DevTools call: setContent's own round trips and
+  // script cost Chromium and the worker about 1–2 ms a print (docs/BENCHMARKS.md). Printed once
+  // loaded (its data: images decoded); the pool's timeout bounds the wait.
+  const loaded = new Promise((resolve) => session.once('Page.loadEventFired', resolve));
+  await session.send('Page.setDocumentContent', { frameId, html: withContentSecurityPolicy(request.html) });
+  await loaded;
   const running = request.headerTemplate !== undefined || request.footerTemplate !== undefined;
   const pdf = await page.pdf({
     format: 'A4',
