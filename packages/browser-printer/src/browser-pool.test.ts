@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eventually, pdfText, pngDataUri, solidPng, startCanary, type Canary } from '@docgen/testing';
 import { BrowserPrinterPool, defaultChromiumPath, withContentSecurityPolicy, type PrinterEvent } from './browser-pool';
-import { PrintTimeoutError } from './errors';
+import { PrintTimeoutError, PrinterUnavailableError } from './errors';
 
 const page = (body: string, head = '') => `<!DOCTYPE html><html><head><meta charset="utf-8">${head}</head><body>${body}</body></html>`;
 
@@ -142,6 +142,22 @@ describe('BrowserPrinterPool', () => {
     expect(events.some((event) => event.type === 'recycled')).toBe(true);
     expect(pdfText(await pool.print({ html: page('<p>after recycling</p>') }))).toContain('after recycling');
     expect(events.filter((event) => event.type === 'started').length).toBeGreaterThan(before);
+  });
+
+  it('fails a print as unavailable, not timed out, when the browser dies while its document loads', async () => {
+    const before = new Set(chromiumChildren());
+    const dying = new BrowserPrinterPool({ pages: 1, timeoutMs: 60_000 });
+    await dying.start();
+    try {
+      const browser = chromiumChildren().find((pid) => !before.has(pid))!;
+      const rows = Array.from({ length: 30_000 }, (_, i) => `<tr><td>${i}</td><td>${'x'.repeat(50)}</td></tr>`).join('');
+      const started = Date.now();
+      const printing = dying.print({ html: page(`<table>${rows}</table>`) }, { onStarted: () => process.kill(Number(browser), 'SIGKILL') });
+      await expect(printing).rejects.toBeInstanceOf(PrinterUnavailableError);
+      expect(Date.now() - started).toBeLessThan(30_000); // well before the print's own timeout
+    } finally {
+      await dying.close();
+    }
   });
 
   it('replaces a browser that crashed, and prints on', async () => {

@@ -278,10 +278,9 @@ async function printOn(slot: Slot, request: PrintRequest): Promise<Buffer> {
   // The document replaces the page's previous one, written into it as Playwright's setContent
   // does (its URL stays about:blank) but by one DevTools call: setContent's own round trips and
   // script cost Chromium and the worker about 1–2 ms a print (docs/BENCHMARKS.md). Printed once
-  // loaded (its data: images decoded); the pool's timeout bounds the wait.
-  const loaded = new Promise((resolve) => session.once('Page.loadEventFired', resolve));
-  await session.send('Page.setDocumentContent', { frameId, html: withContentSecurityPolicy(request.html) });
-  await loaded;
+  // loaded (its data: images decoded), or failed at once should the page close or crash first
+  // (a browser that dies is replaced and the render retried, not timed out).
+  await Promise.all([loadOf(page, session), session.send('Page.setDocumentContent', { frameId, html: withContentSecurityPolicy(request.html) })]);
   const running = request.headerTemplate !== undefined || request.footerTemplate !== undefined;
   const pdf = await page.pdf({
     format: 'A4',
@@ -292,4 +291,22 @@ async function printOn(slot: Slot, request: PrintRequest): Promise<Buffer> {
     footerTemplate: request.footerTemplate ?? '<span></span>',
   });
   return pdf;
+}
+
+/**
+ * The page's next load event. A page that closes or crashes first rejects it as unavailable:
+ * the pool closes a page only between prints, so it is Chromium that went (its 'disconnected'
+ * may come a moment later).
+ */
+function loadOf(page: Page, session: CDPSession): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const gone = () => reject(new PrinterUnavailableError('Chromium stopped while loading the document'));
+    page.once('close', gone);
+    page.once('crash', gone);
+    session.once('Page.loadEventFired', () => {
+      page.off('close', gone);
+      page.off('crash', gone);
+      resolve();
+    });
+  });
 }
