@@ -30,7 +30,7 @@ async function convertBatch(pool: WarmConverterPool, documents: Buffer[]): Promi
   const marks = documents.map((_, i) => `docgenpart${i}x${randomUUID().replaceAll('-', '')}`);
   const batch = batchDocx(documents, marks);
   if (!batch) throw new Error('the letters could not be batched');
-  return pool.convertParts(batch, marks);
+  return pool.convertParts(batch, marks, { sections: true });
 }
 
 interface BatchRun {

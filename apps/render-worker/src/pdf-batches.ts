@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { PoolConvertOptions } from '@docgen/converter';
+import type { ConvertPartsOptions, PoolConvertOptions } from '@docgen/converter';
 import { batchDocx } from '@docgen/templating';
 import type { ConversionContext } from './converter';
 
@@ -25,7 +25,7 @@ export interface PdfBatchesDeps {
   acquire: (until: AbortSignal) => Promise<() => void>;
   convert: (docx: Buffer, options: PoolConvertOptions) => Promise<Buffer>;
   /** One DOCX holding the batch to one PDF per document (WarmConverterPool.convertParts). */
-  convertParts: (docx: Buffer, marks: string[], options: PoolConvertOptions) => Promise<Buffer[]>;
+  convertParts: (docx: Buffer, marks: string[], options: ConvertPartsOptions) => Promise<Buffer[]>;
   /** A document converted on its own, as without batches: the way back for a batch that failed. */
   alone: (docx: Buffer, context: ConversionContext) => Promise<Buffer>;
 }
@@ -97,6 +97,7 @@ export class PdfBatches {
       batched &&
       (await this.deps
         .convertParts(batched.docx, batched.marks, {
+          sections: true, // batchDocx puts each document in a section of its own
           deadlineAt: Math.max(...members.map((member) => member.context.deadline.at)),
           onInstanceTaken: this.started(members),
         })

@@ -1,5 +1,5 @@
 export { convertOnce, type ConvertOptions } from './convert-once';
-export { WarmConverterPool, type WarmPoolOptions, type PoolConvertOptions, type PoolEvent, type OutputFormat } from './warm-pool';
+export { WarmConverterPool, type WarmPoolOptions, type PoolConvertOptions, type ConvertPartsOptions, type PoolEvent, type OutputFormat } from './warm-pool';
 export { ConversionFailedError, ConversionTimeoutError, ConverterUnavailableError } from './errors';
 export { convertPerCall } from './per-call-driver';
 export { pdfFilterData, type PdfStandard, type FilterData } from './pdf-standard';

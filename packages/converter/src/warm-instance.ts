@@ -30,6 +30,8 @@ export interface BridgeRequest {
   output?: string;
   /** Each part, from its bookmark `mark` to the next part's, exported alone to its `output`. */
   parts?: { mark: string; output: string }[];
+  /** With `parts`: each part is a section of its own, starting on a new page (convert_server.py's section_pages). */
+  sections?: boolean;
   filter: string;
   filterData?: FilterData;
   inputFilter?: string;
@@ -116,8 +118,8 @@ export class WarmInstance {
         this.kill();
       }, timeoutMs);
       this.pending = { resolve, reject, timer };
-      const { input, output, parts, filter, filterData, inputFilter } = request;
-      const line = { id: String(this.conversions), input, output, parts, filter, filter_data: filterData, input_filter: inputFilter };
+      const { input, output, parts, sections, filter, filterData, inputFilter } = request;
+      const line = { id: String(this.conversions), input, output, parts, sections, filter, filter_data: filterData, input_filter: inputFilter };
       this.child!.stdin!.write(`${JSON.stringify(line)}\n`);
     });
   }

@@ -96,6 +96,50 @@ describe('WarmConverterPool (real LibreOffice)', () => {
     await expect(pool.convertParts(docx, ['partTwo', 'partOne'])).rejects.toBeInstanceOf(ConversionFailedError);
   });
 
+  it("with `sections`, finds each part by its section's page style, and by its bookmark when the styles do not tell", async () => {
+    const mark = (name: string, id: number, text: string) =>
+      `<w:p><w:bookmarkStart w:id="${id}" w:name="${name}"/><w:bookmarkEnd w:id="${id}"/><w:r><w:t>${text}</w:t></w:r></w:p>`;
+    const pageBreak = '<w:p><w:r><w:br w:type="page"/></w:r></w:p>';
+    // As batchDocx ends each document: a next-page section break restarting page numbers (so
+    // Writer inserts a blank page before a part that would start on a left-hand page).
+    const sectionBreak = (firstPageOfItsOwn = false) =>
+      `<w:p><w:pPr><w:sectPr><w:type w:val="nextPage"/><w:pgSz w:w="11906" w:h="16838"/><w:pgNumType w:start="1"/>${firstPageOfItsOwn ? '<w:titlePg/>' : ''}</w:sectPr></w:pPr></w:p>`;
+    // partTwo's mark on its section's second page: the bookmarks and the sections disagree,
+    // which shows which of them found the pages.
+    const misplaced = buildDocx({
+      body: [
+        mark('partOne', 1, 'First alone'),
+        sectionBreak(),
+        paragraph('Second begins'),
+        pageBreak,
+        mark('partTwo', 2, 'Second ends'),
+        sectionBreak(),
+        mark('partThree', 3, 'Third'),
+      ].join(''),
+    });
+    const texts = (pdfs: Buffer[]) => pdfs.map((pdf) => pdfPageTexts(pdf).map((page) => page.trim()));
+    expect(texts(await pool.convertParts(misplaced, ['partOne', 'partTwo', 'partThree'], { sections: true }))).toEqual([
+      ['First alone'],
+      ['Second begins', 'Second ends'],
+      ['Third'],
+    ]);
+    expect(texts(await pool.convertParts(misplaced, ['partOne', 'partTwo', 'partThree']))).toEqual([
+      ['First alone', 'Second begins'],
+      ['Second ends'],
+      ['Third'],
+    ]);
+    // Parts of one page style (page breaks, not sections), or of two (a first page of its own):
+    // the runs of styles are not the parts, so the bookmarks find them.
+    for (const between of [pageBreak, sectionBreak(true)]) {
+      const docx = buildDocx({
+        body: [mark('partOne', 1, 'First begins'), pageBreak, paragraph('First ends'), between, mark('partTwo', 2, 'Second')].join(''),
+      });
+      expect(texts(await pool.convertParts(docx, ['partOne', 'partTwo'], { sections: true }))).toEqual([['First begins', 'First ends'], ['Second']]);
+    }
+    await expect(pool.convertParts(misplaced, ['partOne', 'missing'], { sections: true })).rejects.toBeInstanceOf(ConversionFailedError);
+    await expect(pool.convertParts(misplaced, ['partTwo', 'partOne', 'partThree'], { sections: true })).rejects.toBeInstanceOf(ConversionFailedError);
+  });
+
   it("exports a part, and a PDF/A, with the profile's PDF settings, as a plain document alone is exported", async () => {
     // Given any option (a page range), LibreOffice's PDF filter takes its built-in defaults for
     // the others rather than the profile's; its JPEG quality is one that differs.

@@ -54,6 +54,15 @@ export interface PoolConvertOptions {
   onInstanceFree?: () => void;
 }
 
+export interface ConvertPartsOptions extends PoolConvertOptions {
+  /**
+   * Each part is a section of its own that starts on a new page, as batchDocx writes them: its
+   * pages are then found by their page style, with fewer calls into LibreOffice than by its
+   * bookmark (which is still where the part must start, and what is used when the styles do not tell).
+   */
+  sections?: boolean;
+}
+
 interface Waiter {
   resolve: (slot: number) => void;
   reject: (error: Error) => void;
@@ -142,13 +151,16 @@ export class WarmConverterPool {
    * per document: loaded and laid out once, each document's pages exported on their own, so
    * each PDF holds only its own pages, fonts and characters.
    */
-  async convertParts(input: Buffer, marks: string[], options: PoolConvertOptions = {}): Promise<Buffer[]> {
+  async convertParts(input: Buffer, marks: string[], options: ConvertPartsOptions = {}): Promise<Buffer[]> {
     const id = randomUUID();
     const source = path.join(this.workDir, `${id}.docx`);
     const parts = marks.map((mark, i) => ({ mark, output: path.join(this.workDir, `${id}.out${i}.pdf`) }));
     try {
       writeFileSync(source, input);
-      await this.convertFile({ input: source, parts, filter: EXPORT_FILTERS.pdf, filterData: pdfFilterData(options.pdfStandard) }, options);
+      await this.convertFile(
+        { input: source, parts, sections: options.sections, filter: EXPORT_FILTERS.pdf, filterData: pdfFilterData(options.pdfStandard) },
+        options,
+      );
       return parts.map((part) => readFileSync(part.output));
     } finally {
       for (const file of [source, ...parts.map((part) => part.output)]) unlinkQuietly(file);

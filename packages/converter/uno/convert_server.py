@@ -10,7 +10,8 @@ reply per line on stdout.
             "input_filter": "HTML (StarWriter)"}      (optional: the import filter, e.g. to open HTML as a text document)
            or, for several documents in one (a batch), "parts" instead of "output":
            "parts": [{"mark": "bookmark1", "output": "/abs/out1.pdf"}, ...]: each part, from its
-           bookmark to the next one's, exported on its own (export_parts)
+           bookmark to the next one's, exported on its own (export_parts); and "sections": true
+           when each part is a section of its own, starting on a new page (as batchDocx writes)
   reply:   {"id": "...", "ok": true}  or  {"id": "...", "ok": false, "error": "..."}
 
 The first line written is {"ready": true} once LibreOffice answers. Must run under Debian's
@@ -163,7 +164,8 @@ def export_parts(document, request, pdf_defaults):
     Refused (so the caller converts each document alone) when a field in the loaded batch,
     however the DOCX spelt it, is not one whose value is the same in a batch as alone."""
     refuse_shared_content(document)
-    ranges = part_pages(document, [part["mark"] for part in request["parts"]])
+    marks = [part["mark"] for part in request["parts"]]
+    ranges = (request.get("sections") and section_pages(document, marks)) or part_pages(document, marks)
     for part, (first, last) in zip(request["parts"], ranges):
         options = dict(request.get("filter_data") or {}, PageRange="%d-%d" % (first, last), IsSkipEmptyPages=False)
         document.storeToURL(uno.systemPathToFileUrl(part["output"]), store_args(dict(request, filter_data=options), pdf_defaults))
@@ -190,6 +192,36 @@ def refuse_shared_content(document):
         services = set(fields.nextElement().getSupportedServiceNames())
         if not services & PER_DOCUMENT_FIELDS:
             raise RuntimeError("a field could count across the documents: %s" % sorted(services))
+
+
+def section_pages(document, marks):
+    """Each part's first and last page when each part is exactly one section: the runs of pages
+    of one page style, since LibreOffice gives each section of a DOCX a page style of its own
+    ("Converted1", ...). Found with two calls a page that hand Python no object (part_pages hands
+    it one a part, about 17 bridge messages). A part has at least one run of its own, so as many
+    distinct runs as parts means one run a part. Otherwise None, and part_pages finds them by
+    their bookmarks: a section with a first page of its own (two styles a section), or a
+    LibreOffice that shared one style between alike sections (their runs merge, or a name
+    repeats). Writer's inserted blank pages (jumpToPage refuses them) belong to no part.
+
+    The marks must be there in order, as part_pages requires: bookmark names come in document order."""
+    wanted = set(marks)
+    if [name for name in document.getBookmarks().getElementNames() if name in wanted] != marks:
+        raise RuntimeError("the parts' marks are missing or out of order")
+    controller = document.getCurrentController()
+    cursor = controller.getViewCursor()
+    runs = []  # [page style, first page, last page]
+    for page in range(1, controller.PageCount + 1):
+        if not cursor.jumpToPage(page):
+            continue
+        style = cursor.PageStyleName
+        if runs and runs[-1][0] == style:
+            runs[-1][2] = page
+        else:
+            runs.append([style, page, page])
+    if len(runs) != len(marks) or len({style for style, _, _ in runs}) != len(marks):
+        return None
+    return [(first, last) for _, first, last in runs]
 
 
 def part_pages(document, marks):

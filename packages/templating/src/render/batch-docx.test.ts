@@ -70,6 +70,11 @@ describe('batchDocx', () => {
     expect(batchDocx([onPage, onPage], ['a', 'b'])).toBeUndefined(); // it could make a page of its own below the last text
     const sections = buildDocx({ body: `${paragraph('A')}<w:p><w:pPr><w:sectPr><w:pgSz w:w="11906" w:h="16838"/></w:sectPr></w:pPr></w:p>${paragraph('B')}` });
     expect(batchDocx([sections, sections], ['a', 'b'])).toBeUndefined();
+    // Each document must be exactly one section: an imported chunk or subdocument can bring sections of its own.
+    for (const imported of ['<w:altChunk r:id="rIdChunk"/>', '<w:p><w:subDoc r:id="rIdSub"/></w:p>']) {
+      const document = buildDocx({ body: `${paragraph('A')}${imported}` });
+      expect(batchDocx([document, document], ['a', 'b'])).toBeUndefined();
+    }
   });
 
   it('refuses what it could not read by its w: spelling: another prefix, a character reference, single quotes, a style based on a heading', () => {

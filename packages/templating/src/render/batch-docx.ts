@@ -32,10 +32,11 @@ const AFTER_PAGE_NUMBERS = /<w:(cols|formProt|vAlign|noEndnote|titlePg|textDirec
  *
  * One DOCX holding `documents` in order, each in its own section: a next-page break carrying
  * the template's section properties with page numbers restarting at 1, and a bookmark
- * `marks[i]` at its start, where its pages begin. Undefined when
- * the documents cannot share a conversion: a part other than the body differs (an image, a
- * link added by the fill); the body is long, has sections, bookmarks or headings of its own,
- * or something that counts across documents (a field not in PER_DOCUMENT_FIELDS,
+ * `marks[i]` at its start, where its pages begin; so each document is exactly one section
+ * (convertParts' `sections`). Undefined when the documents cannot share a conversion: a part
+ * other than the body differs (an image, a link added by the fill); the body is long, has
+ * sections (or an imported chunk or subdocument, which can bring some), bookmarks or headings
+ * of its own, or something that counts across documents (a field not in PER_DOCUMENT_FIELDS,
  * COUNTS_ACROSS_DOCUMENTS); it does not open with a plain paragraph; or the section
  * properties are not the plain kind this handles.
  */
@@ -74,7 +75,7 @@ export function batchDocx(documents: Buffer[], marks: string[]): Buffer | undefi
     const sectEnd = xml.indexOf('</w:sectPr>', sectStart) + '</w:sectPr>'.length;
     if (bodyStart === 0 || sectStart < bodyStart || sectEnd < sectStart) return undefined;
     const body = xml.slice(bodyStart, sectStart);
-    if (body.length >= MAX_BATCHED_BODY || /<w:sectPr\b|<w:bookmarkStart\b/.test(body) || countsAcrossDocuments(body)) return undefined;
+    if (body.length >= MAX_BATCHED_BODY || /<w:(sectPr|bookmarkStart|altChunk|subDoc)\b/.test(body) || countsAcrossDocuments(body)) return undefined;
     if (paragraphStyles(body).some((style) => style === undefined || style.includes('&') || outlineStyles.has(style))) return undefined;
     // An object placed on the page rather than by its paragraph can make a page of its own, which the range of pages would miss.
     if (PLACED_ON_PAGE.test(body)) return undefined;
