@@ -110,8 +110,9 @@ export async function runBatchedConversionBench(options: BenchOptions) {
     'LibreOffice instance (scratch files in memory), one batch at a time, in rotating blocks (median',
     `of ${blocks}). A batch is one DOCX with each letter in a section of its own (page numbers restarting)`,
     "and a bookmark at its start (`batchDocx` in @docgen/templating), loaded and laid out once, each letter's",
-    "pages then exported as a PDF of its own (`WarmConverterPool.convertParts`). Each batch size's",
-    'letters were first checked to read the same as the letters converted alone.',
+    "pages (its section's, found by their page style) then exported as a PDF of its own",
+    "(`WarmConverterPool.convertParts` with `sections`). Each batch size's letters were first checked",
+    'to read the same as the letters converted alone.',
     '',
     markdownTable(
       ['conversion', 'LibreOffice CPU ms / letter', 'this process CPU ms / letter (batch, files)', 'CPU ms / letter', 'vs alone', 'wall ms / letter'],
