@@ -96,7 +96,7 @@ describe('WarmConverterPool (real LibreOffice)', () => {
     await expect(pool.convertParts(docx, ['partTwo', 'partOne'])).rejects.toBeInstanceOf(ConversionFailedError);
   });
 
-  it("with `sections`, finds each part by its section's page style, and by its bookmark when the styles do not tell", async () => {
+  it("with `sections`, finds each part by its section's page style, and by its bookmark when the styles do not tell or the parts are long", async () => {
     const mark = (name: string, id: number, text: string) =>
       `<w:p><w:bookmarkStart w:id="${id}" w:name="${name}"/><w:bookmarkEnd w:id="${id}"/><w:r><w:t>${text}</w:t></w:r></w:p>`;
     const pageBreak = '<w:p><w:r><w:br w:type="page"/></w:r></w:p>';
@@ -125,6 +125,23 @@ describe('WarmConverterPool (real LibreOffice)', () => {
     ]);
     expect(texts(await pool.convertParts(misplaced, ['partOne', 'partTwo', 'partThree']))).toEqual([
       ['First alone', 'Second begins'],
+      ['Second ends'],
+      ['Third'],
+    ]);
+    // Parts of many pages (more than 8 a part on average): each found by its bookmark, in fewer messages than reading every page's style.
+    const longPages = Array.from({ length: 24 }, () => paragraph('Long') + pageBreak).join('');
+    const long = buildDocx({
+      body: [
+        mark('partOne', 1, 'First alone'),
+        sectionBreak(),
+        longPages,
+        mark('partTwo', 2, 'Second ends'),
+        sectionBreak(),
+        mark('partThree', 3, 'Third'),
+      ].join(''),
+    });
+    expect(texts(await pool.convertParts(long, ['partOne', 'partTwo', 'partThree'], { sections: true }))).toEqual([
+      ['First alone', ...Array<string>(24).fill('Long')],
       ['Second ends'],
       ['Third'],
     ]);

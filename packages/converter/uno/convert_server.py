@@ -194,6 +194,10 @@ def refuse_shared_content(document):
             raise RuntimeError("a field could count across the documents: %s" % sorted(services))
 
 
+# Reading a page's style costs two messages, finding a part by its bookmark about 17.
+PAGES_A_PART_WORTH_READING = 8
+
+
 def section_pages(document, marks):
     """Each part's first and last page when each part is exactly one section: the runs of pages
     of one page style, since LibreOffice gives each section of a DOCX a page style of its own
@@ -202,16 +206,20 @@ def section_pages(document, marks):
     distinct runs as parts means one run a part. Otherwise None, and part_pages finds them by
     their bookmarks: a section with a first page of its own (two styles a section), or a
     LibreOffice that shared one style between alike sections (their runs merge, or a name
-    repeats). Writer's inserted blank pages (jumpToPage refuses them) belong to no part.
+    repeats), or when the parts are long enough that reading every page costs more messages.
+    Writer's inserted blank pages (jumpToPage refuses them) belong to no part.
 
     The marks must be there in order, as part_pages requires: bookmark names come in document order."""
+    controller = document.getCurrentController()
+    pages = controller.PageCount
+    if pages > PAGES_A_PART_WORTH_READING * len(marks):
+        return None  # long documents: fewer messages by their bookmarks
     wanted = set(marks)
     if [name for name in document.getBookmarks().getElementNames() if name in wanted] != marks:
         raise RuntimeError("the parts' marks are missing or out of order")
-    controller = document.getCurrentController()
     cursor = controller.getViewCursor()
     runs = []  # [page style, first page, last page]
-    for page in range(1, controller.PageCount + 1):
+    for page in range(1, pages + 1):
         if not cursor.jumpToPage(page):
             continue
         style = cursor.PageStyleName
