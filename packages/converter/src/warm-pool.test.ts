@@ -7,6 +7,12 @@ import { ConversionFailedError, ConversionTimeoutError, ConverterUnavailableErro
 import { WarmConverterPool, type PoolEvent } from './warm-pool';
 
 const pdfText = (pdf: Buffer) => execFileSync('pdftotext', ['-', '-'], { input: pdf }).toString();
+/** Each PDF's pages, as their text. */
+const pageTexts = (pdfs: Buffer[]) => pdfs.map((pdf) => pdfPageTexts(pdf).map((page) => page.trim()));
+/** A paragraph that starts with the (empty) bookmark `name`, as batchDocx marks a document's start. */
+const marked = (name: string, id: number, text: string) =>
+  `<w:p><w:bookmarkStart w:id="${id}" w:name="${name}"/><w:bookmarkEnd w:id="${id}"/><w:r><w:t>${text}</w:t></w:r></w:p>`;
+const pageBreak = '<w:p><w:r><w:br w:type="page"/></w:r></w:p>';
 const isRunning = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -74,22 +80,19 @@ describe('WarmConverterPool (real LibreOffice)', () => {
   });
 
   it('exports each part of a document, from its bookmark to the next, as a PDF of its own', async () => {
-    const part = (name: string, id: number, text: string) =>
-      `<w:p><w:bookmarkStart w:id="${id}" w:name="${name}"/><w:bookmarkEnd w:id="${id}"/><w:r><w:t>${text}</w:t></w:r></w:p>`;
-    const pageBreak = '<w:p><w:r><w:br w:type="page"/></w:r></w:p>';
     const docx = buildDocx({
       body: [
-        part('partOne', 1, 'First alone'),
+        marked('partOne', 1, 'First alone'),
         pageBreak,
-        part('partTwo', 2, 'Second begins'),
+        marked('partTwo', 2, 'Second begins'),
         pageBreak,
         paragraph('Second ends'),
         pageBreak,
-        part('partThree', 3, 'Third'),
+        marked('partThree', 3, 'Third'),
       ].join(''),
     });
     const parts = await pool.convertParts(docx, ['partOne', 'partTwo', 'partThree']);
-    expect(parts.map((pdf) => pdfPageTexts(pdf).map((page) => page.trim()))).toEqual([['First alone'], ['Second begins', 'Second ends'], ['Third']]);
+    expect(pageTexts(parts)).toEqual([['First alone'], ['Second begins', 'Second ends'], ['Third']]);
     // The bookmarks are only where the parts start: never written into the PDFs.
     expect(parts.some((pdf) => pdf.includes('partTwo'))).toBe(false);
     await expect(pool.convertParts(docx, ['partOne', 'missing'])).rejects.toBeInstanceOf(ConversionFailedError);
@@ -97,9 +100,6 @@ describe('WarmConverterPool (real LibreOffice)', () => {
   });
 
   it("with `sections`, finds each part by its section's page style, and by its bookmark when the styles do not tell or the parts are long", async () => {
-    const mark = (name: string, id: number, text: string) =>
-      `<w:p><w:bookmarkStart w:id="${id}" w:name="${name}"/><w:bookmarkEnd w:id="${id}"/><w:r><w:t>${text}</w:t></w:r></w:p>`;
-    const pageBreak = '<w:p><w:r><w:br w:type="page"/></w:r></w:p>';
     // As batchDocx ends each document: a next-page section break restarting page numbers (so
     // Writer inserts a blank page before a part that would start on a left-hand page).
     const sectionBreak = (firstPageOfItsOwn = false) =>
@@ -108,22 +108,21 @@ describe('WarmConverterPool (real LibreOffice)', () => {
     // which shows which of them found the pages.
     const misplaced = buildDocx({
       body: [
-        mark('partOne', 1, 'First alone'),
+        marked('partOne', 1, 'First alone'),
         sectionBreak(),
         paragraph('Second begins'),
         pageBreak,
-        mark('partTwo', 2, 'Second ends'),
+        marked('partTwo', 2, 'Second ends'),
         sectionBreak(),
-        mark('partThree', 3, 'Third'),
+        marked('partThree', 3, 'Third'),
       ].join(''),
     });
-    const texts = (pdfs: Buffer[]) => pdfs.map((pdf) => pdfPageTexts(pdf).map((page) => page.trim()));
-    expect(texts(await pool.convertParts(misplaced, ['partOne', 'partTwo', 'partThree'], { sections: true }))).toEqual([
+    expect(pageTexts(await pool.convertParts(misplaced, ['partOne', 'partTwo', 'partThree'], { sections: true }))).toEqual([
       ['First alone'],
       ['Second begins', 'Second ends'],
       ['Third'],
     ]);
-    expect(texts(await pool.convertParts(misplaced, ['partOne', 'partTwo', 'partThree']))).toEqual([
+    expect(pageTexts(await pool.convertParts(misplaced, ['partOne', 'partTwo', 'partThree']))).toEqual([
       ['First alone', 'Second begins'],
       ['Second ends'],
       ['Third'],
@@ -132,15 +131,15 @@ describe('WarmConverterPool (real LibreOffice)', () => {
     const longPages = Array.from({ length: 24 }, () => paragraph('Long') + pageBreak).join('');
     const long = buildDocx({
       body: [
-        mark('partOne', 1, 'First alone'),
+        marked('partOne', 1, 'First alone'),
         sectionBreak(),
         longPages,
-        mark('partTwo', 2, 'Second ends'),
+        marked('partTwo', 2, 'Second ends'),
         sectionBreak(),
-        mark('partThree', 3, 'Third'),
+        marked('partThree', 3, 'Third'),
       ].join(''),
     });
-    expect(texts(await pool.convertParts(long, ['partOne', 'partTwo', 'partThree'], { sections: true }))).toEqual([
+    expect(pageTexts(await pool.convertParts(long, ['partOne', 'partTwo', 'partThree'], { sections: true }))).toEqual([
       ['First alone', ...Array<string>(24).fill('Long')],
       ['Second ends'],
       ['Third'],
@@ -149,9 +148,9 @@ describe('WarmConverterPool (real LibreOffice)', () => {
     // the runs of styles are not the parts, so the bookmarks find them.
     for (const between of [pageBreak, sectionBreak(true)]) {
       const docx = buildDocx({
-        body: [mark('partOne', 1, 'First begins'), pageBreak, paragraph('First ends'), between, mark('partTwo', 2, 'Second')].join(''),
+        body: [marked('partOne', 1, 'First begins'), pageBreak, paragraph('First ends'), between, marked('partTwo', 2, 'Second')].join(''),
       });
-      expect(texts(await pool.convertParts(docx, ['partOne', 'partTwo'], { sections: true }))).toEqual([['First begins', 'First ends'], ['Second']]);
+      expect(pageTexts(await pool.convertParts(docx, ['partOne', 'partTwo'], { sections: true }))).toEqual([['First begins', 'First ends'], ['Second']]);
     }
     await expect(pool.convertParts(misplaced, ['partOne', 'missing'], { sections: true })).rejects.toBeInstanceOf(ConversionFailedError);
     await expect(pool.convertParts(misplaced, ['partTwo', 'partOne', 'partThree'], { sections: true })).rejects.toBeInstanceOf(ConversionFailedError);
