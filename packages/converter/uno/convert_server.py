@@ -165,7 +165,11 @@ def export_parts(document, request, pdf_defaults):
     however the DOCX spelt it, is not one whose value is the same in a batch as alone."""
     refuse_shared_content(document)
     marks = [part["mark"] for part in request["parts"]]
-    ranges = (request.get("sections") and section_pages(document, marks)) or part_pages(document, marks)
+    # Asked for once: each object handed to Python costs ~15 bridge messages.
+    controller = document.getCurrentController()
+    cursor = controller.getViewCursor()
+    by_sections = request.get("sections") and section_pages(document, controller, cursor, marks)
+    ranges = by_sections or part_pages(document, controller, cursor, marks)
     for part, (first, last) in zip(request["parts"], ranges):
         options = dict(request.get("filter_data") or {}, PageRange="%d-%d" % (first, last), IsSkipEmptyPages=False)
         document.storeToURL(uno.systemPathToFileUrl(part["output"]), store_args(dict(request, filter_data=options), pdf_defaults))
@@ -198,7 +202,7 @@ def refuse_shared_content(document):
 PAGES_A_PART_WORTH_READING = 8
 
 
-def section_pages(document, marks):
+def section_pages(document, controller, cursor, marks):
     """Each part's first and last page when each part is exactly one section: the runs of pages
     of one page style, since LibreOffice gives each section of a DOCX a page style of its own
     ("Converted1", ...). Found with two calls a page that hand Python no object (part_pages hands
@@ -210,14 +214,12 @@ def section_pages(document, marks):
     Writer's inserted blank pages (jumpToPage refuses them) belong to no part.
 
     The marks must be there in order, as part_pages requires: bookmark names come in document order."""
-    controller = document.getCurrentController()
     pages = controller.PageCount
     if pages > PAGES_A_PART_WORTH_READING * len(marks):
         return None  # long documents: fewer messages by their bookmarks
     wanted = set(marks)
     if [name for name in document.getBookmarks().getElementNames() if name in wanted] != marks:
         raise RuntimeError("the parts' marks are missing or out of order")
-    cursor = controller.getViewCursor()
     runs = []  # [page style, first page, last page]
     for page in range(1, pages + 1):
         if not cursor.jumpToPage(page):
@@ -232,13 +234,11 @@ def section_pages(document, marks):
     return [(first, last) for _, first, last in runs]
 
 
-def part_pages(document, marks):
+def part_pages(document, controller, cursor, marks):
     """Each part's first and last page as laid out (physical pages, Writer's inserted blank
     pages counted): from its bookmark's page to the page before the next part's, less that
     page when it is a blank page Writer inserted so that the next part starts on a right-hand
     page (jumpToPage refuses those). The last part runs to the last page."""
-    controller = document.getCurrentController()
-    cursor = controller.getViewCursor()
     bookmarks = document.getBookmarks()
     firsts = []
     for mark in marks:
