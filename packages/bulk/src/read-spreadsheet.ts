@@ -1,10 +1,11 @@
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse/sync';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import PizZip from 'pizzip';
 import { TemplateError, zipExpandsWithin } from '@docgen/templating';
 import { BulkInputError } from './bulk-input-error';
 import { checkZipIntegrity } from './check-zip-integrity';
+import { loadExcelJS } from './load-exceljs';
 import { withStallLimit } from './stall-limit';
 
 export type CellValue = string | number | boolean;
@@ -89,7 +90,8 @@ export function checkedWorkbook(file: Buffer): Buffer {
  * keeps no rows in memory, so a large upload costs its shared strings, not its whole grid.
  */
 async function* xlsxRows(file: Buffer): AsyncGenerator<SourceRow> {
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from([checkedWorkbook(file)]), {
+  const { stream } = await loadExcelJS();
+  const reader = new stream.xlsx.WorkbookReader(Readable.from([checkedWorkbook(file)]), {
     sharedStrings: 'cache',
     styles: 'cache', // dates are numbers with a date format
     hyperlinks: 'ignore',
