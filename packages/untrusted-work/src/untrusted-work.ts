@@ -58,7 +58,8 @@ export class UntrustedWork {
     this.perOrganization = Math.max(1, options.threads - 1);
     this.pool = new Piscina({
       filename: WORKER_FILE,
-      // Every thread kept warm: a check's time bound should not pay for starting one.
+      // Every thread kept warm: a check's time bound should not pay for starting one (only a thread's
+      // first spreadsheet loads ExcelJS, about a quarter of a second of the default 30 s: @docgen/bulk).
       minThreads: options.threads,
       maxThreads: options.threads,
       idleTimeout: 60_000,
