@@ -1,4 +1,4 @@
-import { load } from 'cheerio';
+import { cheerioLibrary } from './html-libraries';
 
 /** Whether some installed font has a glyph for a code point (the render worker's fontconfig). */
 export type CoversCodePoint = (codePoint: number) => boolean;
@@ -99,7 +99,7 @@ function scriptOf(character: string): string {
  * instead of a surprise in the PDF.
  */
 export function missingGlyphWarnings(html: string, covers: CoversCodePoint): string[] {
-  const $ = load(html, { xml: { xmlMode: false, decodeEntities: true } });
+  const $ = cheerioLibrary().load(html, { xml: { xmlMode: false, decodeEntities: true } });
   $('style, script, title').remove();
   const byScript = new Map<string, Set<string>>();
   for (const character of new Set($.root().text())) {

@@ -1,4 +1,4 @@
-import { load, type CheerioAPI } from 'cheerio';
+import type { CheerioAPI } from 'cheerio';
 import type { AnyNode, Element, Text } from 'domhandler';
 import { issuesFromDocxtemplater } from '../docxtemplater-errors';
 import type { ImageData } from '../image-module';
@@ -17,6 +17,7 @@ import { compileHtml, decodeTagText, type TagParser } from './html-templater';
 import { sectionsAroundRows, sectionsIntoElements } from './html-sections';
 import { printableHtml, type PrintableHtml } from './print-layout';
 import { sanitizeHtml } from './sanitize-html';
+import { cheerioLibrary } from './html-libraries';
 
 export interface PreparedHtmlTemplate {
   /** The sanitised template to store: what Chromium prints once filled. */
@@ -63,7 +64,7 @@ function correctTagNames($: CheerioAPI): CorrectedToken[] {
  * Parsed without a browser's table and list fix-ups (htmlparser2), so a section tag written
  * between rows (`<tbody>{#items}<tr>…</tr>{/items}</tbody>`) stays where the author put it.
  */
-const loadTemplate = (html: string): CheerioAPI => load(html, { xml: { xmlMode: false, decodeEntities: true } });
+const loadTemplate = (html: string): CheerioAPI => cheerioLibrary().load(html, { xml: { xmlMode: false, decodeEntities: true } });
 
 /**
  * The text the tags are read from: the template's markup with each stylesheet set aside

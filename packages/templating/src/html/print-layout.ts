@@ -1,7 +1,8 @@
-import { load, type CheerioAPI } from 'cheerio';
-import * as csstree from 'css-tree';
+import type { CheerioAPI } from 'cheerio';
+import type * as csstree from 'css-tree';
 import { PAGE_MARGIN_MM } from './page-layout';
 import { sanitizeHtml } from './sanitize-html';
+import { cheerioLibrary, cssTreeLibrary } from './html-libraries';
 
 /** What Chromium is given to print one HTML document. */
 export interface PrintableHtml {
@@ -33,7 +34,7 @@ const SEED_CSS = [
  * Chromium's templates, the seed's rules prepended.
  */
 export function printableHtml(filled: string): PrintableHtml {
-  const $ = load(filled, { scriptingEnabled: false });
+  const $ = cheerioLibrary().load(filled, { scriptingEnabled: false });
   sanitizeHtml($, { css: 'browser' });
   const styles = $('style')
     .map((_, style) => $(style).text())
@@ -79,17 +80,17 @@ export function pageSideMargins(styles: string): { left: string; right: string }
   const margins = { left: `${PAGE_MARGIN_MM}mm`, right: `${PAGE_MARGIN_MM}mm` };
   let sheet: csstree.CssNode;
   try {
-    sheet = csstree.parse(styles, { parseValue: true });
+    sheet = cssTreeLibrary().parse(styles, { parseValue: true });
   } catch {
     return margins;
   }
-  csstree.walk(sheet, {
+  cssTreeLibrary().walk(sheet, {
     visit: 'Atrule',
     enter(rule) {
       if (rule.name.toLowerCase() !== 'page' || !rule.block) return;
       for (const node of rule.block.children) {
         if (node.type !== 'Declaration' || node.value.type !== 'Value') continue;
-        const values = node.value.children.toArray().map((value) => csstree.generate(value));
+        const values = node.value.children.toArray().map((value) => cssTreeLibrary().generate(value));
         const property = node.property.toLowerCase();
         if (property === 'margin' && values.length > 0) {
           margins.right = values[1] ?? values[0]!;

@@ -1,8 +1,8 @@
-import { load } from 'cheerio';
 import { PAGE_MARGIN_MM } from './page-layout';
 import { sanitizeHtml } from './sanitize-html';
 import { fitImagesToTextWidth } from './size-images';
 import { explicitTableBorders } from './table-borders';
+import { cheerioLibrary } from './html-libraries';
 
 export interface RewrittenHtml {
   html: string;
@@ -16,7 +16,7 @@ export interface RewrittenHtml {
  * images no wider than the text.
  */
 export function rewriteHtml(source: string): RewrittenHtml {
-  const $ = load(source);
+  const $ = cheerioLibrary().load(source);
   const removed = sanitizeHtml($);
   explicitTableBorders($);
   fitImagesToTextWidth($);

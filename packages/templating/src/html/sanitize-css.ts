@@ -1,4 +1,5 @@
-import * as csstree from 'css-tree';
+import type * as csstree from 'css-tree';
+import { cssTreeLibrary } from './html-libraries';
 
 // What a printed template can use. Everything else goes, not only what is known to fetch:
 // a property LibreOffice might one day resolve as a URL is not on this list.
@@ -124,7 +125,7 @@ const PROFILES: Record<CssProfile, Profile> = {
 export function sanitizeDeclarations(style: string, profile: CssProfile = 'office'): { css: string; changed: boolean } {
   let list: csstree.CssNode;
   try {
-    list = csstree.parse(style, { context: 'declarationList', parseValue: true });
+    list = cssTreeLibrary().parse(style, { context: 'declarationList', parseValue: true });
   } catch {
     return { css: '', changed: style.trim() !== '' };
   }
@@ -141,7 +142,7 @@ export function sanitizeDeclarations(style: string, profile: CssProfile = 'offic
 export function sanitizeStylesheet(css: string, profile: CssProfile = 'office'): { css: string; changed: boolean } {
   let sheet: csstree.CssNode;
   try {
-    sheet = csstree.parse(css, { parseValue: true, parseAtrulePrelude: true, parseRulePrelude: true });
+    sheet = cssTreeLibrary().parse(css, { parseValue: true, parseAtrulePrelude: true, parseRulePrelude: true });
   } catch {
     return { css: '', changed: css.trim() !== '' };
   }
@@ -154,11 +155,11 @@ function rules(nodes: csstree.CssNode[], profile: Profile): string[] {
   const out: string[] = [];
   for (const node of nodes) {
     if (node.type === 'Rule') {
-      const prelude = csstree.generate(node.prelude);
+      const prelude = cssTreeLibrary().generate(node.prelude);
       if (!safeText(prelude)) continue;
       out.push(`${prelude} { ${keptDeclarations(node.block, profile).join('; ')} }`);
     } else if (node.type === 'Atrule' && AT_RULES.has(node.name.toLowerCase()) && node.block) {
-      const prelude = node.prelude ? csstree.generate(node.prelude) : '';
+      const prelude = node.prelude ? cssTreeLibrary().generate(node.prelude) : '';
       if (!safeText(prelude)) continue;
       const head = `@${node.name.toLowerCase()}${prelude ? ` ${prelude}` : ''}`;
       if (node.name.toLowerCase() === 'page') out.push(`${head} { ${keptDeclarations(node.block, profile).join('; ')} }`);
@@ -170,11 +171,11 @@ function rules(nodes: csstree.CssNode[], profile: Profile): string[] {
 
 function keptDeclarations(block: csstree.CssNode, profile: Profile): string[] {
   const kept: string[] = [];
-  csstree.walk(block, {
+  cssTreeLibrary().walk(block, {
     visit: 'Declaration',
     enter(declaration) {
       if (!profile.properties.has(declaration.property.toLowerCase()) || !plainValue(declaration.value, profile.functions)) return;
-      const text = `${declaration.property.toLowerCase()}: ${csstree.generate(declaration.value)}${declaration.important ? ' !important' : ''}`;
+      const text = `${declaration.property.toLowerCase()}: ${cssTreeLibrary().generate(declaration.value)}${declaration.important ? ' !important' : ''}`;
       if (safeText(text)) kept.push(text);
     },
   });
@@ -183,7 +184,7 @@ function keptDeclarations(block: csstree.CssNode, profile: Profile): string[] {
 
 function plainValue(value: csstree.CssNode, functions: Set<string>): boolean {
   let plain = value.type === 'Value';
-  csstree.walk(value, (node) => {
+  cssTreeLibrary().walk(value, (node) => {
     if (node.type === 'Url' || node.type === 'Raw') plain = false;
     else if (node.type === 'Function' && !functions.has(node.name.toLowerCase())) plain = false;
   });
