@@ -1,4 +1,4 @@
-import { loadExcelJS } from './load-exceljs';
+import { excelJsLibrary } from './excel-library';
 
 /** Text a spreadsheet would read as a formula (or DDE) is prefixed so it stays text. */
 export function inertCell(text: string): string {
@@ -7,7 +7,7 @@ export function inertCell(text: string): string {
 
 /** errors.xlsx: columns `row` and `error`, one line per failed row (only the header when none). */
 export async function buildErrorsWorkbook(failures: { row: number; error: string }[]): Promise<Buffer> {
-  const ExcelJS = await loadExcelJS();
+  const ExcelJS = excelJsLibrary();
   const workbook = new ExcelJS.Workbook();
   const sheet = workbook.addWorksheet('errors');
   sheet.columns = [

@@ -5,7 +5,7 @@ import PizZip from 'pizzip';
 import { TemplateError, zipExpandsWithin } from '@docgen/templating';
 import { BulkInputError } from './bulk-input-error';
 import { checkZipIntegrity } from './check-zip-integrity';
-import { loadExcelJS } from './load-exceljs';
+import { excelJsLibrary } from './excel-library';
 import { withStallLimit } from './stall-limit';
 
 export type CellValue = string | number | boolean;
@@ -90,8 +90,7 @@ export function checkedWorkbook(file: Buffer): Buffer {
  * keeps no rows in memory, so a large upload costs its shared strings, not its whole grid.
  */
 async function* xlsxRows(file: Buffer): AsyncGenerator<SourceRow> {
-  const { stream } = await loadExcelJS();
-  const reader = new stream.xlsx.WorkbookReader(Readable.from([checkedWorkbook(file)]), {
+  const reader = new (excelJsLibrary().stream.xlsx.WorkbookReader)(Readable.from([checkedWorkbook(file)]), {
     sharedStrings: 'cache',
     styles: 'cache', // dates are numbers with a date format
     hyperlinks: 'ignore',

@@ -3,6 +3,7 @@ export { seedOrganization, type SeededOrganization } from './seed';
 export { startRedisServer, type RedisServer } from './redis-server';
 export { startService, type RunningService, type ServiceName } from './service-process';
 export { uniqueId, repoRoot } from './paths';
+export { packagesLoadedAfter } from './packages-loaded';
 export { eventually } from './eventually';
 export { buildDocx, paragraph, run, table, textBox } from './docx-builder';
 export { buildXlsx, withHiddenEntry } from './xlsx-builder';

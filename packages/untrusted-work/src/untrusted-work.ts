@@ -59,7 +59,8 @@ export class UntrustedWork {
     this.pool = new Piscina({
       filename: WORKER_FILE,
       // Every thread kept warm: a check's time bound should not pay for starting one (only a thread's
-      // first spreadsheet loads ExcelJS, about a quarter of a second of the default 30 s: @docgen/bulk).
+      // first spreadsheet or HTML template loads ExcelJS or cheerio and css-tree, about a quarter of a
+      // second of the default 30 s: @docgen/bulk, @docgen/templating).
       minThreads: options.threads,
       maxThreads: options.threads,
       idleTimeout: 60_000,
