@@ -83,6 +83,20 @@ describe('HTML templates', () => {
     expect($('script, b, img').length).toBe(0);
   });
 
+  it('fills each stored template from its own text, however many documents of each came before', () => {
+    const other = html('<h2>Order {number}</h2>', '<style>h2 { color: #654321 }</style>');
+    for (let round = 0; round < 2; round++) {
+      const invoice = fill(INVOICE, { number: `A-${round}`, items: [], tags: [], paid: false }).$;
+      const order = fill(other, { number: `B-${round}` }).$;
+      expect(invoice('h1').text()).toBe(`Invoice A-${round}`);
+      expect(invoice('style').text()).toContain('#123456');
+      expect(order('h2').text()).toBe(`Order B-${round}`);
+      expect(order('h1')).toHaveLength(0);
+      expect(order('style').text()).toContain('#654321');
+      expect(order('style').text()).not.toContain('#123456');
+    }
+  });
+
   it('sanitises again after filling, so a section that joins two places cannot make markup', () => {
     const template = html(`<img alt="{#x}" src="${pngDataUri(2, 2)}"><p title="{/x}&quot; onerror=&quot;alert(1)">t</p>`);
     const { printable } = fill(template, { x: false });

@@ -18,6 +18,7 @@ import { sectionsAroundRows, sectionsIntoElements } from './html-sections';
 import { printableHtml, type PrintableHtml } from './print-layout';
 import { sanitizeHtml } from './sanitize-html';
 import { cheerioLibrary } from './html-libraries';
+import { rememberedByText } from './remembered';
 
 export interface PreparedHtmlTemplate {
   /** The sanitised template to store: what Chromium prints once filled. */
@@ -68,9 +69,12 @@ const loadTemplate = (html: string): CheerioAPI => cheerioLibrary().load(html, {
 
 /**
  * The text the tags are read from: the template's markup with each stylesheet set aside
- * (CSS is full of braces that are not tags) behind a marker restored after filling.
+ * (CSS is full of braces that are not tags) behind a marker restored after filling. Worked
+ * out once per stored template (its text is read again for every document).
  */
-function templateText(html: string): { text: string; restore: (filled: string) => string } {
+const templateText = rememberedByText(templateTextOf, 16 * 1024 * 1024);
+
+function templateTextOf(html: string): { text: string; restore: (filled: string) => string } {
   const $ = loadTemplate(html);
   const sheets: string[] = [];
   $('style').each((_, style) => {

@@ -1,5 +1,6 @@
 import type * as csstree from 'css-tree';
 import { cssTreeLibrary } from './html-libraries';
+import { rememberedByText } from './remembered';
 
 // What a printed template can use. Everything else goes, not only what is known to fetch:
 // a property LibreOffice might one day resolve as a URL is not on this list.
@@ -122,7 +123,37 @@ const PROFILES: Record<CssProfile, Profile> = {
  * A style attribute's declarations reduced to the allowed properties with plain values
  * (no url() or other functions but colours, no escapes, nothing the parser could not read).
  */
-export function sanitizeDeclarations(style: string, profile: CssProfile = 'office'): { css: string; changed: boolean } {
+export function sanitizeDeclarations(style: string, profile: CssProfile = 'office'): Sanitized {
+  return rememberedDeclarations[profile](style);
+}
+
+/**
+ * A `<style>` block reduced to rules of allowed declarations, `@page` and `@media` (nothing
+ * imported, no fonts loaded). The result never holds `<` or a backslash, so no HTML reader
+ * can see the block end early or read an escape differently.
+ */
+export function sanitizeStylesheet(css: string, profile: CssProfile = 'office'): Sanitized {
+  return rememberedStylesheets[profile](css);
+}
+
+interface Sanitized {
+  css: string;
+  changed: boolean;
+}
+
+// Every document of an HTML template carries the template's style sheets and style attributes
+// again, sanitised again after the fill (print-layout.ts): each text is worked out once.
+const REMEMBERED_CHARS = 4 * 1024 * 1024;
+const rememberedDeclarations: Record<CssProfile, (style: string) => Sanitized> = {
+  office: rememberedByText((style) => declarationsOf(style, 'office'), REMEMBERED_CHARS),
+  browser: rememberedByText((style) => declarationsOf(style, 'browser'), REMEMBERED_CHARS),
+};
+const rememberedStylesheets: Record<CssProfile, (css: string) => Sanitized> = {
+  office: rememberedByText((css) => stylesheetOf(css, 'office'), REMEMBERED_CHARS),
+  browser: rememberedByText((css) => stylesheetOf(css, 'browser'), REMEMBERED_CHARS),
+};
+
+function declarationsOf(style: string, profile: CssProfile): Sanitized {
   let list: csstree.CssNode;
   try {
     list = cssTreeLibrary().parse(style, { context: 'declarationList', parseValue: true });
@@ -134,12 +165,7 @@ export function sanitizeDeclarations(style: string, profile: CssProfile = 'offic
   return { css, changed: normalise(css) !== normalise(style) };
 }
 
-/**
- * A `<style>` block reduced to rules of allowed declarations, `@page` and `@media` (nothing
- * imported, no fonts loaded). The result never holds `<` or a backslash, so no HTML reader
- * can see the block end early or read an escape differently.
- */
-export function sanitizeStylesheet(css: string, profile: CssProfile = 'office'): { css: string; changed: boolean } {
+function stylesheetOf(css: string, profile: CssProfile): Sanitized {
   let sheet: csstree.CssNode;
   try {
     sheet = cssTreeLibrary().parse(css, { parseValue: true, parseAtrulePrelude: true, parseRulePrelude: true });
