@@ -1,8 +1,9 @@
-import type { CheerioAPI } from 'cheerio';
+import type { Cheerio, CheerioAPI } from 'cheerio';
+import type { AnyNode } from 'domhandler';
 import type * as csstree from 'css-tree';
 import { PAGE_MARGIN_MM } from './page-layout';
 import { sanitizeHtml } from './sanitize-html';
-import { cheerioLibrary, cssTreeLibrary } from './html-libraries';
+import { cheerioLibrary, cssTreeLibrary, parse5AdapterLibrary, parse5Library } from './html-libraries';
 
 /** What Chromium is given to print one HTML document. */
 export interface PrintableHtml {
@@ -34,23 +35,36 @@ const SEED_CSS = [
  * Chromium's templates, the seed's rules prepended.
  */
 export function printableHtml(filled: string): PrintableHtml {
-  const $ = cheerioLibrary().load(filled, { scriptingEnabled: false });
-  sanitizeHtml($, { css: 'browser' });
-  const styles = $('style')
+  const document = parse5Library().parse(filled, { treeAdapter: parse5AdapterLibrary().adapter, scriptingEnabled: false });
+  const $ = documentWrapper();
+  const page = $(document);
+  sanitizeHtml($, { css: 'browser', root: document });
+  const styles = page
+    .find('style')
     .map((_, style) => $(style).text())
     .get()
     .join('\n');
-  const headerTemplate = runningTemplate($, 'header', styles);
-  const footerTemplate = runningTemplate($, 'footer', styles);
-  $('meta[charset]').remove();
-  $('head').prepend(`<meta charset="utf-8"><style>${SEED_CSS}</style>`);
+  const headerTemplate = runningTemplate($, page, 'header', styles);
+  const footerTemplate = runningTemplate($, page, 'footer', styles);
+  page.find('meta[charset]').remove();
+  page.find('head').prepend(`<meta charset="utf-8"><style>${SEED_CSS}</style>`);
   return {
-    html: `<!DOCTYPE html>${$.html()}`,
+    html: `<!DOCTYPE html>${$.html(document)}`,
     ...(headerTemplate !== undefined || footerTemplate !== undefined
       ? { headerTemplate: headerTemplate ?? EMPTY, footerTemplate: footerTemplate ?? EMPTY }
       : {}),
   };
 }
+
+let wrapper: CheerioAPI | undefined;
+
+/**
+ * One cheerio instance wraps the nodes of every filled document (each parsed on its own,
+ * above): cheerio's `load` defines a new class each time it is called, which cost more than
+ * parsing the document and left every later call on its objects slower (docs/BENCHMARKS.md).
+ * Its own document stays empty; HTML it parses (`prepend`) is read with the same options.
+ */
+const documentWrapper = (): CheerioAPI => (wrapper ??= cheerioLibrary().load('', { scriptingEnabled: false }));
 
 const EMPTY = '<span></span>';
 
@@ -60,13 +74,13 @@ const EMPTY = '<span></span>';
  * so the author's stylesheets go with it and a readable size is set. `data-page-number` and
  * `data-page-count` become the classes Chromium fills in.
  */
-function runningTemplate($: CheerioAPI, name: 'header' | 'footer', styles: string): string | undefined {
-  const element = $(`${name}[data-page]`).first();
+function runningTemplate($: CheerioAPI, page: Cheerio<AnyNode>, name: 'header' | 'footer', styles: string): string | undefined {
+  const element = page.find(`${name}[data-page]`).first();
   if (element.length === 0) return undefined;
   element.find('[data-page-number]').empty().addClass('pageNumber');
   element.find('[data-page-count]').empty().addClass('totalPages');
   const content = $.html(element);
-  $(`${name}[data-page]`).remove();
+  page.find(`${name}[data-page]`).remove();
   const { left, right } = pageSideMargins(styles);
   const box = `width: 100%; margin: 0 ${right} 0 ${left}; font-size: 9pt; -webkit-print-color-adjust: exact; print-color-adjust: exact`;
   return `<style>${styles}</style><div style="${box}">${content}</div>`;

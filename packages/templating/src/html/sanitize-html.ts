@@ -1,4 +1,5 @@
 import type { CheerioAPI } from 'cheerio';
+import type { Document } from 'domhandler';
 import { sanitizeDeclarations, sanitizeStylesheet, type CssProfile } from './sanitize-css';
 import { DEFAULT_IMAGE_BOUNDS, imageBoundsProblem } from '../image-bounds';
 import { TemplateError } from '../template-error';
@@ -152,10 +153,11 @@ interface HtmlNode {
  * other tools routinely link a web font or a tracking pixel. A remote picture belongs in an
  * `{%name}` image tag, fetched at render time through the private-address guard.
  */
-export function sanitizeHtml($: CheerioAPI, options: { css?: CssProfile } = {}): string[] {
+export function sanitizeHtml($: CheerioAPI, options: { css?: CssProfile; root?: Document } = {}): string[] {
   const css = options.css ?? 'office';
   const removed = new Set<string>();
-  const pending: { node: HtmlNode; depth: number }[] = [{ node: $.root()[0] as unknown as HtmlNode, depth: 0 }];
+  const root = options.root ?? $.root()[0];
+  const pending: { node: HtmlNode; depth: number }[] = [{ node: root as unknown as HtmlNode, depth: 0 }];
   while (pending.length > 0) {
     const { node, depth } = pending.pop()!;
     for (const child of [...(node.children ?? [])]) {
