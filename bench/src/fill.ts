@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { prepareDocxTemplate, renderDocx, storedDocxPackage, type TemplateVariable } from '@docgen/templating';
+import { fillHtml, prepareDocxTemplate, prepareHtmlTemplate, renderDocx, storedDocxPackage, type TemplateVariable } from '@docgen/templating';
 import { repoRoot } from '@docgen/testing';
-import { LETTER_TEMPLATE, letterInput } from './documents';
+import { LETTER_HTML_TEMPLATE, LETTER_TEMPLATE, letterInput } from './documents';
 import { runWhenMain, publish, type BenchOptions } from './report';
 import { fixed, markdownTable, ratio } from './stats';
 
@@ -65,6 +65,8 @@ export async function runFillBench(options: BenchOptions) {
       options.log(`${name} → ${output}: ${fixed(result.uploaded, 2)} → ${fixed(result.stored, 2)} ms`);
     }
   }
+  const html = htmlAgainstDocx(blocks, perBlock);
+  options.log(`letter → html: ${fixed(html.html, 2)} ms against ${fixed(html.docx, 2)} for its DOCX`);
   const body = [
     'CPU milliseconds per fill (renderDocx: validate, fill, the filled package checks, write the',
     'package), from the template as uploaded (deflated parts) and from the same template with',
@@ -73,9 +75,36 @@ export async function runFillBench(options: BenchOptions) {
     `downloaded). ${blocks} rotating blocks of ${perBlock} fills each; the median block.`,
     '',
     markdownTable(['template', 'output', 'as uploaded ms', 'stored ms', 'ratio'], rows),
+    '',
+    'The same letter as an HTML template (fillHtml: validate, fill, sanitise the filled page',
+    "again, the page Chromium prints) against the DOCX letter's fill for a PDF (renderDocx from",
+    'the stored package, as above), in the same rotating blocks.',
+    '',
+    markdownTable(
+      ['template', 'HTML fill ms', 'DOCX fill ms', 'ratio'],
+      [['letter (bench:e2e)', fixed(html.html, 2), fixed(html.docx, 2), ratio(html.html, html.docx)]],
+    ),
   ].join('\n');
   publish(options, 'fill', 'Fill: one document from a cached template', body);
-  return results;
+  return { docx: results, html };
+}
+
+/** CPU ms per fill of the e2e letter as an HTML template and as a DOCX template (for a PDF), rotating blocks. */
+function htmlAgainstDocx(blocks: number, perBlock: number): { html: number; docx: number } {
+  const htmlTemplate = prepareHtmlTemplate(LETTER_HTML_TEMPLATE);
+  const docxTemplate = prepareDocxTemplate(LETTER_TEMPLATE);
+  const stored = storedDocxPackage(docxTemplate.file);
+  const fillAsHtml = () => void fillHtml(htmlTemplate.html, htmlTemplate.variables, letterInput(1));
+  const fillAsDocx = () => void renderDocx(stored, docxTemplate.variables as TemplateVariable[], letterInput(1), new Map(), { compress: false });
+  cpuMsPerFill(perBlock, fillAsHtml); // warm-up
+  cpuMsPerFill(perBlock, fillAsDocx);
+  const html: number[] = [];
+  const docx: number[] = [];
+  for (let block = 0; block < blocks; block++) {
+    html.push(cpuMsPerFill(perBlock, fillAsHtml));
+    docx.push(cpuMsPerFill(perBlock, fillAsDocx));
+  }
+  return { html: median(html), docx: median(docx) };
 }
 
 runWhenMain(module, runFillBench);

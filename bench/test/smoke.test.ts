@@ -65,13 +65,15 @@ describe('benchmarks, smoke mode', () => {
     expect(inProcess!.single.p50).toBeGreaterThan(0);
   }, 240_000);
 
-  it('fill: both forms of each template fill, for both outputs', async () => {
-    const results = await runFillBench(quiet);
-    expect(Object.keys(results)).toHaveLength(4);
-    for (const { uploaded, stored } of Object.values(results)) {
+  it('fill: both forms of each template fill, for both outputs, and the letter as HTML beside its DOCX', async () => {
+    const { docx, html } = await runFillBench(quiet);
+    expect(Object.keys(docx)).toHaveLength(4);
+    for (const { uploaded, stored } of Object.values(docx)) {
       expect(uploaded).toBeGreaterThan(0);
       expect(stored).toBeGreaterThan(0);
     }
+    expect(html.html).toBeGreaterThan(0);
+    expect(html.docx).toBeGreaterThan(0);
   }, 60_000);
 
   it('gateway: both servers accept the POST', async () => {
