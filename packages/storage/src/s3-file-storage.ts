@@ -1,7 +1,6 @@
 import { Transform, type Readable } from 'node:stream';
-import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
+import { awsSdk } from './aws-sdk';
 import { FileNotFoundError, type DownloadUrlOptions, type FileStorage } from './file-storage';
 import { assertSafeKey } from './keys';
 
@@ -31,13 +30,14 @@ export interface S3StorageOptions {
  */
 export class S3FileStorage implements FileStorage {
   readonly client: S3Client;
+  private readonly sdk = awsSdk();
   private readonly bucket: string;
   private readonly prefix: string;
 
   constructor(options: S3StorageOptions) {
     this.bucket = options.bucket;
     this.prefix = options.prefix ? options.prefix.replace(/\/*$/, '/').replace(/^\/+/, '') : '';
-    this.client = new S3Client({
+    this.client = new this.sdk.s3.S3Client({
       region: options.region || 'us-east-1',
       ...(options.endpoint ? { endpoint: options.endpoint } : {}),
       forcePathStyle: options.forcePathStyle ?? false,
@@ -54,7 +54,7 @@ export class S3FileStorage implements FileStorage {
   }
 
   async put(key: string, data: Buffer): Promise<void> {
-    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key), Body: data, ContentLength: data.length }));
+    await this.client.send(new this.sdk.s3.PutObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key), Body: data, ContentLength: data.length }));
   }
 
   async putStream(key: string, data: Readable): Promise<number> {
@@ -72,7 +72,7 @@ export class S3FileStorage implements FileStorage {
       counted.destroy(error);
     });
     data.pipe(counted);
-    const upload = new Upload({
+    const upload = new this.sdk.Upload({
       client: this.client,
       params: { Bucket: this.bucket, Key, Body: counted },
       partSize: PART_SIZE,
@@ -97,7 +97,7 @@ export class S3FileStorage implements FileStorage {
 
   async open(key: string): Promise<{ stream: Readable; size: number }> {
     try {
-      const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+      const object = await this.client.send(new this.sdk.s3.GetObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
       return { stream: object.Body as Readable, size: object.ContentLength ?? 0 };
     } catch (error) {
       throw isNotFound(error) ? new FileNotFoundError(key) : error;
@@ -105,14 +105,14 @@ export class S3FileStorage implements FileStorage {
   }
 
   async delete(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
+    await this.client.send(new this.sdk.s3.DeleteObjectCommand({ Bucket: this.bucket, Key: this.objectKey(key) }));
   }
 
   async list(prefix: string): Promise<string[]> {
     const keys: string[] = [];
     let ContinuationToken: string | undefined;
     do {
-      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + prefix, ContinuationToken }));
+      const page = await this.client.send(new this.sdk.s3.ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.prefix + prefix, ContinuationToken }));
       for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key.slice(this.prefix.length));
       ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (ContinuationToken);
@@ -121,13 +121,13 @@ export class S3FileStorage implements FileStorage {
 
   /** A presigned GET that answers with the gateway's own Content-Type and Content-Disposition. */
   async downloadUrl(key: string, options: DownloadUrlOptions): Promise<string> {
-    const command = new GetObjectCommand({
+    const command = new this.sdk.s3.GetObjectCommand({
       Bucket: this.bucket,
       Key: this.objectKey(key),
       ResponseContentType: options.contentType,
       ResponseContentDisposition: options.contentDisposition,
     });
-    return getSignedUrl(this.client, command, { expiresIn: options.ttlSeconds });
+    return this.sdk.getSignedUrl(this.client, command, { expiresIn: options.ttlSeconds });
   }
 }
 
