@@ -72,7 +72,7 @@ const loadTemplate = (html: string): CheerioAPI => cheerioLibrary().load(html, {
  * (CSS is full of braces that are not tags) behind a marker restored after filling. Worked
  * out once per stored template (its text is read again for every document).
  */
-const templateText = rememberedByText(templateTextOf, 16 * 1024 * 1024);
+const templateText = rememberedByText(templateTextOf, 4 * 1024 * 1024);
 
 function templateTextOf(html: string): { text: string; restore: (filled: string) => string } {
   const $ = loadTemplate(html);

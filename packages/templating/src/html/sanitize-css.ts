@@ -143,7 +143,7 @@ interface Sanitized {
 
 // Every document of an HTML template carries the template's style sheets and style attributes
 // again, sanitised again after the fill (print-layout.ts): each text is worked out once.
-const REMEMBERED_CHARS = 4 * 1024 * 1024;
+const REMEMBERED_CHARS = 1024 * 1024;
 const rememberedDeclarations: Record<CssProfile, (style: string) => Sanitized> = {
   office: rememberedByText((style) => declarationsOf(style, 'office'), REMEMBERED_CHARS),
   browser: rememberedByText((style) => declarationsOf(style, 'browser'), REMEMBERED_CHARS),
