@@ -2,17 +2,7 @@ import { compileExpression, evaluate, EvaluationBudget, valueToText } from '@doc
 import { prepareDocxTemplate, renderDocx, storedDocxPackage, type TemplateVariable } from '@docgen/templating';
 import { buildDocx, paragraph, table } from '@docgen/testing';
 import { runWhenMain, publish, type BenchOptions } from './report';
-import { fixed, markdownTable, ratio } from './stats';
-
-/** CPU ms per call of `run`, over `count` calls. */
-function cpuMsPer(count: number, run: () => void): number {
-  const before = process.cpuUsage();
-  for (let i = 0; i < count; i++) run();
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / 1000 / count;
-}
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+import { fixed, markdownTable, pairedCpuMs, ratio } from './stats';
 
 const lines = (count: number) =>
   Array.from({ length: count }, (_, i) => ({ description: `Item ${i}`, price: ((i % 1000) / 100 + 0.99).toFixed(2), quantity: (i % 7) + 1 }));
@@ -71,14 +61,7 @@ export async function runExpressionsBench(options: BenchOptions) {
       const variables = prepared.variables as TemplateVariable[];
       return () => void renderDocx(file, variables, input, new Map(), { compress: false, expressionTimeoutMs: 60_000 });
     });
-    fills.forEach((fill) => cpuMsPer(perBlock, fill)); // warm-up
-    const baseline: number[] = [];
-    const measured: number[] = [];
-    for (let block = 0; block < blocks; block++) {
-      baseline.push(cpuMsPer(perBlock, fills[0]!));
-      measured.push(cpuMsPer(perBlock, fills[1]!));
-    }
-    const result = { baseline: median(baseline), measured: median(measured) };
+    const result = pairedCpuMs(blocks, perBlock, fills[0]!, fills[1]!);
     results[`invoice@${count}`] = result;
     rows.push([`fill of an invoice, ${count} rows`, fixed(result.baseline, 2), fixed(result.measured, 2), ratio(result.measured, result.baseline)]);
     options.log(`invoice ${count} rows: ${fixed(result.baseline, 2)} → ${fixed(result.measured, 2)} ms`);
@@ -90,15 +73,7 @@ export async function runExpressionsBench(options: BenchOptions) {
   const decimalSum = () => void valueToText(evaluate(ast.ast, [{ items }], { locale: 'en-US', budget: new EvaluationBudget(60_000) }), 'en-US', 'sum');
   const floatSum = () => void `€${items.reduce((sum, item) => sum + Number(item.price) * item.quantity, 0).toFixed(2)}`;
   const sumRuns = options.smoke ? 1 : 20;
-  cpuMsPer(sumRuns, decimalSum);
-  cpuMsPer(sumRuns, floatSum);
-  const decimal: number[] = [];
-  const float: number[] = [];
-  for (let block = 0; block < blocks; block++) {
-    float.push(cpuMsPer(sumRuns, floatSum));
-    decimal.push(cpuMsPer(sumRuns, decimalSum));
-  }
-  results['sum@10000'] = { baseline: median(float), measured: median(decimal) };
+  results['sum@10000'] = pairedCpuMs(blocks, sumRuns, floatSum, decimalSum);
   rows.push([
     'sum:"price * quantity" over 10,000 rows',
     fixed(results['sum@10000'].baseline, 2),

@@ -4,7 +4,7 @@ import { fillHtml, prepareDocxTemplate, prepareHtmlTemplate, renderDocx, storedD
 import { repoRoot } from '@docgen/testing';
 import { LETTER_HTML_TEMPLATE, LETTER_TEMPLATE, letterInput } from './documents';
 import { runWhenMain, publish, type BenchOptions } from './report';
-import { fixed, markdownTable, ratio } from './stats';
+import { fixed, markdownTable, pairedCpuMs, ratio } from './stats';
 
 /** A real Word template from the peer library's fixtures: headers, footers, styles, a 3-column table loop. */
 const WORD_TEMPLATE = path.join(repoRoot, '..', 'shared', 'fixtures', 'docxtemplater', 'tag-intelligent-loop-table.docx');
@@ -22,16 +22,6 @@ function cases(): Case[] {
     { name: 'Word template (20 parts, 20-row loop)', template: readFileSync(WORD_TEMPLATE), input: () => ({ clients }) },
   ];
 }
-
-/** CPU ms per fill of `fill`, over `count` fills. */
-function cpuMsPerFill(count: number, fill: () => void): number {
-  const before = process.cpuUsage();
-  for (let i = 0; i < count; i++) fill();
-  const used = process.cpuUsage(before);
-  return (used.user + used.system) / 1000 / count;
-}
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /**
  * The fill of one document (renderDocx, as the render worker calls it) from the template as
@@ -51,15 +41,8 @@ export async function runFillBench(options: BenchOptions) {
     for (const output of ['pdf', 'docx'] as const) {
       // A DOCX kept for download is compressed; one only converted to PDF is not (process-render-job.ts).
       const fill = (file: Buffer) => () => void renderDocx(file, variables, input(), new Map(), { compress: output === 'docx' });
-      cpuMsPerFill(perBlock, fill(prepared.file)); // warm-up
-      cpuMsPerFill(perBlock, fill(stored));
-      const uploaded: number[] = [];
-      const fromStored: number[] = [];
-      for (let block = 0; block < blocks; block++) {
-        uploaded.push(cpuMsPerFill(perBlock, fill(prepared.file)));
-        fromStored.push(cpuMsPerFill(perBlock, fill(stored)));
-      }
-      const result = { uploaded: median(uploaded), stored: median(fromStored) };
+      const paired = pairedCpuMs(blocks, perBlock, fill(prepared.file), fill(stored));
+      const result = { uploaded: paired.baseline, stored: paired.measured };
       results[`${name}/${output}`] = result;
       rows.push([name, output, fixed(result.uploaded, 2), fixed(result.stored, 2), ratio(result.stored, result.uploaded)]);
       options.log(`${name} → ${output}: ${fixed(result.uploaded, 2)} → ${fixed(result.stored, 2)} ms`);
@@ -96,15 +79,8 @@ function htmlAgainstDocx(blocks: number, perBlock: number): { html: number; docx
   const stored = storedDocxPackage(docxTemplate.file);
   const fillAsHtml = () => void fillHtml(htmlTemplate.html, htmlTemplate.variables, letterInput(1));
   const fillAsDocx = () => void renderDocx(stored, docxTemplate.variables as TemplateVariable[], letterInput(1), new Map(), { compress: false });
-  cpuMsPerFill(perBlock, fillAsHtml); // warm-up
-  cpuMsPerFill(perBlock, fillAsDocx);
-  const html: number[] = [];
-  const docx: number[] = [];
-  for (let block = 0; block < blocks; block++) {
-    html.push(cpuMsPerFill(perBlock, fillAsHtml));
-    docx.push(cpuMsPerFill(perBlock, fillAsDocx));
-  }
-  return { html: median(html), docx: median(docx) };
+  const paired = pairedCpuMs(blocks, perBlock, fillAsDocx, fillAsHtml);
+  return { html: paired.measured, docx: paired.baseline };
 }
 
 runWhenMain(module, runFillBench);

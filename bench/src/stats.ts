@@ -56,3 +56,29 @@ export function markdownTable(headers: string[], rows: (string | number)[][]): s
 
 /** A target line: what was asked, what was measured, met or not. */
 export const target = (what: string, measured: string, met: boolean) => `- ${met ? '✅' : '❌'} ${what}: ${measured}`;
+
+/** CPU ms per call of `run` in this process, over `count` calls. */
+function cpuMsPerCall(count: number, run: () => void): number {
+  const before = process.cpuUsage();
+  for (let i = 0; i < count; i++) run();
+  const used = process.cpuUsage(before);
+  return (used.user + used.system) / 1000 / count;
+}
+
+/**
+ * CPU ms per call of `baseline` and of `measured`, side by side in this process: a warm-up
+ * block of each, then `blocks` rotating blocks of `perBlock` calls (A B A B …, so a drift of the
+ * machine's speed falls on both), and the median block of each.
+ */
+export function pairedCpuMs(blocks: number, perBlock: number, baseline: () => void, measured: () => void): { baseline: number; measured: number } {
+  cpuMsPerCall(perBlock, baseline);
+  cpuMsPerCall(perBlock, measured);
+  const baselineBlocks: number[] = [];
+  const measuredBlocks: number[] = [];
+  for (let block = 0; block < blocks; block++) {
+    baselineBlocks.push(cpuMsPerCall(perBlock, baseline));
+    measuredBlocks.push(cpuMsPerCall(perBlock, measured));
+  }
+  const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  return { baseline: median(baselineBlocks), measured: median(measuredBlocks) };
+}
