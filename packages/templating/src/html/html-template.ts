@@ -72,7 +72,7 @@ const loadTemplate = (html: string): CheerioAPI => cheerioLibrary().load(html, {
  * (CSS is full of braces that are not tags) behind a marker restored after filling. Worked
  * out once per stored template (its text is read again for every document).
  */
-const templateText = rememberedByText(templateTextOf, 4 * 1024 * 1024);
+const templateText = rememberedByText(templateTextOf, 2 * 1024 * 1024);
 
 function templateTextOf(html: string): { text: string; restore: (filled: string) => string } {
   const $ = loadTemplate(html);
@@ -81,10 +81,12 @@ function templateTextOf(html: string): { text: string; restore: (filled: string)
     sheets.push($(style).text());
     $(style).text(`\uE000${sheets.length - 1}\uE001`);
   });
-  return {
-    text: $.html(),
-    restore: (filled) => filled.replace(/\uE000(\d+)\uE001/g, (_, index: string) => sheets[Number(index)] ?? ''),
-  };
+  return { text: $.html(), restore: sheetsRestorer(sheets) };
+}
+
+// Made apart from the parse above: a closure made there would keep the parsed template alive with it.
+function sheetsRestorer(sheets: string[]): (filled: string) => string {
+  return (filled) => filled.replace(/\uE000(\d+)\uE001/g, (_, index: string) => sheets[Number(index)] ?? '');
 }
 
 /**
