@@ -10,10 +10,11 @@ let parse5: typeof Parse5 | undefined;
 let parse5Adapter: typeof Parse5Adapter | undefined;
 
 /**
- * cheerio, css-tree and parse5 (cheerio's HTML parser, with its tree adapter), loaded by the first HTML template read, filled or printed, not when a
- * gateway, an upload-check thread or a render worker starts: together about 23 MB and 0.2 s
- * that each paid at start for HTML templates only some organisations use (docs/BENCHMARKS.md).
- * `require`, not `import()`: filling and printing HTML are synchronous.
+ * cheerio, css-tree and parse5 (cheerio's HTML parser, with its tree adapter), loaded by the
+ * first HTML template read, filled or printed, not when a gateway, an upload-check thread or a
+ * render worker starts: together about 23 MB and 0.2 s that each paid at start for HTML
+ * templates only some organisations use (docs/BENCHMARKS.md). `require`, not `import()`:
+ * filling and printing HTML are synchronous.
  */
 export const cheerioLibrary = (): typeof Cheerio => (cheerio ??= require('cheerio') as typeof Cheerio);
 export const cssTreeLibrary = (): typeof CssTree => (cssTree ??= require('css-tree') as typeof CssTree);
