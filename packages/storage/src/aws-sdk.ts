@@ -14,7 +14,7 @@ let sdk: AwsSdk | undefined;
 /**
  * The AWS SDK's S3 client, multipart upload and presigner, loaded when the first
  * S3FileStorage is made, not when a service starts: a gateway or render worker that stores
- * its files locally (STORAGE_DRIVER=local, `npm start`) no longer pays about 31 MB and 0.25 s
+ * its files locally (STORAGE_DRIVER=local, `npm start`) no longer pays about 15 MB and 0.1 s
  * for it (docs/BENCHMARKS.md). `require`, not `import()`: a constructor is synchronous.
  */
 export const awsSdk = (): AwsSdk =>
