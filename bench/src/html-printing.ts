@@ -26,7 +26,7 @@ function invoiceInput(): Record<string, unknown> {
 }
 
 /** CPU seconds so far of every Chromium process below this one (the browser and its renderers, living or reaped). */
-function chromiumCpuSeconds(): number {
+export function chromiumCpuSeconds(): number {
   let ticks = 0;
   const children = new Map<number, number[]>();
   const stats = new Map<number, { comm: string; own: number }>();

@@ -7,6 +7,7 @@ import { runFillBench } from '../src/fill';
 import { runGatewayBench } from '../src/gateway';
 import { runMemoryBench } from '../src/memory';
 import { runPreviewBench } from '../src/preview';
+import { runPrinterLifeBench } from '../src/printer-life';
 import { machineBusySeconds } from '../src/process-cpu';
 import { serviceEnvFromArgv } from '../src/report';
 import { percentile, runClosedLoop } from '../src/stats';
@@ -48,6 +49,15 @@ describe('benchmarks, smoke mode', () => {
     expect(profiles.letter!['tuned-tmpfs']!.count).toBe(2);
     expect(profiles.report!.untuned.cpuMs).toBeGreaterThan(0);
   }, 180_000);
+
+  it('printer life: both pools print every block, and Chromium CPU is counted for each', async () => {
+    const blocks = await runPrinterLifeBench(quiet);
+    expect(blocks.map((block) => block.printsPerPage)).toEqual([2, 4]);
+    for (const block of blocks) {
+      expect(block.keptMs).toBeGreaterThan(0);
+      expect(block.freshenedMs).toBeGreaterThan(0);
+    }
+  }, 120_000);
 
   it('batched conversion: letters converted in one LibreOffice call read as they do alone, and cost less', async () => {
     const results = await runBatchedConversionBench(quiet);

@@ -27,7 +27,7 @@ export const renderWorkerEnv = z.object({
   /** Chromium pages printing HTML templates at once (one browser per worker; each page adds RSS). */
   HTML_PRINTER_PAGES: envVar.integer(2, 1, 32),
   /** Restart Chromium after this many printed documents. */
-  HTML_PRINTER_RECYCLE_AFTER: envVar.integer(500, 1),
+  HTML_PRINTER_RECYCLE_AFTER: envVar.integer(5000, 1),
   CHROMIUM_PATH: envVar.text(defaultChromiumPath()),
   OUTBOUND_ALLOW_PRIVATE: envVar.boolean(false),
   MAX_IMAGE_BYTES: envVar.integer(10 * 1024 * 1024, 1),

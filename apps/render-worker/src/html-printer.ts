@@ -16,13 +16,18 @@ export interface HtmlPrinter {
  * HTML_PRINTER_PAGES pages, restarted after HTML_PRINTER_RECYCLE_AFTER documents or when it
  * dies. A print waits for a free page within the render's deadline.
  */
+function printerEventLevel(event: PrinterEvent): 'warn' | 'info' | 'debug' {
+  if (event.type === 'exited' && !event.expected) return 'warn';
+  return event.type === 'page_freshened' ? 'debug' : 'info'; // every 100 documents a page: routine
+}
+
 export async function startHtmlPrinter(config: RenderWorkerConfig, logger: Logger): Promise<HtmlPrinter> {
   const pool = new BrowserPrinterPool({
     pages: config.HTML_PRINTER_PAGES,
     timeoutMs: config.RENDER_TIMEOUT_MS,
     recycleAfter: config.HTML_PRINTER_RECYCLE_AFTER,
     executablePath: config.CHROMIUM_PATH,
-    onEvent: (event: PrinterEvent) => logger[event.type === 'exited' && !event.expected ? 'warn' : 'info']({ ...event }, `html printer ${event.type}`),
+    onEvent: (event: PrinterEvent) => logger[printerEventLevel(event)]({ ...event }, `html printer ${event.type}`),
   });
   await pool.start();
   return {

@@ -144,6 +144,26 @@ describe('BrowserPrinterPool', () => {
     expect(events.filter((event) => event.type === 'started').length).toBeGreaterThan(before);
   });
 
+  it('gives a page a fresh window every N documents, between prints, and prints on', async () => {
+    const own: PrinterEvent[] = [];
+    const freshening = new BrowserPrinterPool({ pages: 1, timeoutMs: 15_000, freshenPageAfter: 2, onEvent: (event) => own.push(event) });
+    await freshening.start();
+    try {
+      for (let i = 0; i < 5; i++) expect(pdfText(await freshening.print({ html: page(`<p>fresh ${i}</p>`) }))).toContain(`fresh ${i}`);
+      expect(own.filter((event) => event.type === 'page_freshened')).toEqual([
+        { type: 'page_freshened', prints: 2 },
+        { type: 'page_freshened', prints: 2 },
+      ]);
+      // Hostile pages right before a freshening: whatever they ask for, the new window fetches nothing either.
+      for (const html of attacks(canary.url)) await freshening.print({ html }).catch(() => undefined);
+      expect(pdfText(await freshening.print({ html: page('<p>after the attacks</p>') }))).toContain('after the attacks');
+      expect(canary.requests).toEqual([]);
+      expect(own.filter((event) => event.type === 'started')).toHaveLength(1); // freshened in place, never replaced
+    } finally {
+      await freshening.close();
+    }
+  });
+
   it('fails a print as unavailable, not timed out, when the browser dies while its document loads', async () => {
     const before = new Set(chromiumChildren());
     const dying = new BrowserPrinterPool({ pages: 1, timeoutMs: 60_000 });

@@ -62,7 +62,11 @@ export interface PrintOptions {
 }
 
 export type PrinterEvent =
-  { type: 'started'; pages: number } | { type: 'exited'; expected: boolean } | { type: 'recycled'; prints: number } | { type: 'restart_failed'; error: string };
+  | { type: 'started'; pages: number }
+  | { type: 'exited'; expected: boolean }
+  | { type: 'recycled'; prints: number }
+  | { type: 'restart_failed'; error: string }
+  | { type: 'page_freshened'; prints: number };
 
 export interface BrowserPoolOptions {
   /** Pages printing at once (each in its own browser context). */
@@ -70,6 +74,8 @@ export interface BrowserPoolOptions {
   timeoutMs: number;
   /** Restart the browser after this many documents, so slow leaks never accumulate. */
   recycleAfter?: number;
+  /** Give a page a fresh window after this many documents (default 100), see freshen(). */
+  freshenPageAfter?: number;
   executablePath?: string;
   onEvent?: (event: PrinterEvent) => void;
 }
@@ -81,7 +87,11 @@ interface Slot {
   /** The page's own DevTools session (Page domain on), and its main frame, where each document is written. */
   session: CDPSession;
   frameId: string;
+  /** Documents printed since the page last had a fresh window. */
+  printsSinceFresh: number;
 }
+
+const FRESHEN_PAGE_AFTER = 100;
 
 /**
  * Every document carries this policy as its first element: inline styles and data: images
@@ -193,10 +203,28 @@ export class BrowserPrinterPool {
       if (this.inFlight === 0) this.restart();
       return;
     }
-    if (healthy) {
+    if (!healthy) {
+      this.replace(slot);
+      return;
+    }
+    slot.printsSinceFresh += 1;
+    if (slot.printsSinceFresh < (this.options.freshenPageAfter ?? FRESHEN_PAGE_AFTER)) {
       this.handOut(slot);
       return;
     }
+    const prints = slot.printsSinceFresh;
+    void freshen(slot, this.options.timeoutMs).then(
+      () => {
+        this.options.onEvent?.({ type: 'page_freshened', prints });
+        this.handOut(slot);
+      },
+      () => this.replace(slot),
+    );
+  }
+
+  /** A new context and page in place of one that failed a print (or could not be freshened). */
+  private replace(slot: Slot): void {
+    if (this.closed || slot.generation !== this.generation) return;
     void slot.context.close().catch(() => undefined);
     void this.openSlot(this.browser!, slot.generation).then(
       (fresh) => this.handOut(fresh),
@@ -241,7 +269,7 @@ export class BrowserPrinterPool {
     const session = await context.newCDPSession(page);
     await session.send('Page.enable');
     const { frameTree } = await session.send('Page.getFrameTree');
-    return { generation, context, page, session, frameId: frameTree.frame.id };
+    return { generation, context, page, session, frameId: frameTree.frame.id, printsSinceFresh: 0 };
   }
 
   private onDisconnected(browser: Browser): void {
@@ -291,6 +319,27 @@ async function printOn(slot: Slot, request: PrintRequest): Promise<Buffer> {
     footerTemplate: request.footerTemplate ?? '<span></span>',
   });
   return pdf;
+}
+
+/**
+ * The page navigated to about:blank, which gives it a new window: each document is written
+ * into the page's current window (setDocumentContent), and Chromium's CPU a print grows with
+ * the documents one window has held (the letter: about 10 ms a print on a fresh page, 21 ms
+ * after 1,200, back to 10 once navigated; no DOM or heap counter shows what is kept). A
+ * navigation costs about two prints, so once every 100 documents adds a fifth of a
+ * millisecond a print (docs/BENCHMARKS.md, "HTML printing: a fresh window").
+ */
+async function freshen(slot: Slot, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new PrintTimeoutError(timeoutMs)), timeoutMs);
+  });
+  try {
+    await Promise.race([Promise.all([loadOf(slot.page, slot.session), slot.session.send('Page.navigate', { url: 'about:blank' })]), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+  slot.printsSinceFresh = 0;
 }
 
 /**
