@@ -11,16 +11,16 @@ export interface HtmlPrinter {
   close: () => Promise<void>;
 }
 
-/**
- * The warm Chromium that prints HTML templates, beside the LibreOffice pool: one browser,
- * HTML_PRINTER_PAGES pages, restarted after HTML_PRINTER_RECYCLE_AFTER documents or when it
- * dies. A print waits for a free page within the render's deadline.
- */
 function printerEventLevel(event: PrinterEvent): 'warn' | 'info' | 'debug' {
   if (event.type === 'exited' && !event.expected) return 'warn';
   return event.type === 'page_freshened' ? 'debug' : 'info'; // every 100 documents a page: routine
 }
 
+/**
+ * The warm Chromium that prints HTML templates, beside the LibreOffice pool: one browser,
+ * HTML_PRINTER_PAGES pages, restarted after HTML_PRINTER_RECYCLE_AFTER documents or when it
+ * dies. A print waits for a free page within the render's deadline.
+ */
 export async function startHtmlPrinter(config: RenderWorkerConfig, logger: Logger): Promise<HtmlPrinter> {
   const pool = new BrowserPrinterPool({
     pages: config.HTML_PRINTER_PAGES,

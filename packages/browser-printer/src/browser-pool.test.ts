@@ -154,10 +154,29 @@ describe('BrowserPrinterPool', () => {
         { type: 'page_freshened', prints: 2 },
         { type: 'page_freshened', prints: 2 },
       ]);
-      // Hostile pages right before a freshening: whatever they ask for, the new window fetches nothing either.
-      for (const html of attacks(canary.url)) await freshening.print({ html }).catch(() => undefined);
+      expect(own.filter((event) => event.type === 'started')).toHaveLength(1); // freshened in place, never replaced
+    } finally {
+      await freshening.close();
+    }
+  });
+
+  it('gives a fresh window after each hostile page too, and the next document prints whole', async () => {
+    const own: PrinterEvent[] = [];
+    const freshening = new BrowserPrinterPool({ pages: 1, timeoutMs: 15_000, freshenPageAfter: 1, onEvent: (event) => own.push(event) });
+    await freshening.start();
+    try {
+      // Each hostile page (a meta refresh among them) is followed by a freshening, which must wait for its own navigation's load.
+      let printed = 0;
+      for (const html of attacks(canary.url))
+        await freshening.print({ html }).then(
+          () => printed++,
+          () => undefined,
+        );
       expect(pdfText(await freshening.print({ html: page('<p>after the attacks</p>') }))).toContain('after the attacks');
+      // The last print's freshening runs after it returned.
+      await eventually(() => own.filter((event) => event.type === 'page_freshened').length === printed + 1, 'a freshening after every print');
       expect(canary.requests).toEqual([]);
+      expect(canary.connections()).toBe(0);
       expect(own.filter((event) => event.type === 'started')).toHaveLength(1); // freshened in place, never replaced
     } finally {
       await freshening.close();

@@ -92,6 +92,8 @@ interface Slot {
 }
 
 const FRESHEN_PAGE_AFTER = 100;
+/** A navigation to about:blank takes milliseconds; a page that takes longer is replaced, not waited for. */
+const FRESHEN_TIMEOUT_MS = 5_000;
 
 /**
  * Every document carries this policy as its first element: inline styles and data: images
@@ -213,7 +215,7 @@ export class BrowserPrinterPool {
       return;
     }
     const prints = slot.printsSinceFresh;
-    void freshen(slot, this.options.timeoutMs).then(
+    void freshen(slot, Math.min(this.options.timeoutMs, FRESHEN_TIMEOUT_MS)).then(
       () => {
         this.options.onEvent?.({ type: 'page_freshened', prints });
         this.handOut(slot);
@@ -327,17 +329,48 @@ async function printOn(slot: Slot, request: PrintRequest): Promise<Buffer> {
  * the documents one window has held (the letter: about 10 ms a print on a fresh page, 21 ms
  * after 1,200, back to 10 once navigated; no DOM or heap counter shows what is kept). A
  * navigation costs about two prints, so once every 100 documents adds a fifth of a
- * millisecond a print (docs/BENCHMARKS.md, "HTML printing: a fresh window").
+ * millisecond a print (docs/BENCHMARKS.md, "HTML printing: a fresh window"); a new context
+ * would cost four times as much. Done once the load of this very navigation (its loaderId)
+ * has fired: a load left over from the last document (a refused meta refresh ends on an
+ * error page) is not taken for it, nor left for the next document's print.
  */
 async function freshen(slot: Slot, timeoutMs: number): Promise<void> {
+  const { page, session, frameId } = slot;
+  const loadedLoaders = new Set<string>();
+  let loaderLoaded: ((loaderId: string) => void) | undefined;
+  const onLifecycle = (event: { frameId: string; loaderId: string; name: string }) => {
+    if (event.frameId !== frameId || event.name !== 'load') return;
+    loadedLoaders.add(event.loaderId);
+    loaderLoaded?.(event.loaderId);
+  };
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new PrintTimeoutError(timeoutMs)), timeoutMs);
-  });
+  let gone: (() => void) | undefined;
+  session.on('Page.lifecycleEvent', onLifecycle);
   try {
-    await Promise.race([Promise.all([loadOf(slot.page, slot.session), slot.session.send('Page.navigate', { url: 'about:blank' })]), timeout]);
+    await session.send('Page.setLifecycleEventsEnabled', { enabled: true });
+    const loaded = (async () => {
+      const { loaderId, errorText } = await session.send('Page.navigate', { url: 'about:blank', frameId });
+      if (errorText || !loaderId) throw new PrinterUnavailableError(`The page could not be given a fresh window: ${errorText ?? 'no new document'}`);
+      if (loadedLoaders.has(loaderId)) return;
+      await new Promise<void>((resolve) => {
+        loaderLoaded = (id) => id === loaderId && resolve();
+      });
+    })();
+    const stopped = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new PrintTimeoutError(timeoutMs)), timeoutMs);
+      gone = () => reject(new PrinterUnavailableError('Chromium stopped while giving a page a fresh window'));
+      page.once('close', gone);
+      page.once('crash', gone);
+    });
+    await Promise.race([loaded, stopped]);
+    await session.send('Page.setLifecycleEventsEnabled', { enabled: false });
   } finally {
     clearTimeout(timer);
+    session.off('Page.lifecycleEvent', onLifecycle);
+    if (gone) {
+      page.off('close', gone);
+      page.off('crash', gone);
+    }
   }
   slot.printsSinceFresh = 0;
 }
