@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { BrowserPrinterPool } from '@docgen/browser-printer';
 import { WarmConverterPool } from '@docgen/converter';
@@ -26,35 +26,7 @@ function invoiceInput(): Record<string, unknown> {
 }
 
 /** CPU seconds so far of every Chromium process below this one (the browser and its renderers, living or reaped). */
-export function chromiumCpuSeconds(): number {
-  let ticks = 0;
-  const children = new Map<number, number[]>();
-  const stats = new Map<number, { comm: string; own: number }>();
-  for (const name of readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
-    try {
-      const text = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const close = text.lastIndexOf(')');
-      const fields = text.slice(close + 2).split(' ');
-      const pid = Number(name);
-      const ppid = Number(fields[1]);
-      stats.set(pid, {
-        comm: text.slice(text.indexOf('(') + 1, close),
-        own: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]),
-      });
-      children.set(ppid, [...(children.get(ppid) ?? []), pid]);
-    } catch {
-      // gone while listing
-    }
-  }
-  const pending = [...(children.get(process.pid) ?? [])];
-  while (pending.length > 0) {
-    const pid = pending.pop()!;
-    const stat = stats.get(pid);
-    if (stat && /chrom/i.test(stat.comm)) ticks += stat.own;
-    pending.push(...(children.get(pid) ?? []));
-  }
-  return ticks / 100;
-}
+export const chromiumCpuSeconds = (): number => descendantCpuSeconds([process.pid], /chrom/i);
 
 async function measure(count: number, engineCpu: () => number, operation: () => Promise<unknown>): Promise<HtmlPathRun> {
   const engineBefore = engineCpu();

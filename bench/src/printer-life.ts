@@ -50,22 +50,9 @@ export async function runPrinterLifeBench(options: BenchOptions): Promise<LifeBl
     await Promise.all([kept.close(), freshened.close()]);
   }
   const mean = (pick: (block: LifeBlock) => number) => blocks.reduce((sum, block) => sum + pick(block), 0) / blocks.length;
+  const [keptMean, freshenedMean] = [mean((block) => block.keptMs), mean((block) => block.freshenedMs)];
   const rows = blocks.map((block) => [block.printsPerPage, fixed(block.keptMs, 1), fixed(block.freshenedMs, 1), ratio(block.freshenedMs, block.keptMs)]);
-  rows.push([
-    'all blocks',
-    fixed(
-      mean((block) => block.keptMs),
-      1,
-    ),
-    fixed(
-      mean((block) => block.freshenedMs),
-      1,
-    ),
-    ratio(
-      mean((block) => block.freshenedMs),
-      mean((block) => block.keptMs),
-    ),
-  ]);
+  rows.push(['all blocks', fixed(keptMean, 1), fixed(freshenedMean, 1), ratio(freshenedMean, keptMean)]);
   const body = [
     `Two Chromium pools (one browser, ${PAGES} pages, never recycled) print the e2e letter as an`,
     `HTML template (filled beforehand), ${PAGES} at a time, in alternating blocks of ${blockSize}: the`,
