@@ -183,6 +183,48 @@ describe('BrowserPrinterPool', () => {
     }
   });
 
+  it('prints the next document whole while a page before it still waits to refresh itself', async () => {
+    const refreshing = new BrowserPrinterPool({ pages: 1, timeoutMs: 15_000, freshenPageAfter: Infinity });
+    await refreshing.start();
+    try {
+      // A page asking to go elsewhere a moment after it loaded, then documents printed on the same window until well past that moment.
+      const asked = Date.now();
+      await refreshing.print({ html: page('<p>refreshing</p>', `<meta http-equiv="refresh" content="0.2; url=${canary.url}/delayed-refresh">`) });
+      for (let i = 0; Date.now() - asked < 1_000; i++) expect(pdfText(await refreshing.print({ html: page(`<p>next ${i}</p>`) })).trim()).toBe(`next ${i}`);
+      expect(canary.requests).toEqual([]);
+    } finally {
+      await refreshing.close();
+    }
+  });
+
+  it('leaves nothing running when Chromium starts but cannot open its pages, not even a restart behind', async () => {
+    // Chromium with --single-process cannot open a second context; a marker among its arguments finds its processes.
+    const marker = `--docgen-test-${process.pid}-${Date.now()}`;
+    const marked = () =>
+      execFileSync('ps', ['-eo', 'args'])
+        .toString()
+        .split('\n')
+        .filter((line) => line.includes(marker));
+    const dir = mkdtempSync(path.join(tmpdir(), 'printer-launch-'));
+    const executablePath = path.join(dir, 'chromium');
+    writeFileSync(executablePath, `#!/bin/sh\nexec ${defaultChromiumPath()} --single-process ${marker} "$@"\n`, { mode: 0o755 });
+    try {
+      const failing = new BrowserPrinterPool({ pages: 2, timeoutMs: 15_000, executablePath });
+      await expect(failing.start()).rejects.toThrow();
+      await eventually(() => marked().length === 0, 'no browser of the pool left running');
+      await expect(failing.print({ html: page('<p>x</p>') })).rejects.toBeInstanceOf(PrinterUnavailableError);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses options it cannot honour', () => {
+    expect(() => new BrowserPrinterPool({ pages: 0, timeoutMs: 1_000 })).toThrow(RangeError);
+    expect(() => new BrowserPrinterPool({ pages: 1, timeoutMs: 1_000, freshenPageAfter: 0 })).toThrow(RangeError);
+    expect(() => new BrowserPrinterPool({ pages: 1, timeoutMs: 1_000, freshenPageAfter: 2.5 })).toThrow(RangeError);
+    expect(() => new BrowserPrinterPool({ pages: 1, timeoutMs: 1_000, freshenPageAfter: Infinity })).not.toThrow();
+  });
+
   it('fails a print as unavailable, not timed out, when the browser dies while its document loads', async () => {
     const before = new Set(chromiumChildren());
     const dying = new BrowserPrinterPool({ pages: 1, timeoutMs: 60_000 });

@@ -74,7 +74,7 @@ export interface BrowserPoolOptions {
   timeoutMs: number;
   /** Restart the browser after this many documents, so slow leaks never accumulate. */
   recycleAfter?: number;
-  /** Give a page a fresh window after this many documents (default 100), see freshen(). */
+  /** Give a page a fresh window after this many documents (default 100; Infinity: never), see freshen(). */
   freshenPageAfter?: number;
   executablePath?: string;
   onEvent?: (event: PrinterEvent) => void;
@@ -135,10 +135,21 @@ export class BrowserPrinterPool {
   private restarting: Promise<void> | undefined;
   private closed = false;
 
-  constructor(private readonly options: BrowserPoolOptions) {}
+  constructor(private readonly options: BrowserPoolOptions) {
+    const { pages, freshenPageAfter } = options;
+    if (!Number.isInteger(pages) || pages < 1) throw new RangeError(`pages must be a whole number of at least 1, not ${pages}`);
+    if (freshenPageAfter !== undefined && freshenPageAfter !== Infinity && !(Number.isInteger(freshenPageAfter) && freshenPageAfter >= 1))
+      throw new RangeError(`freshenPageAfter must be a whole number of at least 1 or Infinity, not ${freshenPageAfter}`);
+  }
 
+  /** Launches Chromium and opens the pages; should that fail, the pool is closed (nothing left running) and the error thrown. */
   async start(): Promise<void> {
-    await this.launch();
+    try {
+      await this.launch();
+    } catch (error) {
+      await this.close();
+      throw error;
+    }
   }
 
   /** True while a browser is connected (the render worker's health and metrics). */
@@ -258,7 +269,15 @@ export class BrowserPrinterPool {
       return;
     }
     this.browser = browser;
-    const slots = await Promise.all(Array.from({ length: this.options.pages }, () => this.openSlot(browser, generation)));
+    let slots: Slot[];
+    try {
+      slots = await Promise.all(Array.from({ length: this.options.pages }, () => this.openSlot(browser, generation)));
+    } catch (error) {
+      // A browser that cannot open its pages is closed here: the retry that follows launches another.
+      if (this.browser === browser) this.browser = undefined;
+      await browser.close().catch(() => undefined);
+      throw error;
+    }
     this.options.onEvent?.({ type: 'started', pages: slots.length });
     for (const slot of slots) this.handOut(slot);
   }
