@@ -1,20 +1,30 @@
-import { buildDocx, paragraph, solidPng, table } from '@docgen/testing';
+import { buildDocx, noisyPng, paragraph, picture, solidPng, table, withParts } from '@docgen/testing';
 import { prepareDocxTemplate, renderDocx, type ImageData, type TemplateVariable } from '@docgen/templating';
 
 /** The one-page letter: an invoice with a 20-row table. */
-export const LETTER_TEMPLATE = buildDocx({
-  body: [
-    paragraph('ACME Supplies Ltd · 1 Market Street · Springfield'),
-    paragraph('Invoice {invoice_number} — {invoice_date}'),
-    paragraph('Bill to: {client_name}, {client_address}'),
-    table([
-      ['Description', 'Quantity', 'Unit price', 'Amount'],
-      ['{#items}{description}', '{quantity}', '{unit_price}', '{amount}{/items}'],
-    ]),
-    paragraph('Total due: {total}. Payment within 30 days to IBAN {iban}.'),
-    paragraph('Thank you for your business.'),
-  ].join(''),
-});
+const LETTER_BODY = [
+  paragraph('ACME Supplies Ltd · 1 Market Street · Springfield'),
+  paragraph('Invoice {invoice_number} — {invoice_date}'),
+  paragraph('Bill to: {client_name}, {client_address}'),
+  table([
+    ['Description', 'Quantity', 'Unit price', 'Amount'],
+    ['{#items}{description}', '{quantity}', '{unit_price}', '{amount}{/items}'],
+  ]),
+  paragraph('Total due: {total}. Payment within 30 days to IBAN {iban}.'),
+  paragraph('Thank you for your business.'),
+].join('');
+
+export const LETTER_TEMPLATE = buildDocx({ body: LETTER_BODY });
+
+/** The letter with a 300 KB company logo (a PNG deflate cannot shrink) above its first line. */
+export const LOGO_LETTER_TEMPLATE = withParts(
+  buildDocx({
+    body: picture('r:embed="rIdLogo"') + LETTER_BODY,
+    relationships: ['<Relationship Id="rIdLogo" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/image" Target="media/logo.png"/>'],
+  }),
+  { 'word/media/logo.png': noisyPng(320, 320) },
+  ['<Default Extension="png" ContentType="image/png"/>'],
+);
 
 export const letterInput = (n = 0): Record<string, unknown> => ({
   invoice_number: `INV-${1000 + n}`,

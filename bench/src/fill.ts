@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fillHtml, prepareDocxTemplate, prepareHtmlTemplate, renderDocx, storedDocxPackage, type TemplateVariable } from '@docgen/templating';
 import { repoRoot } from '@docgen/testing';
-import { LETTER_HTML_TEMPLATE, LETTER_TEMPLATE, letterInput } from './documents';
+import { LETTER_HTML_TEMPLATE, LETTER_TEMPLATE, LOGO_LETTER_TEMPLATE, letterInput } from './documents';
 import { runWhenMain, publish, type BenchOptions } from './report';
 import { fixed, markdownTable, pairedCpuMs, ratio } from './stats';
 
@@ -19,6 +19,7 @@ function cases(): Case[] {
   const clients = Array.from({ length: 20 }, (_, i) => ({ first_name: `First ${i}`, last_name: `Last ${i}`, phone: `+44 20 7946 ${1000 + i}` }));
   return [
     { name: 'letter (bench:e2e, minimal package)', template: LETTER_TEMPLATE, input: () => letterInput(1) },
+    { name: 'letter with a 300 KB logo', template: LOGO_LETTER_TEMPLATE, input: () => letterInput(1) },
     { name: 'Word template (20 parts, 20-row loop)', template: readFileSync(WORD_TEMPLATE), input: () => ({ clients }) },
   ];
 }

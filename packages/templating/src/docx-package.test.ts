@@ -8,30 +8,36 @@ const MiB = 1024 * 1024;
 const LIMITS: PackageLimits = { maxExpandedBytes: 2 * MiB, maxEntries: 100 };
 
 /**
- * Rewrites the uncompressed size that the local header and the central directory declare for
- * one entry of a PizZip-written archive (no data descriptors, no zip64): a zip bomb whose
- * headers lie about how big it is.
+ * Rewrites a 32-bit field that the local header (at `localOffset`) and the central directory
+ * (at `centralOffset`) both hold for one entry of a PizZip-written archive (no data descriptors,
+ * no zip64).
  */
-function forgeUncompressedSize(zip: Buffer, entryName: string, size: number): Buffer {
+function forgeHeaderField(zip: Buffer, entryName: string, localOffset: number, centralOffset: number, value: number): Buffer {
   const forged = Buffer.from(zip);
   const name = Buffer.from(entryName, 'utf8');
   let patched = 0;
   for (let offset = 0; offset < forged.length - 4; offset++) {
     const signature = forged.readUInt32LE(offset);
-    // Local file header: sizes at 18/22, name length at 26, name at 30.
+    // Local file header: name length at 26, name at 30.
     if (signature === 0x04034b50 && forged.subarray(offset + 30, offset + 30 + name.length).equals(name) && forged.readUInt16LE(offset + 26) === name.length) {
-      forged.writeUInt32LE(size, offset + 22);
+      forged.writeUInt32LE(value, offset + localOffset);
       patched++;
     }
-    // Central directory header: sizes at 20/24, name length at 28, name at 46.
+    // Central directory header: name length at 28, name at 46.
     if (signature === 0x02014b50 && forged.subarray(offset + 46, offset + 46 + name.length).equals(name) && forged.readUInt16LE(offset + 28) === name.length) {
-      forged.writeUInt32LE(size, offset + 24);
+      forged.writeUInt32LE(value, offset + centralOffset);
       patched++;
     }
   }
   if (patched !== 2) throw new Error(`expected one local and one central header for ${entryName}, patched ${patched}`);
   return forged;
 }
+
+/** A zip bomb whose headers lie about how big an entry is (the uncompressed size: local 22, central 24). */
+const forgeUncompressedSize = (zip: Buffer, entryName: string, size: number) => forgeHeaderField(zip, entryName, 22, 24, size);
+
+/** An entry whose recorded CRC-32 (local 14, central 16) does not match its content. */
+const forgeCrc = (zip: Buffer, entryName: string, crc: number) => forgeHeaderField(zip, entryName, 14, 16, crc);
 
 function refusal(run: () => unknown): TemplateError {
   try {
@@ -79,6 +85,17 @@ describe('zip bombs whose headers understate the uncompressed size', () => {
       kind: 'invalid',
       message: 'The file is not a valid DOCX (the zip archive is damaged)',
     });
+  });
+
+  it('refuses as damaged (422) an entry whose checksum does not match its content, stored or deflated', () => {
+    const zip = new PizZip(buildDocx({ body: paragraph('{name}') }));
+    zip.file('word/media/logo.png', Buffer.alloc(4096, 7));
+    for (const compression of ['DEFLATE', 'STORE'] as const) {
+      const forged = forgeCrc(zip.generate({ type: 'nodebuffer', compression }), 'word/media/logo.png', 0x12345678);
+      for (const open of [() => prepareDocxTemplate(forged, LIMITS), () => storedDocxPackage(forged, LIMITS)]) {
+        expect(refusal(open)).toMatchObject({ kind: 'invalid', message: 'The file is not a valid DOCX (the zip archive is damaged)' });
+      }
+    }
   });
 
   it('reads a part with inflation capped at the limit', () => {

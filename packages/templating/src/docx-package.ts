@@ -1,4 +1,4 @@
-import { inflateRawSync } from 'node:zlib';
+import { crc32, inflateRawSync } from 'node:zlib';
 import { DOMParser, onErrorStopParsing } from '@xmldom/xmldom';
 import PizZip from 'pizzip';
 import path from 'node:path';
@@ -6,6 +6,7 @@ import { DEFAULT_IMAGE_BOUNDS, imageBoundsProblem, isBitmapImage, isMeasurablePi
 import { xmlText } from './package-links';
 import { TemplateError } from './template-error';
 import { refuseForeignEncoding } from './xml-encoding';
+import { DEFLATED, STORED, partBytes, type ZipEntry } from './zip-entry';
 
 export interface PackageLimits {
   /** Largest total size of the unzipped parts. */
@@ -35,22 +36,6 @@ const OLE_SIGNATURE = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe
 // Password-protected DOCX files are OLE containers with an "EncryptedPackage" stream.
 const ENCRYPTED_PACKAGE_NAME = Buffer.from('EncryptedPackage', 'utf16le');
 
-// How PizZip keeps an entry it has not inflated yet (its CompressedObject).
-interface CompressedData {
-  uncompressedSize?: number;
-  compressionMethod?: string;
-  getCompressedContent?: () => Uint8Array | string;
-}
-
-interface ZipEntry {
-  name: string;
-  dir: boolean;
-  _data?: CompressedData;
-  asNodeBuffer(): Buffer;
-}
-
-const STORED = '\x00\x00';
-const DEFLATED = '\x08\x00';
 const MiB = 1024 * 1024;
 
 /**
@@ -100,7 +85,12 @@ export function openDocxPackage(file: Buffer, limits: PackageLimits = DEFAULT_PA
         `The DOCX expands to more than ${Math.floor(limits.maxExpandedBytes / MiB)} MiB when unzipped; the limit is ${Math.floor(limits.maxExpandedBytes / MiB)} MiB`,
       );
     }
-    if (entry._data?.uncompressedSize !== undefined && bytes.length !== entry._data.uncompressedSize) {
+    // A checksum that does not match is damage too; renders write an unread part out with the checksum it came with.
+    const declaredCrc = entry._data?.crc32;
+    if (
+      (entry._data?.uncompressedSize !== undefined && bytes.length !== entry._data.uncompressedSize) ||
+      (declaredCrc !== undefined && crc32(bytes) !== declaredCrc >>> 0)
+    ) {
       throw new TemplateError('invalid', 'The file is not a valid DOCX (the zip archive is damaged)');
     }
     checkPart(entry.name, bytes, limits);
@@ -146,7 +136,7 @@ function refuseUnmeasurablePictures(zip: PizZip): void {
   for (const name of pictures) {
     const entry = zip.file(name);
     if (!entry || entry.dir) continue;
-    const bytes = entry.asNodeBuffer();
+    const bytes = partBytes(entry);
     if (isMeasurablePicture(bytes) || xmlText(name, bytes.subarray(0, 1024)) !== undefined) continue;
     throw new TemplateError(
       'invalid',

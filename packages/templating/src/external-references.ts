@@ -2,6 +2,7 @@ import PizZip from 'pizzip';
 import { fetchingFieldsIn, UnreadableFieldsError } from './field-instructions';
 import { makePackageSelfContained, refuseDocumentTypeDeclarations, xmlText } from './package-links';
 import { TemplateError } from './template-error';
+import { partBytes } from './zip-entry';
 
 /**
  * The DOCX must not point anywhere LibreOffice (or Word) would fetch or read when the template
@@ -17,7 +18,7 @@ export function removeExternalReferences(docx: Buffer): Buffer {
   refuseDocumentTypeDeclarations(zip);
   for (const [name, entry] of Object.entries(zip.files)) {
     if (entry.dir) continue;
-    const xml = xmlText(name, entry.asNodeBuffer());
+    const xml = xmlText(name, partBytes(entry));
     if (xml !== undefined) refuseFetchingFields(name, xml);
   }
   return makePackageSelfContained(zip) ? zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' }) : docx;

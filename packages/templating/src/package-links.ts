@@ -2,6 +2,7 @@ import path from 'node:path';
 import { DOMParser, XMLSerializer, onErrorStopParsing, type Document, type Element } from '@xmldom/xmldom';
 import type PizZip from 'pizzip';
 import { TemplateError } from './template-error';
+import { partBytes } from './zip-entry';
 
 const RELATIONSHIP_ATTRIBUTE_NAMESPACES = new Set([
   'http://schemas.openxmlformats.org/officeDocument/2006/relationships',
@@ -37,7 +38,7 @@ const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
 export function refuseDocumentTypeDeclarations(zip: PizZip): void {
   for (const [name, entry] of Object.entries(zip.files)) {
     if (entry.dir) continue;
-    const xml = xmlText(name, entry.asNodeBuffer());
+    const xml = xmlText(name, partBytes(entry));
     if (xml !== undefined && DOCTYPE.test(xml)) {
       throw new TemplateError(
         'invalid',
@@ -107,7 +108,7 @@ export function makePackageSelfContained(zip: PizZip): boolean {
   for (const name of Object.keys(zip.files)) {
     if (zip.files[name]!.dir || !/\.rels$/i.test(name)) continue;
     const source = sourcePartOf(name);
-    const document = parseXml(name, xmlText(name, zip.files[name]!.asNodeBuffer()) ?? '');
+    const document = parseXml(name, xmlText(name, partBytes(zip.files[name]!)) ?? '');
     const ids = { dropped: new Set<string>(), hyperlinkOnly: new Set<string>() };
     for (const relationship of elementsNamed(document, 'Relationship')) {
       const verdict = judgeRelationship(relationship, path.posix.dirname(source));
@@ -132,7 +133,7 @@ export function makePackageSelfContained(zip: PizZip): boolean {
     if (zip.files[name]!.dir || /\.rels$/i.test(name) || name === '[Content_Types].xml') continue;
     const droppedIds = dropped.get(name) ?? new Set<string>();
     const hyperlinkIds = hyperlinkOnly.get(name) ?? new Set<string>();
-    const xml = xmlText(name, zip.files[name]!.asNodeBuffer());
+    const xml = xmlText(name, partBytes(zip.files[name]!));
     if (xml === undefined) continue;
     if (droppedIds.size === 0 && hyperlinkIds.size === 0 && !MAY_POINT_OUTSIDE.test(xml)) continue;
     // A part that is not XML whatever it starts with (an altChunk's HTML, a text file) is not

@@ -8,7 +8,7 @@ export { eventually } from './eventually';
 export { buildDocx, paragraph, run, table, textBox } from './docx-builder';
 export { buildXlsx, withHiddenEntry } from './xlsx-builder';
 export { startStack, apiClient, type Stack, type ApiClient, type ApiResponse } from './stack';
-export { solidPng, pngDataUri, animatedGif } from './png';
+export { solidPng, noisyPng, pngDataUri, animatedGif } from './png';
 export { pdfPageTexts, pdfText } from './pdf';
 export { startCanary, type Canary } from './canary';
 export { makeTestCertificates, startHttpsReceiver, type HttpsReceiver, type ReceivedWebhook, type TestCertificates, type Reply } from './https-receiver';

@@ -1,4 +1,5 @@
 import PizZip from 'pizzip';
+import { partBytes } from '../zip-entry';
 
 const BODY_PART = 'word/document.xml';
 /**
@@ -48,7 +49,7 @@ export function batchDocx(documents: Buffer[], marks: string[]): Buffer | undefi
     const names = Object.keys(zip.files).filter((name) => name !== BODY_PART && !zip.files[name]!.dir);
     if (names.length !== otherParts.length) return undefined;
     // Byte for byte: decoded as text, two different images could read the same.
-    if (otherParts.some((name) => !zip.file(name)?.asNodeBuffer().equals(first.file(name)!.asNodeBuffer()))) return undefined;
+    if (otherParts.some((name) => !zip.files[name] || !partBytes(zip.files[name]).equals(partBytes(first.files[name]!)))) return undefined;
   }
   const shared = (name: string) => first.file(name)?.asText() ?? '';
   const readParts = otherParts.filter((name) => /^word\/(header\d*|footer\d*|styles|settings)\.xml$/.test(name));

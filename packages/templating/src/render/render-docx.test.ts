@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { crc32, inflateRawSync } from 'node:zlib';
 import PizZip from 'pizzip';
-import { buildDocx, paragraph, table } from '@docgen/testing';
+import { buildDocx, paragraph, table, wellBehavedDocx } from '@docgen/testing';
+import { storedDocxPackage } from '../docx-package';
 import { prepareDocxTemplate } from '../prepare-docx-template';
 import { solidPng as makePng } from '@docgen/testing';
 import { renderFailure as failure } from '../test-support/render-failure';
@@ -17,6 +18,24 @@ const textOf = (docx: Buffer, part = 'word/document.xml') =>
     .file(part)!
     .asText()
     .replace(/<[^>]+>/g, '');
+
+/** Each entry of a PizZip-written archive from its local header (no data descriptors): its method (0 stored, 8 deflated), content, and recorded CRC-32. */
+function zipEntries(zip: Buffer): { name: string; method: number; content: Buffer; crc: number }[] {
+  const entries = [];
+  for (let at = zip.indexOf('PK\x03\x04'); at >= 0; at = zip.indexOf('PK\x03\x04', at + 4)) {
+    const nameLength = zip.readUInt16LE(at + 26);
+    const start = at + 30 + nameLength + zip.readUInt16LE(at + 28);
+    const data = zip.subarray(start, start + zip.readUInt32LE(at + 18));
+    const method = zip.readUInt16LE(at + 8);
+    entries.push({
+      name: zip.toString('utf8', at + 30, at + 30 + nameLength),
+      method,
+      content: method === 8 ? inflateRawSync(data) : data,
+      crc: zip.readUInt32LE(at + 14),
+    });
+  }
+  return entries;
+}
 
 function render(upload: Buffer, input: Record<string, unknown>, images?: Parameters<typeof renderDocx>[3]) {
   const { file, variables } = prepareDocxTemplate(upload);
@@ -132,20 +151,35 @@ describe('renderDocx', () => {
     const stored = renderDocx(file, variables, { name: 'Ada' }, new Map(), { compress: false });
     expect(textOf(stored)).toBe(textOf(compressed));
     // The compression method of every entry, from its local file header (0 stored, 8 deflated).
-    const methods = (zip: Buffer) => {
-      const found = new Set<number>();
-      for (let at = zip.indexOf('PK\x03\x04'); at >= 0; at = zip.indexOf('PK\x03\x04', at + 4)) found.add(zip.readUInt16LE(at + 8));
-      return [...found];
-    };
+    const methods = (zip: Buffer) => [...new Set(zipEntries(zip).map((entry) => entry.method))];
     expect(methods(stored)).toEqual([0]);
     expect(methods(compressed)).toContain(8);
     expect(stored.length).toBeGreaterThan(compressed.length);
     // Deflated by Node's zlib (native-deflate.ts): every entry inflates, outside PizZip, to the CRC-32 its header records.
-    for (let at = compressed.indexOf('PK\x03\x04'); at >= 0; at = compressed.indexOf('PK\x03\x04', at + 4)) {
-      const start = at + 30 + compressed.readUInt16LE(at + 26) + compressed.readUInt16LE(at + 28);
-      const data = compressed.subarray(start, start + compressed.readUInt32LE(at + 18));
-      const content = compressed.readUInt16LE(at + 8) === 8 ? inflateRawSync(data) : data;
-      expect(crc32(content)).toBe(compressed.readUInt32LE(at + 14));
+    for (const entry of zipEntries(compressed)) expect(crc32(entry.content)).toBe(entry.crc);
+  });
+
+  it("writes the template's pictures and inserted images as they are, stored even in a deflated DOCX, each with its checksum", () => {
+    // The worker's form of a template (its parts stored): parts the fill never reads are written out as they came (zip-entry.ts).
+    const upload = new PizZip(wellBehavedDocx());
+    upload.file('word/document.xml', upload.file('word/document.xml')!.asText().replace('Dear {name}', 'Dear {name} {%photo}'));
+    const { file, variables } = prepareDocxTemplate(upload.generate({ type: 'nodebuffer', compression: 'DEFLATE' }));
+    const template = storedDocxPackage(file);
+    const logo = new PizZip(template).file('word/media/image1.png')!.asNodeBuffer();
+    const photo = makePng(300, 200);
+    const images = new Map([['https://example.test/photo.png', { data: photo, extension: 'png' as const, width: 300, height: 200 }]]);
+    for (const compress of [true, false]) {
+      // Twice from the same template: the first render must leave nothing behind that changes the second.
+      for (const name of ['Ada', 'Grace']) {
+        const entries = zipEntries(renderDocx(template, variables, { name, photo: 'https://example.test/photo.png' }, images, { compress }));
+        for (const entry of entries) expect({ name: entry.name, crc: crc32(entry.content) }).toEqual({ name: entry.name, crc: entry.crc });
+        const entry = (name: string) => entries.find((candidate) => candidate.name === name)!;
+        expect(entry('word/media/image1.png')).toMatchObject({ method: 0, content: logo });
+        expect(entry('word/media/docgen-image-1.png')).toMatchObject({ method: 0, content: photo });
+        const xmlMethods = entries.filter((candidate) => /\.(xml|rels)$/.test(candidate.name)).map((candidate) => candidate.method);
+        expect(new Set(xmlMethods)).toEqual(new Set([compress ? 8 : 0]));
+        expect(entry('word/document.xml').content.toString()).toContain(`Dear ${name}`);
+      }
     }
   });
 

@@ -10,9 +10,10 @@ import type { TemplateVariable } from '../variables';
 import { checkOutputSize } from './estimate-output';
 import { fitImagesToCells } from './fit-images-to-cells';
 import { missingValueRecorder } from './missing-values';
-import { NATIVE_DEFLATE } from './native-deflate';
+import { NATIVE_DEFLATE, storeCompressedPictures } from './native-deflate';
 import { RenderInputError } from './render-error';
 import { dropTrailingPageBreak } from './trailing-page-break';
+import { zipInput } from '../zip-entry';
 import { DEFAULT_LOCALE, prepareRenderData } from './validate-input';
 
 /**
@@ -35,7 +36,7 @@ export function renderDocx(
   const { missing, nullGetter } = missingValueRecorder();
   const imageModule = new ImageModule(images);
   const expressions = expressionParser({ locale: options.locale ?? DEFAULT_LOCALE, timeoutMs: options.expressionTimeoutMs });
-  const doc = new Docxtemplater(new PizZip(template), { ...DOCXTEMPLATER_OPTIONS, parser: expressions.parser, modules: [imageModule], nullGetter });
+  const doc = new Docxtemplater(new PizZip(zipInput(template)), { ...DOCXTEMPLATER_OPTIONS, parser: expressions.parser, modules: [imageModule], nullGetter });
   if (options.maxOutputBytes !== undefined) {
     const compiled = (doc as unknown as { compiled: Record<string, { postparsed: Parameters<typeof checkOutputSize>[0][number] }> }).compiled;
     checkOutputSize(
@@ -78,5 +79,7 @@ export function renderDocx(
     throw error;
   }
   // An intermediate only LibreOffice reads need not be compressed (deflate was ~15% of a render's CPU).
-  return doc.getZip().generate({ type: 'nodebuffer', compression: options.compress === false ? 'STORE' : (NATIVE_DEFLATE as 'DEFLATE') });
+  if (options.compress === false) return zip.generate({ type: 'nodebuffer', compression: 'STORE' });
+  storeCompressedPictures(zip);
+  return zip.generate({ type: 'nodebuffer', compression: NATIVE_DEFLATE as 'DEFLATE' });
 }
