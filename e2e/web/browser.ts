@@ -124,6 +124,19 @@ export async function tabTo(page: Page, target: Locator, maxPresses = 60): Promi
   throw new Error(`Tab never reached ${target.toString()}`);
 }
 
+/**
+ * Replaces the whole text of the JSON editor (CodeMirror) as a paste would: select all, then
+ * one text insertion over the selection. Deleting first and then `fill` lost the new text now and
+ * then (2 of 80 replacements in a loop): the fill landed while CodeMirror was still redrawing the
+ * emptied editor, and the editor stayed empty.
+ */
+export async function replaceEditorText(page: Page, editor: Locator, text: string): Promise<void> {
+  await editor.click();
+  await page.keyboard.press('Control+A');
+  await page.keyboard.insertText(text);
+  await waitUntil(async () => (await editor.textContent()) === text, `the editor to hold ${text}`, 10_000);
+}
+
 /** Polls until `check` holds or the deadline passes. */
 export async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

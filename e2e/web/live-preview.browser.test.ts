@@ -5,7 +5,7 @@ import pixelmatch from 'pixelmatch';
 import { PNG } from 'pngjs';
 import type { Browser, BrowserContext, Locator } from 'playwright-core';
 import { apiClient, buildDocx, paragraph, repoRoot, startStack, type Stack } from '@docgen/testing';
-import { horizontalOverflow, launchBrowser, seriousViolations, signIn, signedInPage, tabTo, type OpenedContext } from './browser';
+import { horizontalOverflow, launchBrowser, replaceEditorText, seriousViolations, signIn, signedInPage, tabTo, type OpenedContext } from './browser';
 import { createUser } from './people';
 
 // A whole stack and a browser: every test and hook here may take up to 4 minutes.
@@ -118,12 +118,7 @@ describe('live preview on the template page, in a real browser against the real 
     await page.getByRole('tab', { name: 'JSON', exact: true }).click();
     const editor = page.getByRole('textbox', { name: 'Input JSON' });
     await editor.waitFor();
-    const replaceJson = async (text: string) => {
-      await editor.click();
-      await page.keyboard.press('Control+A');
-      await page.keyboard.press('Delete');
-      await editor.fill(text);
-    };
+    const replaceJson = (text: string) => replaceEditorText(page, editor, text);
 
     await replaceJson('{"client_name": "Grace", "due": ');
     await region.getByText('The JSON is not complete yet').waitFor();

@@ -16,7 +16,17 @@ import {
   type SeededOrganization,
   type Stack,
 } from '@docgen/testing';
-import { horizontalOverflow, launchBrowser, seriousViolations, signIn as signInAt, tabTo, waitUntil, watchedPage, type OpenedContext } from './browser';
+import {
+  horizontalOverflow,
+  launchBrowser,
+  replaceEditorText,
+  seriousViolations,
+  signIn as signInAt,
+  tabTo,
+  waitUntil,
+  watchedPage,
+  type OpenedContext,
+} from './browser';
 import { createUser } from './people';
 
 // A whole stack and a browser: every test and hook here may take up to 4 minutes.
@@ -226,10 +236,7 @@ describe('web UI in a real browser against the real services', () => {
     const editor = page.getByRole('textbox', { name: 'Input JSON' });
     await editor.waitFor();
     expect(await editor.textContent()).toContain('Ada Lovelace');
-    await editor.click();
-    await page.keyboard.press('Control+A');
-    await page.keyboard.press('Delete');
-    await editor.fill('{"client_name": "Grace", "due": "next week", "items": "none"}');
+    await replaceEditorText(page, editor, '{"client_name": "Grace", "due": "next week", "items": "none"}');
     const problems = page.getByRole('alert').filter({ hasText: 'does not match the template' });
     await problems.waitFor();
     expect(await problems.textContent()).toMatch(/items/);
