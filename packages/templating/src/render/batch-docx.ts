@@ -1,5 +1,5 @@
 import PizZip from 'pizzip';
-import { partBytes } from '../zip-entry';
+import { partBytes, zipInput } from '../zip-entry';
 
 const BODY_PART = 'word/document.xml';
 /**
@@ -42,7 +42,7 @@ const AFTER_PAGE_NUMBERS = /<w:(cols|formProt|vAlign|noEndnote|titlePg|textDirec
  * properties are not the plain kind this handles.
  */
 export function batchDocx(documents: Buffer[], marks: string[]): Buffer | undefined {
-  const zips = documents.map((docx) => new PizZip(docx));
+  const zips = documents.map((docx) => new PizZip(zipInput(docx)));
   const first = zips[0]!;
   const otherParts = Object.keys(first.files).filter((name) => name !== BODY_PART && !first.files[name]!.dir);
   for (const zip of zips.slice(1)) {
@@ -51,7 +51,7 @@ export function batchDocx(documents: Buffer[], marks: string[]): Buffer | undefi
     // Byte for byte: decoded as text, two different images could read the same.
     if (otherParts.some((name) => !zip.files[name] || !partBytes(zip.files[name]).equals(partBytes(first.files[name]!)))) return undefined;
   }
-  const shared = (name: string) => first.file(name)?.asText() ?? '';
+  const shared = (name: string) => (first.files[name] ? partBytes(first.files[name]).toString('utf8') : '');
   const readParts = otherParts.filter((name) => /^word\/(header\d*|footer\d*|styles|settings)\.xml$/.test(name));
   if (!readParts.every((name) => spelledWithW(shared(name)))) return undefined;
   if (otherParts.some((name) => /^word\/(header|footer)\d*\.xml$/.test(name) && countsAcrossDocuments(shared(name)))) return undefined;
@@ -69,7 +69,7 @@ export function batchDocx(documents: Buffer[], marks: string[]): Buffer | undefi
   let sectPr = '';
   let tail = '';
   for (const zip of zips) {
-    const xml = zip.file(BODY_PART)!.asText();
+    const xml = partBytes(zip.files[BODY_PART]!).toString('utf8');
     if (!spelledWithW(xml)) return undefined;
     const bodyStart = xml.indexOf('>', xml.indexOf('<w:body')) + 1;
     const sectStart = xml.lastIndexOf('<w:sectPr');
