@@ -213,6 +213,7 @@ describe('BrowserPrinterPool', () => {
       await expect(failing.start()).rejects.toThrow();
       await eventually(() => marked().length === 0, 'no browser of the pool left running');
       await expect(failing.print({ html: page('<p>x</p>') })).rejects.toBeInstanceOf(PrinterUnavailableError);
+      await expect(failing.start()).rejects.toBeInstanceOf(PrinterUnavailableError); // closed for good, not half started
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

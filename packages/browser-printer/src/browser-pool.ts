@@ -142,8 +142,9 @@ export class BrowserPrinterPool {
       throw new RangeError(`freshenPageAfter must be a whole number of at least 1 or Infinity, not ${freshenPageAfter}`);
   }
 
-  /** Launches Chromium and opens the pages; should that fail, the pool is closed (nothing left running) and the error thrown. */
+  /** Launches Chromium and opens the pages; should that fail, the pool is closed for good (nothing left running) and the error thrown. */
   async start(): Promise<void> {
+    if (this.closed) throw new PrinterUnavailableError('The printer is closed; make a new one');
     try {
       await this.launch();
     } catch (error) {
