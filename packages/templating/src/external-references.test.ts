@@ -37,6 +37,22 @@ describe('removeExternalReferences', () => {
     expect(removeExternalReferences(input)).toBe(input);
   });
 
+  it('judges a relationships part by where it is as well as by its text, every time (the judgement is remembered)', () => {
+    // "../media/logo.png" from word/ stays inside the package; from the package root it climbs out of it.
+    const relationships = `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rIdLogo" Type="${REL}/image" Target="../media/logo.png"/></Relationships>`;
+    const withRelationshipsAt = (name: string) => {
+      const zip = new PizZip(docx('<w:p/>', ''));
+      zip.file(name, relationships);
+      return zip.generate({ type: 'nodebuffer' });
+    };
+    for (let round = 0; round < 2; round++) {
+      const inWord = new PizZip(removeExternalReferences(withRelationshipsAt('word/_rels/header1.xml.rels')));
+      expect(inWord.file('word/_rels/header1.xml.rels')!.asText()).toContain('Id="rIdLogo"');
+      const atRoot = new PizZip(removeExternalReferences(withRelationshipsAt('_rels/.rels')));
+      expect(atRoot.file('_rels/.rels')!.asText()).not.toContain('Id="rIdLogo"');
+    }
+  });
+
   it('refuses INCLUDEPICTURE and INCLUDETEXT fields', () => {
     for (const body of [
       '<w:instrText xml:space="preserve"> INCLUDEPICTURE "http://x/a.png" \\d </w:instrText>',

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { DOMParser, XMLSerializer, onErrorStopParsing, type Document, type Element } from '@xmldom/xmldom';
 import type PizZip from 'pizzip';
 import { TemplateError } from './template-error';
+import { rememberedByText } from './remembered';
 import { partBytes } from './zip-entry';
 
 const RELATIONSHIP_ATTRIBUTE_NAMESPACES = new Set([
@@ -36,16 +37,29 @@ const WHITESPACE = new Set([0x20, 0x09, 0x0a, 0x0d]);
  * or fetch URLs (XXE).
  */
 export function refuseDocumentTypeDeclarations(zip: PizZip): void {
-  for (const [name, entry] of Object.entries(zip.files)) {
-    if (entry.dir) continue;
-    const xml = xmlText(name, partBytes(entry));
-    if (xml !== undefined && DOCTYPE.test(xml)) {
+  refuseDeclarationsIn(xmlTexts(zip));
+}
+
+function refuseDeclarationsIn(texts: Map<string, string>): void {
+  for (const [name, xml] of texts) {
+    if (DOCTYPE.test(xml)) {
       throw new TemplateError(
         'invalid',
         `The DOCX part ${name} declares a DOCTYPE or entities, which no DOCX needs; open the file in Word, save it again and upload it`,
       );
     }
   }
+}
+
+/** The text of every part that is (or may be) XML (xmlText), by name. */
+function xmlTexts(zip: PizZip): Map<string, string> {
+  const texts = new Map<string, string>();
+  for (const [name, entry] of Object.entries(zip.files)) {
+    if (entry.dir) continue;
+    const xml = xmlText(name, partBytes(entry));
+    if (xml !== undefined) texts.set(name, xml);
+  }
+  return texts;
 }
 
 /**
@@ -100,40 +114,29 @@ function refuseIncompleteContentTypes(zip: PizZip): void {
  * anything. Throws TemplateError('invalid') for a DOCTYPE or a part that is not XML.
  */
 export function makePackageSelfContained(zip: PizZip): boolean {
-  refuseDocumentTypeDeclarations(zip);
-  const dropped = new Map<string, Set<string>>();
-  const hyperlinkOnly = new Map<string, Set<string>>();
+  const texts = xmlTexts(zip);
+  refuseDeclarationsIn(texts);
+  const dropped = new Map<string, ReadonlySet<string>>();
+  const hyperlinkOnly = new Map<string, ReadonlySet<string>>();
   let changed = false;
 
   for (const name of Object.keys(zip.files)) {
     if (zip.files[name]!.dir || !/\.rels$/i.test(name)) continue;
     const source = sourcePartOf(name);
-    const document = parseXml(name, xmlText(name, partBytes(zip.files[name]!)) ?? '');
-    const ids = { dropped: new Set<string>(), hyperlinkOnly: new Set<string>() };
-    for (const relationship of elementsNamed(document, 'Relationship')) {
-      const verdict = judgeRelationship(relationship, path.posix.dirname(source));
-      const id = relationship.getAttribute('Id') ?? '';
-      if (verdict === 'keep') continue;
-      if (verdict === 'hyperlink') {
-        ids.hyperlinkOnly.add(id);
-        continue;
-      }
-      ids.dropped.add(id);
-      relationship.parentNode?.removeChild(relationship);
-    }
-    if (ids.dropped.size > 0) {
-      zip.file(name, serialize(document));
+    const judged = judgedRelationships(name, texts.get(name) ?? '');
+    if (judged.rewritten !== undefined) {
+      zip.file(name, judged.rewritten);
       changed = true;
     }
-    dropped.set(source, ids.dropped);
-    hyperlinkOnly.set(source, ids.hyperlinkOnly);
+    dropped.set(source, judged.dropped);
+    hyperlinkOnly.set(source, judged.hyperlinkOnly);
   }
 
   for (const name of Object.keys(zip.files)) {
     if (zip.files[name]!.dir || /\.rels$/i.test(name) || name === '[Content_Types].xml') continue;
     const droppedIds = dropped.get(name) ?? new Set<string>();
     const hyperlinkIds = hyperlinkOnly.get(name) ?? new Set<string>();
-    const xml = xmlText(name, partBytes(zip.files[name]!));
+    const xml = texts.get(name);
     if (xml === undefined) continue;
     if (droppedIds.size === 0 && hyperlinkIds.size === 0 && !MAY_POINT_OUTSIDE.test(xml)) continue;
     // A part that is not XML whatever it starts with (an altChunk's HTML, a text file) is not
@@ -146,6 +149,48 @@ export function makePackageSelfContained(zip: PizZip): boolean {
     }
   }
   return changed;
+}
+
+interface JudgedRelationships {
+  /** Ids of the relationships removed, and of those kept only for clickable elements. */
+  dropped: ReadonlySet<string>;
+  hyperlinkOnly: ReadonlySet<string>;
+  /** The part without the removed relationships, when there were any. */
+  rewritten?: string;
+}
+
+/**
+ * A relationships part judged relationship by relationship (judgeRelationship), remembered by
+ * its name and text: a template's relationships are the same for every document, and parsing
+ * them again was most of a render's package check.
+ */
+const judgedRelationships = (() => {
+  const remembered = rememberedByText((key) => {
+    const nameLength = Number(key.slice(0, key.indexOf(':')));
+    const start = key.indexOf(':') + 1;
+    return judgeRelationshipsPart(key.slice(start, start + nameLength), key.slice(start + nameLength));
+  }, 1024 * 1024);
+  // The name's length first: no name (a hostile one may hold any character) can run into the text.
+  return (name: string, xml: string) => remembered(`${name.length}:${name}${xml}`);
+})();
+
+function judgeRelationshipsPart(name: string, xml: string): JudgedRelationships {
+  const document = parseXml(name, xml);
+  const baseDir = path.posix.dirname(sourcePartOf(name));
+  const dropped = new Set<string>();
+  const hyperlinkOnly = new Set<string>();
+  for (const relationship of elementsNamed(document, 'Relationship')) {
+    const verdict = judgeRelationship(relationship, baseDir);
+    const id = relationship.getAttribute('Id') ?? '';
+    if (verdict === 'keep') continue;
+    if (verdict === 'hyperlink') {
+      hyperlinkOnly.add(id);
+      continue;
+    }
+    dropped.add(id);
+    relationship.parentNode?.removeChild(relationship);
+  }
+  return { dropped, hyperlinkOnly, rewritten: dropped.size > 0 ? serialize(document) : undefined };
 }
 
 type Verdict = 'keep' | 'hyperlink' | 'drop';
@@ -192,7 +237,7 @@ export function isInsidePackage(target: string, baseDir: string): boolean {
   return segments.length > 0;
 }
 
-function removeOutsideReferences(document: Document, droppedIds: Set<string>, hyperlinkIds: Set<string>): boolean {
+function removeOutsideReferences(document: Document, droppedIds: ReadonlySet<string>, hyperlinkIds: ReadonlySet<string>): boolean {
   let changed = false;
   const pending: Element[] = document.documentElement ? [document.documentElement] : [];
   while (pending.length > 0) {

@@ -18,7 +18,7 @@ import { sectionsAroundRows, sectionsIntoElements } from './html-sections';
 import { printableHtml, type PrintableHtml } from './print-layout';
 import { sanitizeHtml } from './sanitize-html';
 import { cheerioLibrary } from './html-libraries';
-import { rememberedByText } from './remembered';
+import { rememberedByText } from '../remembered';
 
 export interface PreparedHtmlTemplate {
   /** The sanitised template to store: what Chromium prints once filled. */

@@ -1,6 +1,6 @@
 import type * as csstree from 'css-tree';
 import { cssTreeLibrary } from './html-libraries';
-import { rememberedByText } from './remembered';
+import { rememberedByText } from '../remembered';
 
 // What a printed template can use. Everything else goes, not only what is known to fetch:
 // a property LibreOffice might one day resolve as a URL is not on this list.

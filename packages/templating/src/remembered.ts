@@ -9,9 +9,10 @@ const ENTRY_CHARS = 64;
  * twice (its result, here, is about as long: a template's text and style sheets, a sanitised
  * style sheet) and a fixed cost an entry, and there are at most MAX_ENTRIES; a text past the
  * bound is computed every time. Every document of an HTML template reads the same template
- * and style sheets again: their results are worked out once per process instead of once per
- * document. The result is shared between callers, so it must not be changed by them, and
- * must hold nothing but what it is (no parsed document kept alive by a closure).
+ * and style sheets again, and every document of a DOCX template the same relationships parts:
+ * their results are worked out once per process instead of once per document. The result is
+ * shared between callers, so it must not be changed by them, and must hold nothing but what
+ * it is (no parsed document kept alive by a closure).
  */
 export function rememberedByText<T extends object>(compute: (text: string) => T, maxChars: number): (text: string) => T {
   const cache = new LRUCache<string, T>({

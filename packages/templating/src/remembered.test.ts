@@ -39,7 +39,7 @@ describe('what the HTML memos keep', () => {
    */
   function heapKeptPerTemplateChar(): number {
     const program = `
-      const lib = require(${JSON.stringify(path.join(__dirname, '..', '..', 'dist', 'index.js'))});
+      const lib = require(${JSON.stringify(path.join(__dirname, '..', 'dist', 'index.js'))});
       const template = (t, rows) => Buffer.from('<!doctype html><html><head><style>p { color: red }</style></head><body>' +
         Array.from({ length: rows }, (_, i) => '<p class="c' + i + '">Row ' + i + ' of ' + t + ': {name}</p>').join('') + '</body></html>');
       lib.fillHtml(lib.prepareHtmlTemplate(template('warm', 10)).html, [], {});
