@@ -2,7 +2,7 @@ import type PizZip from 'pizzip';
 import { BarcodeRequest, drawBarcode, ExpressionError } from '@docgen/expressions';
 import { imageDrawingXml } from './render/image-drawing';
 import { RenderInputError } from './render/render-error';
-import { zipInput } from './zip-entry';
+import { addStoredPart } from './zip-entry';
 
 export const IMAGE_MODULE_NAME = 'docgen/image';
 
@@ -113,7 +113,7 @@ export class ImageModule {
     let mediaName = this.media.get(source);
     if (!mediaName) {
       mediaName = `docgen-image-${this.media.size + 1}.${image.extension}`;
-      zip.file(`word/media/${mediaName}`, zipInput(image.data));
+      addStoredPart(zip, `word/media/${mediaName}`, image.data);
       this.media.set(source, mediaName);
     }
     const relsPath = partPath.replace(/^word\/([^/]+)$/, 'word/_rels/$1.rels');

@@ -1,5 +1,5 @@
 import PizZip from 'pizzip';
-import { partBytes, zipInput } from '../zip-entry';
+import { partBytes, zipInput, zipOutput } from '../zip-entry';
 
 const BODY_PART = 'word/document.xml';
 /**
@@ -91,7 +91,7 @@ export function batchDocx(documents: Buffer[], marks: string[]): Buffer | undefi
   );
   if (marked.includes(undefined)) return undefined;
   first.file(BODY_PART, head + marked.join(sectionBreak) + restarting + tail);
-  return first.generate({ type: 'nodebuffer', compression: 'STORE' });
+  return zipOutput(first, 'STORE');
 }
 
 /**

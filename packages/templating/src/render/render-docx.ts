@@ -13,7 +13,7 @@ import { missingValueRecorder } from './missing-values';
 import { NATIVE_DEFLATE, storeCompressedPictures } from './native-deflate';
 import { RenderInputError } from './render-error';
 import { dropTrailingPageBreak } from './trailing-page-break';
-import { zipInput } from '../zip-entry';
+import { zipInput, zipOutput } from '../zip-entry';
 import { DEFAULT_LOCALE, prepareRenderData } from './validate-input';
 
 /**
@@ -79,7 +79,7 @@ export function renderDocx(
     throw error;
   }
   // An intermediate only LibreOffice reads need not be compressed (deflate was ~15% of a render's CPU).
-  if (options.compress === false) return zip.generate({ type: 'nodebuffer', compression: 'STORE' });
+  if (options.compress === false) return zipOutput(zip, 'STORE');
   storeCompressedPictures(zip);
-  return zip.generate({ type: 'nodebuffer', compression: NATIVE_DEFLATE as 'DEFLATE' });
+  return zipOutput(zip, NATIVE_DEFLATE);
 }
