@@ -26,6 +26,12 @@ export const LOGO_LETTER_TEMPLATE = withParts(
   ['<Default Extension="png" ContentType="image/png"/>'],
 );
 
+/** The letter with a 300 KB photo (a PNG deflate cannot shrink) inserted by an image tag, as from a URL in the input. */
+export const PHOTO_LETTER_TEMPLATE = buildDocx({ body: paragraph('{%photo}') + LETTER_BODY });
+const PHOTO_URL = 'https://images.example.test/photo.png';
+export const PHOTO_IMAGES = new Map<string, ImageData>([[PHOTO_URL, { data: noisyPng(320, 320), extension: 'png', width: 320, height: 320 }]]);
+export const photoLetterInput = (n = 0): Record<string, unknown> => ({ ...letterInput(n), photo: PHOTO_URL });
+
 export const letterInput = (n = 0): Record<string, unknown> => ({
   invoice_number: `INV-${1000 + n}`,
   invoice_date: '2026-11-23',

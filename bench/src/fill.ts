@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fillHtml, prepareDocxTemplate, prepareHtmlTemplate, renderDocx, storedDocxPackage, type TemplateVariable } from '@docgen/templating';
+import { fillHtml, prepareDocxTemplate, prepareHtmlTemplate, renderDocx, storedDocxPackage, type ImageData, type TemplateVariable } from '@docgen/templating';
 import { repoRoot } from '@docgen/testing';
-import { LETTER_HTML_TEMPLATE, LETTER_TEMPLATE, LOGO_LETTER_TEMPLATE, letterInput } from './documents';
+import { LETTER_HTML_TEMPLATE, LETTER_TEMPLATE, LOGO_LETTER_TEMPLATE, PHOTO_IMAGES, PHOTO_LETTER_TEMPLATE, letterInput, photoLetterInput } from './documents';
 import { runWhenMain, publish, type BenchOptions } from './report';
 import { fixed, markdownTable, pairedCpuMs, ratio } from './stats';
 
@@ -13,6 +13,8 @@ interface Case {
   name: string;
   template: Buffer;
   input: () => Record<string, unknown>;
+  /** The images the input's image tags name, as the worker has them once fetched. */
+  images?: Map<string, ImageData>;
 }
 
 function cases(): Case[] {
@@ -20,6 +22,7 @@ function cases(): Case[] {
   return [
     { name: 'letter (bench:e2e, minimal package)', template: LETTER_TEMPLATE, input: () => letterInput(1) },
     { name: 'letter with a 300 KB logo', template: LOGO_LETTER_TEMPLATE, input: () => letterInput(1) },
+    { name: 'letter with a 300 KB photo inserted', template: PHOTO_LETTER_TEMPLATE, input: () => photoLetterInput(1), images: PHOTO_IMAGES },
     { name: 'Word template (20 parts, 20-row loop)', template: readFileSync(WORD_TEMPLATE), input: () => ({ clients }) },
   ];
 }
@@ -35,13 +38,13 @@ export async function runFillBench(options: BenchOptions) {
   const perBlock = options.smoke ? 3 : 150;
   const rows: (string | number)[][] = [];
   const results: Record<string, { uploaded: number; stored: number }> = {};
-  for (const { name, template, input } of cases()) {
+  for (const { name, template, input, images = new Map() } of cases()) {
     const prepared = prepareDocxTemplate(template);
     const variables = prepared.variables as TemplateVariable[];
     const stored = storedDocxPackage(prepared.file);
     for (const output of ['pdf', 'docx'] as const) {
       // A DOCX kept for download is compressed; one only converted to PDF is not (process-render-job.ts).
-      const fill = (file: Buffer) => () => void renderDocx(file, variables, input(), new Map(), { compress: output === 'docx' });
+      const fill = (file: Buffer) => () => void renderDocx(file, variables, input(), images, { compress: output === 'docx' });
       const paired = pairedCpuMs(blocks, perBlock, fill(prepared.file), fill(stored));
       const result = { uploaded: paired.baseline, stored: paired.measured };
       results[`${name}/${output}`] = result;

@@ -77,7 +77,7 @@ describe('benchmarks, smoke mode', () => {
 
   it('fill: both forms of each template fill, for both outputs, and the letter as HTML beside its DOCX', async () => {
     const { docx, html } = await runFillBench(quiet);
-    expect(Object.keys(docx)).toHaveLength(6);
+    expect(Object.keys(docx)).toHaveLength(8);
     for (const { uploaded, stored } of Object.values(docx)) {
       expect(uploaded).toBeGreaterThan(0);
       expect(stored).toBeGreaterThan(0);
