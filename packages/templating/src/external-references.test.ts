@@ -53,6 +53,26 @@ describe('removeExternalReferences', () => {
     }
   });
 
+  it('reads relationships parts whose names differ only in case as one part (OPC names ignore case)', () => {
+    const hyperlink = `<Relationship Id="rIdH" Type="${REL}/hyperlink" Target="http://169.254.169.254/latest" TargetMode="External"/>`;
+    const empty = '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"/>';
+    const withParts = (parts: Record<string, string>) => {
+      const zip = new PizZip(docx('<a:blip r:embed="rIdH"/><w:hyperlink r:id="rIdH"/>', hyperlink));
+      for (const [name, text] of Object.entries(parts)) zip.file(name, text);
+      return zip.generate({ type: 'nodebuffer' });
+    };
+    const relationships = new PizZip(docx('', hyperlink)).file('word/_rels/document.xml.rels')!.asText();
+    const cases = [
+      withParts({ 'word/_rels/document.xml.RELS': empty }), // a decoy after the real part
+      withParts({ 'word/_RELS/document.xml.rels': empty }),
+      withParts({ 'word/_rels/document.xml.rels': empty, 'word/_rels/DOCUMENT.XML.rels': relationships }), // the real part under another case
+    ];
+    for (const input of cases) {
+      // The external hyperlink stays for the clickable element only: the picture may not use it.
+      expect(new PizZip(removeExternalReferences(input)).file('word/document.xml')!.asText()).toContain('<a:blip/><w:hyperlink r:id="rIdH"/>');
+    }
+  });
+
   it('refuses INCLUDEPICTURE and INCLUDETEXT fields', () => {
     for (const body of [
       '<w:instrText xml:space="preserve"> INCLUDEPICTURE "http://x/a.png" \\d </w:instrText>',

@@ -122,20 +122,22 @@ export function makePackageSelfContained(zip: PizZip): boolean {
 
   for (const name of Object.keys(zip.files)) {
     if (zip.files[name]!.dir || !/\.rels$/i.test(name)) continue;
-    const source = sourcePartOf(name);
-    const judged = judgedRelationships(name, texts.get(name) ?? '');
-    if (judged.rewritten !== undefined) {
-      zip.file(name, judged.rewritten);
+    const xml = texts.get(name) ?? '';
+    const judged = judgedRelationships(name, xml);
+    if (judged.dropped.size > 0) {
+      zip.file(name, withoutRelationships(name, xml, judged.dropped));
       changed = true;
     }
-    dropped.set(source, judged.dropped);
-    hyperlinkOnly.set(source, judged.hyperlinkOnly);
+    // Part names are compared without case (OPC): two relationships parts for one source both count.
+    const source = sourcePartOf(name).toLowerCase();
+    dropped.set(source, union(dropped.get(source), judged.dropped));
+    hyperlinkOnly.set(source, union(hyperlinkOnly.get(source), judged.hyperlinkOnly));
   }
 
   for (const name of Object.keys(zip.files)) {
     if (zip.files[name]!.dir || /\.rels$/i.test(name) || name === '[Content_Types].xml') continue;
-    const droppedIds = dropped.get(name) ?? new Set<string>();
-    const hyperlinkIds = hyperlinkOnly.get(name) ?? new Set<string>();
+    const droppedIds = dropped.get(name.toLowerCase()) ?? new Set<string>();
+    const hyperlinkIds = hyperlinkOnly.get(name.toLowerCase()) ?? new Set<string>();
     const xml = texts.get(name);
     if (xml === undefined) continue;
     if (droppedIds.size === 0 && hyperlinkIds.size === 0 && !MAY_POINT_OUTSIDE.test(xml)) continue;
@@ -152,17 +154,16 @@ export function makePackageSelfContained(zip: PizZip): boolean {
 }
 
 interface JudgedRelationships {
-  /** Ids of the relationships removed, and of those kept only for clickable elements. */
+  /** Ids of the relationships to remove, and of those kept only for clickable elements. */
   dropped: ReadonlySet<string>;
   hyperlinkOnly: ReadonlySet<string>;
-  /** The part without the removed relationships, when there were any. */
-  rewritten?: string;
 }
 
 /**
  * A relationships part judged relationship by relationship (judgeRelationship), remembered by
  * its name and text: a template's relationships are the same for every document, and parsing
- * them again was most of a render's package check.
+ * them again was most of a render's package check. Only the ids are kept (a template as stored
+ * has nothing left to drop; a part that has is rewritten by withoutRelationships).
  */
 const judgedRelationships = (() => {
   const remembered = rememberedByText((key) => {
@@ -175,23 +176,28 @@ const judgedRelationships = (() => {
 })();
 
 function judgeRelationshipsPart(name: string, xml: string): JudgedRelationships {
-  const document = parseXml(name, xml);
   const baseDir = path.posix.dirname(sourcePartOf(name));
   const dropped = new Set<string>();
   const hyperlinkOnly = new Set<string>();
-  for (const relationship of elementsNamed(document, 'Relationship')) {
+  for (const relationship of elementsNamed(parseXml(name, xml), 'Relationship')) {
     const verdict = judgeRelationship(relationship, baseDir);
-    const id = relationship.getAttribute('Id') ?? '';
     if (verdict === 'keep') continue;
-    if (verdict === 'hyperlink') {
-      hyperlinkOnly.add(id);
-      continue;
-    }
-    dropped.add(id);
-    relationship.parentNode?.removeChild(relationship);
+    (verdict === 'hyperlink' ? hyperlinkOnly : dropped).add(relationship.getAttribute('Id') ?? '');
   }
-  return { dropped, hyperlinkOnly, rewritten: dropped.size > 0 ? serialize(document) : undefined };
+  return { dropped, hyperlinkOnly };
 }
+
+/** The relationships part without the relationships of these ids. */
+function withoutRelationships(name: string, xml: string, ids: ReadonlySet<string>): string {
+  const document = parseXml(name, xml);
+  for (const relationship of elementsNamed(document, 'Relationship')) {
+    if (ids.has(relationship.getAttribute('Id') ?? '')) relationship.parentNode?.removeChild(relationship);
+  }
+  return serialize(document);
+}
+
+const union = (known: ReadonlySet<string> | undefined, more: ReadonlySet<string>): ReadonlySet<string> =>
+  known === undefined || known.size === 0 ? more : more.size === 0 ? known : new Set([...known, ...more]);
 
 type Verdict = 'keep' | 'hyperlink' | 'drop';
 

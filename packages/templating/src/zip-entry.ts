@@ -1,6 +1,8 @@
 import { crc32 } from 'node:zlib';
 import type PizZip from 'pizzip';
 
+// This module reads and builds PizZip's entries by its internals (_data, CompressedObject), so
+// package.json pins pizzip to one version: a new one is taken on purpose, with these tests run.
 // PizZip's own class for an entry held as it is written: not exported by its index, and the same module PizZip loads.
 // eslint-disable-next-line @typescript-eslint/no-require-imports -- a file of pizzip's, with no types of its own
 const CompressedObject = require('pizzip/js/compressedObject.js') as {
