@@ -174,10 +174,13 @@ function imageRelationshipTargets(zip: PizZip): string[] {
  */
 export function storedDocxPackage(file: Buffer, limits: PackageLimits = DEFAULT_PACKAGE_LIMITS): Buffer {
   const zip = openDocxPackage(file, limits);
-  // Every part written again from its bytes, so that its checksum is computed here rather than
-  // copied from the upload (where nothing checked it): a render copies a part it leaves unread
-  // out with the checksum it has in this package (zip-entry.ts).
-  for (const entry of Object.values(zip.files)) if (!entry.dir) zip.file(entry.name, zipInput(entry.asNodeBuffer()));
+  // Every part written again from the bytes openDocxPackage checked (inflated by zlib, as there),
+  // so that its checksum is computed here rather than copied from the upload, where nothing
+  // checked it: a render copies a part it leaves unread out with the checksum it has in this
+  // package (zip-entry.ts).
+  for (const entry of Object.values(zip.files) as unknown as ZipEntry[]) {
+    if (!entry.dir) zip.file(entry.name, zipInput(boundedContent(entry, limits.maxExpandedBytes)!));
+  }
   return zip.generate({ type: 'nodebuffer', compression: 'STORE' });
 }
 
