@@ -13,8 +13,6 @@ const CompressedObject = require('pizzip/js/compressedObject.js') as {
 export interface CompressedData {
   uncompressedSize?: number;
   compressionMethod?: string;
-  /** As the archive declares it (PizZip reads it as a signed 32-bit number). */
-  crc32?: number;
   getCompressedContent?: () => Uint8Array | string;
 }
 
