@@ -12,19 +12,28 @@ export const DEFAULT_IMAGE_BOUNDS: ImageBounds = { maxPixels: 40_000_000, maxFra
 /** What is wrong with an image's size, in words, or undefined when it is within bounds. */
 export type ImageBoundsProblem = string | undefined;
 
-// The formats image-size reads whose headers a decoder believes (LibreOffice, Chromium).
-const BITMAP_SIGNATURES = [
+// The formats image-size reads whose headers a decoder believes (LibreOffice, Chromium); the
+// first four hold compressed pixels already.
+const COMPRESSED_BITMAP_SIGNATURES = [
   [0x89, 0x50, 0x4e, 0x47], // PNG
   [0xff, 0xd8, 0xff], // JPEG
   [0x47, 0x49, 0x46, 0x38], // GIF
+  [0x52, 0x49, 0x46, 0x46], // RIFF (WebP)
+];
+const BITMAP_SIGNATURES = [
+  ...COMPRESSED_BITMAP_SIGNATURES,
   [0x42, 0x4d], // BMP
   [0x49, 0x49, 0x2a, 0x00], // TIFF, little-endian
   [0x4d, 0x4d, 0x00, 0x2a], // TIFF, big-endian
-  [0x52, 0x49, 0x46, 0x46], // RIFF (WebP)
 ];
 
+const startsWithAny = (bytes: Buffer, signatures: number[][]) => signatures.some((signature) => signature.every((byte, i) => bytes[i] === byte));
+
 /** Whether the bytes start like a bitmap image a decoder would expand (PNG, JPEG, GIF, BMP, TIFF, WebP). */
-export const isBitmapImage = (bytes: Buffer) => BITMAP_SIGNATURES.some((signature) => signature.every((byte, i) => bytes[i] === byte));
+export const isBitmapImage = (bytes: Buffer) => startsWithAny(bytes, BITMAP_SIGNATURES);
+
+/** Whether the bytes start like a bitmap whose pixels are compressed already (PNG, JPEG, GIF, WebP): deflating it again gains nothing. */
+export const isCompressedBitmap = (bytes: Buffer) => startsWithAny(bytes, COMPRESSED_BITMAP_SIGNATURES);
 
 const EMF = (bytes: Buffer) => bytes.length >= 44 && bytes.readUInt32LE(0) === 1 && bytes.subarray(40, 44).toString('latin1') === ' EMF';
 const WMF = (bytes: Buffer) =>

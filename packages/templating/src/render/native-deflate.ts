@@ -1,5 +1,6 @@
 import { deflateRawSync } from 'node:zlib';
 import PizZip from 'pizzip';
+import { isCompressedBitmap } from '../image-bounds';
 import { partBytes, type ZipEntry } from '../zip-entry';
 
 interface Compression {
@@ -32,14 +33,6 @@ compressions[NATIVE_DEFLATE] ??= {
   uncompressInputType: compressions.DEFLATE!.uncompressInputType,
 };
 
-// PNG, JPEG, GIF and WebP (RIFF): formats that are compressed already.
-const COMPRESSED_PICTURE_SIGNATURES = [
-  [0x89, 0x50, 0x4e, 0x47],
-  [0xff, 0xd8, 0xff],
-  [0x47, 0x49, 0x46, 0x38],
-  [0x52, 0x49, 0x46, 0x46],
-];
-
 /**
  * Marks the pictures of a package that are compressed already to be written stored when the
  * package is deflated: deflating a PNG or JPEG again saves next to nothing and cost a DOCX with
@@ -49,8 +42,6 @@ const COMPRESSED_PICTURE_SIGNATURES = [
 export function storeCompressedPictures(zip: PizZip): void {
   for (const [name, entry] of Object.entries(zip.files)) {
     if (entry.dir || /\.(xml|rels)$/i.test(name)) continue;
-    const head = partBytes(entry).subarray(0, 4);
-    if (COMPRESSED_PICTURE_SIGNATURES.some((signature) => signature.every((byte, i) => head[i] === byte)))
-      (entry as unknown as ZipEntry).options.compression = 'STORE';
+    if (isCompressedBitmap(partBytes(entry))) (entry as unknown as ZipEntry).options.compression = 'STORE';
   }
 }
