@@ -54,7 +54,8 @@ export async function compareHtmlPrinting(options: BenchOptions): Promise<{ chro
     const viaChromium = () => printer.print(fillHtml(prepared.html, prepared.variables, input));
     const viaLibreOffice = () => converter.convert(renderDocx(docxTemplate, prepared.variables, input, new Map(), { compress: false }), 'docx', 'pdf');
     for (let i = 0; i < 4; i++) await Promise.all([viaChromium(), viaLibreOffice()]); // warm-up, untimed
-    const count = options.smoke ? 2 : 60;
+    // A smoke run too prints enough that Chromium's CPU shows in /proc's 10 ms ticks (two small prints did not always).
+    const count = options.smoke ? 8 : 60;
     const libreoffice = await measure(count, () => descendantCpuSeconds(converter.pids, 'soffice.bin'), viaLibreOffice);
     const chromium = await measure(count, chromiumCpuSeconds, viaChromium);
     options.log(`html: chromium ${fixed(chromium.perSecond, 2)}/s, libreoffice ${fixed(libreoffice.perSecond, 2)}/s`);

@@ -122,14 +122,16 @@ export function cpuMsPer(before: CpuSnapshot, after: CpuSnapshot, operations: nu
 }
 
 /**
- * CPU seconds used so far by the processes named `comm` (or whose name matches it) among the descendants of `roots`
- * (e.g. the soffice.bin of each warm instance, below its UNO bridge): their own utime + stime.
+ * CPU seconds used so far by the processes named `comm` (or whose name matches it) among the
+ * descendants of `roots` (e.g. the soffice.bin of each warm instance, below its UNO bridge;
+ * Chromium's browser and renderers): their own utime + stime, and that of the children they
+ * have reaped (a renderer that ended).
  */
 export function descendantCpuSeconds(roots: number[], comm: string | RegExp): number {
   const table = allProcesses();
   const matches = (name: string) => (typeof comm === 'string' ? name === comm : comm.test(name));
   const ticks = roots.flatMap((root) => descendantsOf(root, table)).filter((stat) => matches(stat.comm));
-  return ticks.reduce((sum, stat) => sum + stat.own, 0) / TICKS_PER_SECOND;
+  return ticks.reduce((sum, stat) => sum + stat.own + stat.reaped, 0) / TICKS_PER_SECOND;
 }
 
 /**

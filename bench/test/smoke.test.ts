@@ -40,7 +40,7 @@ describe('benchmarks, smoke mode', () => {
 
   it('conversion: warm pool and per-call driver both convert, and every set-up', async () => {
     const { drivers, profiles, html } = await runConversionBench(quiet);
-    expect(html.chromium.count).toBe(2);
+    expect(html.chromium.count).toBe(8);
     expect(html.chromium.engineCpuMs).toBeGreaterThan(0);
     expect(html.libreoffice.engineCpuMs).toBeGreaterThan(0);
     expect(drivers['letter@1']!.warm.count).toBe(2);
