@@ -3,7 +3,7 @@ import { WarmConverterPool } from '@docgen/converter';
 import { prepareDocxTemplate, renderDocx, storedDocxPackage, type TemplateVariable } from '@docgen/templating';
 import { apiClient, makeTestCertificates, startStack, type ApiClient, type Stack } from '@docgen/testing';
 import { documentPoster } from './document-poster';
-import { LETTER_HTML_TEMPLATE, LETTER_TEMPLATE, letterInput, renderedDocuments } from './documents';
+import { LETTER_HTML_TEMPLATE, LETTER_TEMPLATE, LOGO_LETTER_TEMPLATE, letterInput, renderedDocuments } from './documents';
 import { cpuMsPer, cpuSnapshot, descendantCpuSeconds, machineBusySeconds, type CpuGroups } from './process-cpu';
 import { roundTripCounter, roundTripsPer, type RoundTripCounter, type RoundTrips } from './round-trips';
 import { startReadyNotices } from './ready-notices';
@@ -80,13 +80,20 @@ const describeOutside = (outside: Outside) =>
     ? `; in-process renderer p50 ${fixed(outside.inProcess.single.p50)} ms at c=1, ${fixed(outside.inProcess.at32.perSecond)} PDF/s at c=32`
     : '');
 
-/** What the clients generate: the letter as a PDF or DOCX from its DOCX template, or as a PDF from its HTML template (Chromium). */
-type Kind = 'pdf' | 'docx' | 'html';
+/**
+ * What the clients generate: the letter as a PDF or DOCX from its DOCX template, as a PDF from
+ * its HTML template (Chromium), or as a PDF or DOCX from the letter with a 300 KB logo (a
+ * template whose package is mostly a picture the fill only copies).
+ */
+type Kind = 'pdf' | 'docx' | 'html' | 'logo-pdf' | 'logo-docx';
 const CELLS: [Kind, number[]][] = [
   ['pdf', [1, 8, 32]],
   ['docx', [1, 8, 32]],
   ['html', [32]],
+  ['logo-pdf', [32]],
+  ['logo-docx', [32]],
 ];
+const OUTPUT_FORMAT: Record<Kind, 'pdf' | 'docx'> = { pdf: 'pdf', docx: 'docx', html: 'pdf', 'logo-pdf': 'pdf', 'logo-docx': 'docx' };
 
 /**
  * Clients POST a document and wait for its document.ready webhook; time-to-ready is the
@@ -150,8 +157,11 @@ export async function runEndToEndBench(options: BenchOptions) {
     const api: ApiClient = apiClient(stack.gateways[0]!.url, apiKey);
     const postDocument = documentPoster(stack.gateways[0]!.url, apiKey);
     const letterId = (await api.uploadTemplate(LETTER_TEMPLATE, 'invoice.docx')).id;
-    const wantsHtml = CELLS.some(([kind, concurrencies]) => kind === 'html' && concurrencies.some((clients) => wanted(`html@${clients}`)));
-    const htmlId = wantsHtml ? (await api.uploadTemplate(LETTER_HTML_TEMPLATE, 'invoice.html')).id : '';
+    const wants = (kinds: Kind[]) =>
+      CELLS.some(([kind, concurrencies]) => kinds.includes(kind) && concurrencies.some((clients) => wanted(`${kind}@${clients}`)));
+    const htmlId = wants(['html']) ? (await api.uploadTemplate(LETTER_HTML_TEMPLATE, 'invoice.html')).id : '';
+    const logoId = wants(['logo-pdf', 'logo-docx']) ? (await api.uploadTemplate(LOGO_LETTER_TEMPLATE, 'invoice-logo.docx')).id : '';
+    const templateIds: Record<Kind, string> = { pdf: letterId, docx: letterId, html: htmlId, 'logo-pdf': logoId, 'logo-docx': logoId };
     roundTrips = roundTripCounter(stack.env.REDIS_URL!, stack.database.db);
     const hook = await api.call('POST', '/api/v1/webhooks', { url: `${receiver.url}/ready`, events: ['document.ready', 'document.failed'] });
     if (hook.status !== 201) throw new Error(`webhook registration answered ${hook.status}`);
@@ -159,9 +169,9 @@ export async function runEndToEndBench(options: BenchOptions) {
     const generate = (kind: Kind) => async (index: number) => {
       const sent = Date.now();
       const res = await postDocument({
-        template_id: kind === 'html' ? htmlId : letterId,
+        template_id: templateIds[kind],
         input_json: letterInput(index),
-        output_format: kind === 'docx' ? 'docx' : 'pdf',
+        output_format: OUTPUT_FORMAT[kind],
       });
       if (res.status !== 202) throw new Error(`POST /documents answered ${res.status}: ${JSON.stringify(res.body)}`);
       const completedAt = await receiver.waitFor(res.body.id as string);
@@ -219,7 +229,8 @@ export async function runEndToEndBench(options: BenchOptions) {
     'webhook dispatcher, PostgreSQL and Redis, all on this machine. Each client POSTs the one-page',
     'invoice (20-row table) and waits for its webhook before sending the next; time-to-ready is',
     "the document's `completed_at` minus the moment the POST was sent. `pdf` and `docx` fill the",
-    "DOCX template; `html` is the same invoice as an HTML template, printed by the worker's Chromium.",
+    "DOCX template; `html` is the same invoice as an HTML template, printed by the worker's Chromium;",
+    '`logo-pdf` and `logo-docx` fill the invoice with a 300 KB company logo above its first line.',
     '',
     markdownTable(['output', 'clients', 'n', 'docs/s', 'p50 ms', 'p95 ms', 'p99 ms'], rows),
     '',

@@ -2,6 +2,7 @@ import { runBatchedConversionBench } from '../src/batched-conversion';
 import { runBulkZipBench } from '../src/bulk-zip';
 import { runConversionBench } from '../src/conversion';
 import { runEndToEndBench } from '../src/e2e';
+import { runDeliverySweepBench } from '../src/delivery-sweep';
 import { runExpressionsBench } from '../src/expressions';
 import { runFillBench } from '../src/fill';
 import { runGatewayBench } from '../src/gateway';
@@ -70,10 +71,18 @@ describe('benchmarks, smoke mode', () => {
     expect(results['pdf@32']!.count).toBe(64);
     expect(results['docx@1']!.p50).toBeGreaterThan(0);
     expect(results['html@32']!.count).toBe(64);
+    expect(results['logo-pdf@32']!.count).toBe(64);
+    expect(results['logo-docx@32']!.count).toBe(64);
     expect(inProcess!.at32.count).toBe(32);
     expect(inProcess!.at32.libreOfficeCpuMs).toBeGreaterThan(0);
     expect(inProcess!.single.p50).toBeGreaterThan(0);
   }, 240_000);
+
+  it('delivery sweep: the statement and its baseline both find the open deliveries, at each size', async () => {
+    const results = await runDeliverySweepBench(quiet);
+    expect(results[2_000]!.dayScan.cpuMs).toBeGreaterThanOrEqual(0);
+    expect(results[2_000]!.open.wallMs).toBeGreaterThan(0);
+  }, 120_000);
 
   it('fill: both forms of each template fill, for both outputs, and the letter as HTML beside its DOCX', async () => {
     const { docx, html } = await runFillBench(quiet);
