@@ -1,34 +1,10 @@
 import type { Queue } from 'bullmq';
 import type { Database } from '@docgen/db';
-import { subscribes } from '@docgen/documents';
+import { unfinishedDeliveries } from '@docgen/documents';
 import type { Logger } from '@docgen/observability';
 import { FIRST_ATTEMPTS_SNAPSHOT_LIMIT, deliveryJobId, type DeliveryJob, type FirstAttempts } from '@docgen/queue';
 import { WEBHOOK_MAX_ATTEMPTS as MAX_ATTEMPTS, deliveryProgress } from '@docgen/webhooks';
 import { hasAttemptsLeft, nextAttemptDelayMs, queueRemainingAttempts } from './remaining-attempts';
-
-interface Unfinished {
-  event_id: string;
-  type: string;
-  endpoint_id: string;
-}
-
-/**
- * Published events of the last day with an endpoint (subscribed when the event was written)
- * whose delivery neither succeeded nor used up its attempts. Most have a live job; the
- * caller asks Redis which do not.
- */
-const UNFINISHED = {
-  name: 'unfinished-deliveries',
-  text: `SELECT e.id AS event_id, e.type, w.id AS endpoint_id
-         FROM outbox_events e
-         JOIN webhook_endpoints w ON ${subscribes('w', 'e')} AND w.created_at <= e.created_at
-         LEFT JOIN webhook_deliveries d ON d.event_id = e.id AND d.endpoint_id = w.id
-         WHERE e.published_at IS NOT NULL AND e.created_at > now() - interval '1 day'
-         GROUP BY e.id, e.type, w.id
-         HAVING NOT COALESCE(bool_or(d.status = 'succeeded'), false)
-            AND COALESCE(max(d.attempt) FILTER (WHERE d.status <> 'pending'), 0) < $1
-         ORDER BY min(e.created_at) LIMIT 1000`,
-};
 
 export interface RecoveryDeps {
   db: Database;
@@ -49,7 +25,7 @@ export interface RecoveryDeps {
  * just succeeded is removed only after its success is written.
  */
 export async function recoverLostDeliveries(deps: RecoveryDeps): Promise<number> {
-  const candidates = await deps.db.sql.query<Unfinished>(UNFINISHED, [MAX_ATTEMPTS]);
+  const candidates = await unfinishedDeliveries(deps.db, MAX_ATTEMPTS);
   if (candidates.length === 0) return 0;
   const onTheList = await deps.firstAttempts.pendingJobIds();
   if (!onTheList) {

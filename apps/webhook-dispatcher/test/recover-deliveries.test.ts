@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { createLogger } from '@docgen/observability';
 import { FirstAttempts, createDeliveryQueue, createRedisConnection, deliveryJobId } from '@docgen/queue';
 import { createTestDatabase, seedOrganization, type TestDatabase } from '@docgen/testing';
+import { UNFINISHED_DELIVERIES } from '@docgen/documents';
 import { recoverLostDeliveries } from '../src/recover-deliveries';
 
 /**
  * The lost-delivery sweep on real PostgreSQL and Redis: a delivery whose first attempt is on
- * the list (waiting, or taken by a dispatcher) is not queued a second time; one Redis forgot is.
+ * the list (waiting, or taken by a dispatcher) is not queued a second time; one Redis forgot
+ * is; and what the sweep reads is what may still need an attempt, not the day's events.
  */
 describe('the lost-delivery sweep and first attempts', () => {
   let database: TestDatabase;
@@ -29,6 +31,12 @@ describe('the lost-delivery sweep and first attempts', () => {
     await database.drop();
   });
 
+  /** The first attempt logged pending, as the statement that writes a document's event logs it. */
+  const logFirstAttempt = (event: { id: string; type: string; subjectId: string }, endpointId: string) =>
+    database.db.webhookDelivery.create({
+      data: { eventId: event.id, endpointId, attempt: 1, event: event.type, jobId: event.subjectId, webhookId: `msg_${randomUUID()}`, status: 'pending' },
+    });
+
   it('leaves a first attempt on the list alone, waiting or taken, and queues one Redis lost as attempt 1', async () => {
     const { organizationId } = await seedOrganization(database.db);
     const endpoint = await database.db.webhookEndpoint.create({
@@ -37,6 +45,7 @@ describe('the lost-delivery sweep and first attempts', () => {
     const event = await database.db.outboxEvent.create({
       data: { type: 'document.ready', organizationId, isUat: false, subjectId: randomUUID(), payload: {}, publishedAt: new Date() },
     });
+    await logFirstAttempt(event, endpoint.id); // as finish-rendering's statement does with the event
     const jobId = deliveryJobId({ eventId: event.id, endpointId: endpoint.id });
     await firstAttempts.publish(event, [endpoint.id]);
 
@@ -55,4 +64,82 @@ describe('the lost-delivery sweep and first attempts', () => {
     expect(await sweep()).toBe(0); // the job is there now
     await taker.done(taken.raw);
   });
+
+  it("queues an event's delivery that no attempt was logged for (bulk.completed, webhook.test), and none that has ended", async () => {
+    const { organizationId } = await seedOrganization(database.db);
+    const created = new Date(Date.now() - 60_000);
+    const endpoint = await database.db.webhookEndpoint.create({
+      data: { organizationId, url: 'https://example.test/bulk', events: ['bulk.completed'], secret: 'whsec_x', createdAt: created },
+    });
+    const event = (type: string) =>
+      database.db.outboxEvent.create({ data: { type, organizationId, isUat: false, subjectId: randomUUID(), payload: {}, publishedAt: new Date() } });
+    const bulk = await event('bulk.completed');
+    const test = await database.db.outboxEvent.create({
+      data: {
+        type: 'webhook.test',
+        organizationId,
+        isUat: false,
+        subjectId: randomUUID(),
+        payload: { data: { endpoint_id: endpoint.id } },
+        publishedAt: new Date(),
+      },
+    });
+    const delivered = await event('bulk.completed');
+    await logFirstAttempt(delivered, endpoint.id);
+    await database.db.webhookDelivery.updateMany({ where: { eventId: delivered.id }, data: { status: 'succeeded' } });
+
+    expect(await sweep()).toBe(2);
+    expect(await queue.getJob(deliveryJobId({ eventId: bulk.id, endpointId: endpoint.id }))).toBeDefined();
+    expect(await queue.getJob(deliveryJobId({ eventId: test.id, endpointId: endpoint.id }))).toBeDefined();
+    expect(await queue.getJob(deliveryJobId({ eventId: delivered.id, endpointId: endpoint.id }))).toBeUndefined();
+  });
+
+  it("reads the deliveries that may still need an attempt, not the day's delivered events", async () => {
+    const { organizationId } = await seedOrganization(database.db);
+    const endpoint = await database.db.webhookEndpoint.create({
+      data: { organizationId, url: 'https://example.test/many', events: ['document.ready'], secret: 'whsec_x', createdAt: new Date(Date.now() - 60_000) },
+    });
+    const delivered = 5_000;
+    // A day's traffic, delivered: each event with its first attempt, succeeded (written here as one statement for speed).
+    await database.db.sql.query(
+      {
+        text: `WITH events AS (
+               INSERT INTO outbox_events (type, organization_id, is_uat, subject_id, payload, published_at)
+               SELECT 'document.ready', $1, false, gen_random_uuid(), '{}', now() FROM generate_series(1, $3) RETURNING id, subject_id
+             )
+             INSERT INTO webhook_deliveries (event_id, endpoint_id, attempt, event, job_id, webhook_id, status)
+             SELECT id, $2, 1, 'document.ready', subject_id, 'msg_' || id, 'succeeded' FROM events`,
+      },
+      [organizationId, endpoint.id, delivered],
+    );
+    const open = await database.db.outboxEvent.create({
+      data: { type: 'document.ready', organizationId, isUat: false, subjectId: randomUUID(), payload: {}, publishedAt: new Date() },
+    });
+    await logFirstAttempt(open, endpoint.id);
+    for (const table of ['outbox_events', 'webhook_deliveries', 'webhook_endpoints']) await database.db.sql.query({ text: `ANALYZE ${table}` });
+
+    const [explained] = await database.db.sql.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+      { text: `EXPLAIN (ANALYZE, FORMAT JSON) ${UNFINISHED_DELIVERIES.text}` },
+      [4],
+    );
+    const found = await database.db.sql.query<{ event_id: string }>(UNFINISHED_DELIVERIES, [4]);
+    expect(found.map((row) => row.event_id)).toContain(open.id);
+    // Every row a plan node produced or filtered out, over all its loops: the work the sweep does.
+    expect(rowsTouched(explained!['QUERY PLAN'][0]!.Plan)).toBeLessThan(100);
+  });
 });
+
+interface PlanNode {
+  'Actual Rows': number;
+  'Actual Loops': number;
+  'Rows Removed by Filter'?: number;
+  'Rows Removed by Join Filter'?: number;
+  'Rows Removed by Index Recheck'?: number;
+  Plans?: PlanNode[];
+}
+
+function rowsTouched(node: PlanNode): number {
+  const removed = (node['Rows Removed by Filter'] ?? 0) + (node['Rows Removed by Join Filter'] ?? 0) + (node['Rows Removed by Index Recheck'] ?? 0);
+  const own = (node['Actual Rows'] + removed) * node['Actual Loops'];
+  return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsTouched(child), 0);
+}

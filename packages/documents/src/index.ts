@@ -28,3 +28,4 @@ export { buildEventPayload } from './events/envelope';
 export { OutboxRelay, type PublishableEvent } from './events/outbox-relay';
 export { subscribes, subscribedEndpoints } from './events/subscribers';
 export { sendTestEvent } from './events/test-event';
+export { UNFINISHED_DELIVERIES, unfinishedDeliveries, type UnfinishedDelivery } from './events/unfinished-deliveries';

@@ -1,0 +1,54 @@
+import type { Database } from '@docgen/db';
+import { subscribes } from './subscribers';
+
+export interface UnfinishedDelivery {
+  event_id: string;
+  type: string;
+  endpoint_id: string;
+}
+
+/** A delivery is over once an attempt succeeded or `$1` attempts have ended. */
+const DELIVERY_OVER = `SELECT 1 FROM webhook_deliveries done WHERE done.event_id = e.id AND done.endpoint_id = w.id
+                         AND (done.status = 'succeeded' OR (done.status <> 'pending' AND done.attempt >= $1))`;
+
+/**
+ * Published events of the last day with an endpoint (subscribed when the event was written)
+ * whose delivery neither succeeded nor used up its attempts. Most have a live job; the
+ * caller asks Redis which do not.
+ *
+ * Read from what may still need an attempt, never from the day's events: a delivery's first
+ * attempt is logged pending with its event (finish-rendering's statement), so an unfinished
+ * delivery has an attempt row not yet succeeded (webhook_deliveries_open_idx). Events whose
+ * first attempts are not logged with them (bulk.completed, webhook.test: a handful a day)
+ * are read with their endpoints as before (outbox_events_unlogged_idx). Scanning every event
+ * of the day instead cost PostgreSQL each event's probe once per sweep, every 30 s, on every
+ * dispatcher: more than the rest of the service per document after a few hours
+ * (bench:delivery-sweep).
+ */
+export const UNFINISHED_DELIVERIES = {
+  name: 'unfinished-deliveries',
+  text: `WITH open AS (
+           SELECT DISTINCT event_id, endpoint_id FROM webhook_deliveries
+           WHERE status <> 'succeeded' AND created_at > now() - interval '1 day'
+         ), candidates AS (
+           SELECT e.id AS event_id, e.type, w.id AS endpoint_id, e.created_at
+           FROM open o
+           JOIN outbox_events e ON e.id = o.event_id
+           JOIN webhook_endpoints w ON w.id = o.endpoint_id AND w.deleted_at IS NULL
+           WHERE e.published_at IS NOT NULL AND e.created_at > now() - interval '1 day'
+             AND NOT EXISTS (${DELIVERY_OVER})
+           UNION
+           SELECT e.id, e.type, w.id, e.created_at
+           FROM outbox_events e
+           JOIN webhook_endpoints w ON ${subscribes('w', 'e')} AND w.created_at <= e.created_at
+           WHERE e.type NOT IN ('document.ready', 'document.failed')
+             AND e.published_at IS NOT NULL AND e.created_at > now() - interval '1 day'
+             AND NOT EXISTS (${DELIVERY_OVER})
+         )
+         SELECT event_id, type, endpoint_id FROM candidates ORDER BY created_at LIMIT 1000`,
+};
+
+/** Up to 1,000 unfinished deliveries, the oldest events first (UNFINISHED_DELIVERIES). */
+export function unfinishedDeliveries(db: Database, maxAttempts: number): Promise<UnfinishedDelivery[]> {
+  return db.sql.query<UnfinishedDelivery>(UNFINISHED_DELIVERIES, [maxAttempts]);
+}
