@@ -1,4 +1,5 @@
 export { createTestDatabase, interceptSql, type TestDatabase } from './test-database';
+export { rowsRead } from './rows-read';
 export { seedOrganization, type SeededOrganization } from './seed';
 export { startRedisServer, type RedisServer } from './redis-server';
 export { startService, type RunningService, type ServiceName } from './service-process';
