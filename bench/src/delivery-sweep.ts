@@ -1,6 +1,6 @@
 import { UNFINISHED_DELIVERIES, subscribes } from '@docgen/documents';
 import { createTestDatabase, seedOrganization, type TestDatabase } from '@docgen/testing';
-import { allProcesses } from './process-cpu';
+import { cpuSnapshot } from './process-cpu';
 import { runWhenMain, publish, type BenchOptions } from './report';
 import { fixed, markdownTable } from './stats';
 
@@ -29,28 +29,10 @@ const DAY_SCAN = {
 };
 
 /** CPU seconds of every PostgreSQL process so far, with the parallel workers its postmaster has reaped. */
-const postgresCpuSeconds = () =>
-  allProcesses()
-    .filter((stat) => stat.comm === 'postgres')
-    .reduce((sum, stat) => sum + stat.own + stat.reaped, 0) / 100;
+const postgresCpuSeconds = () => cpuSnapshot({ services: {}, byCommand: { PostgreSQL: 'postgres' } }).seconds.PostgreSQL!;
 
-/** A day's delivered traffic: `count` published document.ready events, each with its first attempt succeeded. */
-async function addDelivered(database: TestDatabase, organizationId: string, endpointId: string, count: number): Promise<void> {
-  await database.db.sql.query(
-    {
-      text: `WITH events AS (
-               INSERT INTO outbox_events (type, organization_id, is_uat, subject_id, payload, published_at)
-               SELECT 'document.ready', $1, false, gen_random_uuid(), '{"event":"document.ready"}', now() FROM generate_series(1, $3)
-               RETURNING id, subject_id
-             )
-             INSERT INTO webhook_deliveries (event_id, endpoint_id, attempt, event, job_id, webhook_id, status, response_status, duration_ms)
-             SELECT id, $2, 1, 'document.ready', subject_id, 'msg_' || id, 'succeeded', 200, 3 FROM events`,
-    },
-    [organizationId, endpointId, count],
-  );
-}
-
-async function addOpen(database: TestDatabase, organizationId: string, endpointId: string): Promise<void> {
+/** `count` published document.ready events, each with its first attempt logged with `status` ('succeeded': a day's delivered traffic; 'pending': on its way). */
+async function addEvents(database: TestDatabase, organizationId: string, endpointId: string, count: number, status: 'succeeded' | 'pending'): Promise<void> {
   await database.db.sql.query(
     {
       text: `WITH events AS (
@@ -59,9 +41,9 @@ async function addOpen(database: TestDatabase, organizationId: string, endpointI
                RETURNING id, subject_id
              )
              INSERT INTO webhook_deliveries (event_id, endpoint_id, attempt, event, job_id, webhook_id, status)
-             SELECT id, $2, 1, 'document.ready', subject_id, 'msg_' || id, 'pending' FROM events`,
+             SELECT id, $2, 1, 'document.ready', subject_id, 'msg_' || id, $4 FROM events`,
     },
-    [organizationId, endpointId, OPEN],
+    [organizationId, endpointId, count, status],
   );
 }
 
@@ -90,10 +72,10 @@ export async function runDeliverySweepBench(options: BenchOptions) {
     const endpoint = await database.db.webhookEndpoint.create({
       data: { organizationId, url: 'https://example.test/hook', events: ['document.ready'], secret: 'whsec_bench', createdAt: new Date(Date.now() - 60_000) },
     });
-    await addOpen(database, organizationId, endpoint.id);
+    await addEvents(database, organizationId, endpoint.id, OPEN, 'pending');
     let delivered = 0;
     for (const volume of volumes) {
-      await addDelivered(database, organizationId, endpoint.id, volume - delivered);
+      await addEvents(database, organizationId, endpoint.id, volume - delivered, 'succeeded');
       delivered = volume;
       for (const table of ['outbox_events', 'webhook_deliveries', 'webhook_endpoints']) await database.db.sql.query({ text: `VACUUM ANALYZE ${table}` });
       const statements = { dayScan: DAY_SCAN, open: UNFINISHED_DELIVERIES };
