@@ -3,6 +3,7 @@ import { createLogger } from '@docgen/observability';
 import { FirstAttempts, createDeliveryQueue, createRedisConnection, deliveryJobId } from '@docgen/queue';
 import { createTestDatabase, rowsRead, seedOrganization, type TestDatabase } from '@docgen/testing';
 import { UNFINISHED_DELIVERIES } from '@docgen/documents';
+import { AttemptOutcomes, startAttempt } from '@docgen/webhooks';
 import { recoverLostDeliveries } from '../src/recover-deliveries';
 
 /**
@@ -122,5 +123,45 @@ describe('the lost-delivery sweep and first attempts', () => {
     expect(found.map((row) => row.event_id)).toContain(open.id);
     // The rows its plan reads: the work the sweep does, counted rather than timed.
     expect(await rowsRead(database.db, UNFINISHED_DELIVERIES, [4])).toBeLessThan(100);
+  });
+
+  it("forgets a dead endpoint's deliveries once their attempts are used, and finds one that failed with attempts left", async () => {
+    const { organizationId } = await seedOrganization(database.db);
+    const endpoint = await database.db.webhookEndpoint.create({
+      data: { organizationId, url: 'https://example.test/dead', events: ['document.ready'], secret: 'whsec_x', createdAt: new Date(Date.now() - 60_000) },
+    });
+    const dead = 300;
+    const events = await database.db.sql.query<{ id: string }>(
+      {
+        text: `INSERT INTO outbox_events (type, organization_id, is_uat, subject_id, payload, published_at)
+               SELECT 'document.ready', $1, false, subject, jsonb_build_object('event', 'document.ready', 'job_id', subject), now()
+               FROM (SELECT gen_random_uuid() AS subject FROM generate_series(1, $2)) one_per_event RETURNING id`,
+      },
+      [organizationId, dead + 1],
+    );
+    // Every attempt made and failed through the dispatcher's own writes; the last event only twice (its retry waits).
+    const outcomes = new AttemptOutcomes(database.db, { windowMs: 60_000, maxBatch: dead + 1 });
+    for (const attempt of [1, 2, 3, 4]) {
+      const attempted = attempt <= 2 ? events : events.slice(0, dead);
+      await Promise.all(attempted.map((event) => startAttempt(database.db, { eventId: event.id, endpointId: endpoint.id, attempt }, `msg_${event.id}`)));
+      const ended = attempted.map((event) =>
+        outcomes.record({ eventId: event.id, endpointId: endpoint.id, attempt }, { status: 'failed', responseStatus: 503, error: 'HTTP 503', durationMs: 5 }),
+      );
+      await outcomes.flush();
+      await Promise.all(ended);
+    }
+    for (const table of ['outbox_events', 'webhook_deliveries', 'webhook_endpoints']) await database.db.sql.query({ text: `ANALYZE ${table}` });
+
+    const waiting = events[dead]!;
+    const found = await database.db.sql.query<{ event_id: string; endpoint_id: string }>(UNFINISHED_DELIVERIES, [4]);
+    expect(found.filter((row) => row.endpoint_id === endpoint.id).map((row) => row.event_id)).toEqual([waiting.id]);
+    // 1,202 failed attempts, of which one holds its delivery open: the plan reads that, not the endpoint's day.
+    expect(await rowsRead(database.db, UNFINISHED_DELIVERIES, [4])).toBeLessThan(100);
+
+    // Redis lost the retry's job: the sweep queues it, continuing after the two attempts made.
+    await sweep();
+    const job = (await queue.getJob(deliveryJobId({ eventId: waiting.id, endpointId: endpoint.id })))!;
+    expect(job.data).toEqual({ eventId: waiting.id, endpointId: endpoint.id, attemptsBefore: 2 });
+    expect(job.opts.attempts).toBe(2);
   });
 });

@@ -17,8 +17,10 @@ const DELIVERY_OVER = `SELECT 1 FROM webhook_deliveries done WHERE done.event_id
  * caller asks Redis which do not.
  *
  * Read from what may still need an attempt, never from the day's events: a delivery's first
- * attempt is logged pending with its event (finish-rendering's statement), so an unfinished
- * delivery has an attempt row not yet succeeded (webhook_deliveries_open_idx). Events whose
+ * attempt is logged pending with its event (finish-rendering's statement), and each retry
+ * settles the attempts before it as it logs itself, as does a failed last attempt, so an
+ * unfinished delivery keeps its latest attempt unsettled and not succeeded
+ * (webhook_deliveries_unsettled_idx) while a finished one, failed or not, leaves it. Events whose
  * first attempts are not logged with them (bulk.completed, webhook.test: a handful a day)
  * are read with their endpoints as before (outbox_events_unlogged_idx). Scanning every event
  * of the day instead cost PostgreSQL each event's probe once per sweep, every 30 s, on every
@@ -29,7 +31,7 @@ export const UNFINISHED_DELIVERIES = {
   name: 'unfinished-deliveries',
   text: `WITH open AS (
            SELECT DISTINCT event_id, endpoint_id FROM webhook_deliveries
-           WHERE status <> 'succeeded' AND created_at > now() - interval '1 day'
+           WHERE status <> 'succeeded' AND NOT settled AND created_at > now() - interval '1 day'
          ), candidates AS (
            SELECT e.id AS event_id, e.type, w.id AS endpoint_id, e.created_at
            FROM open o

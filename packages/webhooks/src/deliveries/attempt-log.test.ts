@@ -48,6 +48,49 @@ describe('the delivery log', () => {
     expect(await startAttempt(database.db, { ...key, attempt: 2 }, 'msg_c')).toBeDefined();
   });
 
+  it('settles each attempt once the next is logged, and the last one when it fails: only a live attempt holds its delivery open', async () => {
+    const first = await database.db.outboxEvent.findUniqueOrThrow({ where: { id: eventId } });
+    const other = await database.db.outboxEvent.create({
+      data: { type: 'document.ready', organizationId: first.organizationId, isUat: false, subjectId: first.subjectId, payload: first.payload! },
+    });
+    const delivery = { eventId: other.id, endpointId: endpointIds[0]! };
+    const outcomes = new AttemptOutcomes(database.db, { windowMs: 0, maxBatch: 1 });
+    const settled = async (endpointId = delivery.endpointId) =>
+      (await database.db.webhookDelivery.findMany({ where: { eventId: other.id, endpointId }, orderBy: { attempt: 'asc' } })).map((row) => [
+        row.attempt,
+        row.status,
+        row.settled,
+      ]);
+    const failed = { status: 'failed', responseStatus: 503, error: 'HTTP 503', durationMs: 5 } as const;
+
+    await startAttempt(database.db, { ...delivery, attempt: 1 }, 'msg_s');
+    await outcomes.record({ ...delivery, attempt: 1 }, failed);
+    expect(await settled()).toEqual([[1, 'failed', false]]); // the retry's wait: this failure holds the delivery open
+    await startAttempt(database.db, { ...delivery, attempt: 2 }, 'msg_s');
+    expect(await settled()).toEqual([
+      [1, 'failed', true],
+      [2, 'pending', false],
+    ]);
+    await startAttempt(database.db, { ...delivery, attempt: 2 }, 'msg_s'); // run again after its dispatcher died: changes nothing
+    await outcomes.record({ ...delivery, attempt: 2 }, failed);
+    for (const attempt of [3, 4]) {
+      await startAttempt(database.db, { ...delivery, attempt }, 'msg_s');
+      await outcomes.record({ ...delivery, attempt }, failed);
+    }
+    expect(await settled()).toEqual([
+      [1, 'failed', true],
+      [2, 'failed', true],
+      [3, 'failed', true],
+      [4, 'failed', true], // the last allowed: the delivery is over
+    ]);
+
+    // Another endpoint's delivery of the same event is its own: nothing of it settles.
+    await startAttempt(database.db, { eventId: other.id, endpointId: endpointIds[1]!, attempt: 1 }, 'msg_t');
+    await outcomes.record({ eventId: other.id, endpointId: endpointIds[1]!, attempt: 1 }, failed);
+    expect(await settled(endpointIds[1])).toEqual([[1, 'failed', false]]);
+    expect((await settled()).map(([, , isSettled]) => isSettled)).toEqual([true, true, true, true]);
+  });
+
   it('writes the outcomes of attempts that end together in one statement, each caller waiting for it', async () => {
     for (const endpointId of endpointIds) await startAttempt(database.db, { eventId, endpointId, attempt: 2 }, `msg_${endpointId}`);
     const outcomes = new AttemptOutcomes(database.db, { windowMs: 60_000, maxBatch: 500 });

@@ -1,4 +1,5 @@
 import { ASYNCHRONOUS_COMMIT, WriteBatch, type Database } from '@docgen/db';
+import { WEBHOOK_MAX_ATTEMPTS } from '../retry-schedule';
 
 /** What one attempt sends, and where. */
 export interface AttemptTarget {
@@ -31,6 +32,9 @@ export const logFirstAttempts = (events: string, endpoints: string, jobId: strin
  * The event and its endpoint (unless deleted or already delivered) in one round trip, and
  * the attempt logged as pending unless it already is (a first attempt logged with its
  * event, or an attempt run again after its dispatcher died): then it writes nothing.
+ * A retry settles the attempts before it: the new row now holds the delivery open for the
+ * lost-delivery sweep (webhook_deliveries_unsettled_idx), so a failing endpoint's history
+ * does not stay in what every sweep reads.
  */
 const START_ATTEMPT = {
   name: 'start-webhook-attempt',
@@ -47,15 +51,20 @@ const START_ATTEMPT = {
            SELECT $1, $2, $3, payload->>'event', (payload->>'job_id')::uuid, $4, 'pending' FROM target
            WHERE NOT EXISTS (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = $1 AND d.endpoint_id = $2 AND d.attempt = $3)
            ON CONFLICT (event_id, endpoint_id, attempt) DO NOTHING
+         ), superseded AS (
+           UPDATE webhook_deliveries d SET settled = true
+           WHERE $3::int > 1 AND d.event_id = $1 AND d.endpoint_id = $2 AND d.attempt < $3
+             AND d.status <> 'succeeded' AND NOT d.settled AND EXISTS (SELECT 1 FROM target)
          )
          SELECT payload, url, secret FROM target CROSS JOIN ${ASYNCHRONOUS_COMMIT}`,
 };
 
-/** Outcomes of attempts, several in one statement. */
+/** Outcomes of attempts, several in one statement; a failed last attempt settles its delivery. */
 const FINISH_ATTEMPTS = {
   name: 'finish-webhook-attempts',
   text: `UPDATE webhook_deliveries d
-         SET status = o.status, response_status = o.response_status, error = o.error, duration_ms = o.duration_ms
+         SET status = o.status, response_status = o.response_status, error = o.error, duration_ms = o.duration_ms,
+             settled = d.settled OR (o.status = 'failed' AND o.attempt >= ${WEBHOOK_MAX_ATTEMPTS})
          FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::text[], $5::int[], $6::text[], $7::int[])
                 AS o(event_id, endpoint_id, attempt, status, response_status, error, duration_ms),
               ${ASYNCHRONOUS_COMMIT}

@@ -1,0 +1,4 @@
+-- True on a failed (or abandoned pending) attempt once it no longer holds its delivery open:
+-- a later attempt was logged, or it was the last attempt allowed. A constant default: no
+-- table rewrite, the ALTER holds its lock only for the catalogue change.
+ALTER TABLE "webhook_deliveries" ADD COLUMN IF NOT EXISTS "settled" BOOLEAN NOT NULL DEFAULT false;
