@@ -16,6 +16,10 @@ export const webhookDispatcherEnv = z.object({
   WEBHOOK_LOCK_MS: envVar.integer(30_000, 500),
   /** How often unfinished deliveries without a job (Redis lost its data) are looked for. */
   WEBHOOK_RECOVERY_INTERVAL_MS: envVar.integer(30_000, 200),
+  /** Webhook events created longer ago are deleted with their delivery log; 0 keeps them. */
+  WEBHOOK_LOG_RETENTION_DAYS: envVar
+    .integer(30, 0, 36_500)
+    .refine((days) => days === 0 || days >= 2, { error: 'must be 0 (keep) or at least 2: the lost-delivery sweep still reads the last day' }),
 });
 
 export type WebhookDispatcherConfig = z.output<typeof webhookDispatcherEnv>;

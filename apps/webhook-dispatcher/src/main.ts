@@ -1,6 +1,7 @@
 import { Worker } from 'bullmq';
 import { Counter, Histogram } from 'prom-client';
 import { DeliveryJob, FirstAttempts, WEBHOOK_DELIVERY_QUEUE, blockingConnection, bullPrefix, createDeliveryQueue } from '@docgen/queue';
+import { forgetExpiredEvents } from '@docgen/documents';
 import { AttemptOutcomes, deliveryBackoffStrategy, deliveryProgress } from '@docgen/webhooks';
 import { connectDataStores, runService, serveOps, startSweep, superviseWorker } from '@docgen/runtime';
 import { createGuardedAgent } from '@docgen/security';
@@ -9,6 +10,9 @@ import { deliver } from './deliver';
 import { EndpointSlots, withEndpointSlot } from './endpoint-cap';
 import { FirstAttemptRunner } from './first-attempt-runner';
 import { recoverLostDeliveries } from './recover-deliveries';
+
+/** The log's retention is measured in days: every few minutes is prompt enough (an indexed range). */
+const LOG_RETENTION_SWEEP_MS = 5 * 60 * 1000;
 
 runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
   const { config, logger, registry, shutdown } = context;
@@ -131,6 +135,17 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
     },
     context,
   );
+
+  if (config.WEBHOOK_LOG_RETENTION_DAYS > 0) {
+    startSweep(
+      {
+        name: 'webhook log retention',
+        intervalMs: LOG_RETENTION_SWEEP_MS,
+        run: () => forgetExpiredEvents({ db, logger }, { retentionDays: config.WEBHOOK_LOG_RETENTION_DAYS }),
+      },
+      context,
+    );
+  }
 
   await serveOps(context, {
     port: config.WEBHOOK_DISPATCHER_METRICS_PORT ?? config.METRICS_PORT,

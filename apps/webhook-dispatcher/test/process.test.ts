@@ -31,6 +31,12 @@ describe('webhook-dispatcher process', () => {
     );
   });
 
+  it('refuses a webhook log retention of a single day, which would delete what the lost-delivery sweep reads', async () => {
+    await expect(startService('webhook-dispatcher', { WEBHOOK_LOG_RETENTION_DAYS: '1' })).rejects.toThrow(
+      /Invalid configuration: WEBHOOK_LOG_RETENTION_DAYS: must be 0 \(keep\) or at least 2: the lost-delivery sweep still reads the last day \(got "1"\)\n$/,
+    );
+  });
+
   it('refuses a per-endpoint cap below 1', async () => {
     await expect(startService('webhook-dispatcher', { WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '0' })).rejects.toThrow(
       /Invalid configuration: WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: must be at least 1 \(got "0"\)\n$/,

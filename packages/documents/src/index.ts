@@ -28,4 +28,5 @@ export { buildEventPayload } from './events/envelope';
 export { OutboxRelay, type PublishableEvent } from './events/outbox-relay';
 export { subscribes, subscribedEndpoints } from './events/subscribers';
 export { sendTestEvent } from './events/test-event';
+export { forgetExpiredEvents, type EventRetentionOptions } from './events/expired-events';
 export { UNFINISHED_DELIVERIES, unfinishedDeliveries, type UnfinishedDelivery } from './events/unfinished-deliveries';

@@ -15,6 +15,7 @@ export {
   deliveryProgress,
   AttemptOutcomes,
   logFirstAttempts,
+  forgetAttemptsOf,
   type AttemptKey,
   type AttemptOutcome,
   type AttemptTarget,

@@ -29,6 +29,12 @@ export const logFirstAttempts = (events: string, endpoints: string, jobId: strin
    FROM ${events} e JOIN ${endpoints} w ON w.event_id = e.id`;
 
 /**
+ * SQL for a data-modifying CTE: the delivery log of the events in `events` (id) deleted, in
+ * the statement that deletes the events (the log's retention, with its events).
+ */
+export const forgetAttemptsOf = (events: string) => `DELETE FROM webhook_deliveries d USING ${events} e WHERE d.event_id = e.id`;
+
+/**
  * The event and its endpoint (unless deleted or already delivered) in one round trip, and
  * the attempt logged as pending unless it already is (a first attempt logged with its
  * event, or an attempt run again after its dispatcher died): then it writes nothing.
