@@ -17,7 +17,9 @@ export interface RecoveryDeps {
 
 /**
  * Queues again every unfinished delivery that has neither a first attempt on the list nor a
- * job, continuing its attempt count and its backoff from the last attempt. Idempotent and
+ * live job, continuing its attempt count and its backoff from the last attempt. A failed job
+ * (kept 7 days) is not live: its tries can end without logging an attempt (PostgreSQL down
+ * for the whole retry schedule), and the delivery would otherwise never be sent. Idempotent and
  * safe with several dispatchers: the job id is (event, endpoint), so a second add of a live
  * job adds nothing. Redis is asked in the order a delivery moves (the lists first, then the
  * job: an entry leaves its list only once its job exists or its outcome is written), and
@@ -38,14 +40,18 @@ export async function recoverLostDeliveries(deps: RecoveryDeps): Promise<number>
   let recovered = 0;
   for (const candidate of candidates) {
     const pair = { eventId: candidate.event_id, endpointId: candidate.endpoint_id };
-    if (onTheList.has(deliveryJobId(pair))) continue;
-    if (await deps.queue.getJob(deliveryJobId(pair))) continue;
+    const jobId = deliveryJobId(pair);
+    if (onTheList.has(jobId)) continue;
+    const job = await deps.queue.getJob(jobId);
+    if (job && job.finishedOn === undefined) continue; // waiting, delayed or running (a completed one is removed at once)
     // Read again after Redis said "neither": an entry or a job that just succeeded is removed only after its success is written.
     const progress = await deliveryProgress(deps.db, pair);
     if (!hasAttemptsLeft(progress)) continue;
+    if (job) await deps.queue.remove(jobId); // frees the id; 0 if another dispatcher's new job already runs under it
     await queueRemainingAttempts(deps.queue, { ...pair, type: candidate.type }, progress.made, nextAttemptDelayMs(deps.retryBaseMs, progress));
     recovered += 1;
   }
-  if (recovered > 0) deps.logger.warn({ recovered }, 'webhook deliveries without a job queued again (Redis lost them)');
+  if (recovered > 0)
+    deps.logger.warn({ recovered }, 'webhook deliveries without a live job queued again (Redis lost them, or their job failed before logging its attempts)');
   return recovered;
 }

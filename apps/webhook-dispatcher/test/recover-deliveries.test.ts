@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { Worker } from 'bullmq';
 import { createLogger } from '@docgen/observability';
-import { FirstAttempts, createDeliveryQueue, createRedisConnection, deliveryJobId } from '@docgen/queue';
+import { FirstAttempts, WEBHOOK_DELIVERY_QUEUE, bullPrefix, createDeliveryQueue, createRedisConnection, deliveryJobId } from '@docgen/queue';
 import { createTestDatabase, rowsRead, seedOrganization, type TestDatabase } from '@docgen/testing';
 import { UNFINISHED_DELIVERIES } from '@docgen/documents';
-import { AttemptOutcomes, startAttempt } from '@docgen/webhooks';
+import { AttemptOutcomes, deliveryBackoffStrategy, startAttempt } from '@docgen/webhooks';
 import { recoverLostDeliveries } from '../src/recover-deliveries';
 
 /**
@@ -163,5 +164,57 @@ describe('the lost-delivery sweep and first attempts', () => {
     const job = (await queue.getJob(deliveryJobId({ eventId: waiting.id, endpointId: endpoint.id })))!;
     expect(job.data).toEqual({ eventId: waiting.id, endpointId: endpoint.id, attemptsBefore: 2 });
     expect(job.opts.attempts).toBe(2);
+  });
+
+  it('queues again a delivery whose job failed with attempts unlogged (PostgreSQL was down for its whole schedule)', async () => {
+    // Its own database and queue: the failing worker below must see no other test's job.
+    const own = await createTestDatabase();
+    const ownPrefix = `test:${randomUUID()}:`;
+    const ownQueue = createDeliveryQueue(redis, ownPrefix);
+    const ownSweep = () =>
+      recoverLostDeliveries({
+        db: own.db,
+        queue: ownQueue,
+        firstAttempts: new FirstAttempts(redis, ownPrefix),
+        logger: createLogger('test', 'silent'),
+        retryBaseMs: 1_000,
+      });
+    try {
+      const { organizationId } = await seedOrganization(own.db);
+      const endpoint = await own.db.webhookEndpoint.create({
+        data: { organizationId, url: 'https://example.test/outage', events: ['document.ready'], secret: 'whsec_x', createdAt: new Date(Date.now() - 60_000) },
+      });
+      const event = await own.db.outboxEvent.create({
+        data: { type: 'document.ready', organizationId, isUat: false, subjectId: randomUUID(), payload: {}, publishedAt: new Date() },
+      });
+      const pair = { eventId: event.id, endpointId: endpoint.id };
+      const jobId = deliveryJobId(pair);
+      await own.db.webhookDelivery.create({
+        data: { ...pair, attempt: 1, event: event.type, jobId: event.subjectId, webhookId: `msg_${randomUUID()}`, status: 'failed' },
+      });
+      // Attempt 1 failed and was logged; its retry job then failed every try before logging one, as while PostgreSQL is unreachable.
+      await ownQueue.add('document.ready', { ...pair, attemptsBefore: 1 }, { jobId, attempts: 1 });
+      const failing = new Worker(
+        WEBHOOK_DELIVERY_QUEUE,
+        async () => {
+          throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+        },
+        { connection: blocking, prefix: bullPrefix(ownPrefix), settings: { backoffStrategy: deliveryBackoffStrategy(1_000) } },
+      );
+      await new Promise<void>((resolve) => failing.on('failed', (job) => job?.id === jobId && resolve()));
+      await failing.close();
+      expect(await ownQueue.getJobState(jobId)).toBe('failed');
+
+      expect(await ownSweep()).toBe(1);
+      const job = (await ownQueue.getJob(jobId))!;
+      expect(job.data).toEqual({ ...pair, attemptsBefore: 1 });
+      expect(job.opts.attempts).toBe(3);
+      expect(['waiting', 'delayed']).toContain(await ownQueue.getJobState(jobId));
+      expect(await ownSweep()).toBe(0); // live now
+    } finally {
+      await ownQueue.obliterate({ force: true });
+      await ownQueue.close();
+      await own.drop();
+    }
   });
 });

@@ -5,13 +5,15 @@ import { forgetAttemptsOf } from '@docgen/webhooks';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
- * One batch: the oldest published events created before `$1`, with their delivery log, in one
- * statement (outbox_events_created_at_idx). SKIP LOCKED keeps several dispatchers apart.
+ * One batch: the oldest events created and published before `$1`, with their delivery log, in
+ * one statement (outbox_events_created_at_idx). An old event published late (the outbox was
+ * down for days) is kept until it too is that old: its deliveries are under way.
+ * SKIP LOCKED keeps several dispatchers apart.
  */
 export const FORGET_EXPIRED_EVENTS = {
   name: 'forget-expired-events',
   text: `WITH expired AS (
-           SELECT id FROM outbox_events WHERE created_at < $1 AND published_at IS NOT NULL
+           SELECT id FROM outbox_events WHERE created_at < $1 AND published_at < $1
            ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED
          ), attempts AS (
            ${forgetAttemptsOf('expired')} RETURNING 1

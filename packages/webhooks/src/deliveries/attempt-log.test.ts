@@ -84,6 +84,16 @@ describe('the delivery log', () => {
       [4, 'failed', true], // the last allowed: the delivery is over
     ]);
 
+    // A lower attempt started late (a stalled job's, run again) settles nothing after it.
+    const late = { eventId: other.id, endpointId: endpointIds[1]! };
+    await startAttempt(database.db, { ...late, attempt: 3 }, 'msg_t');
+    await startAttempt(database.db, { ...late, attempt: 2 }, 'msg_t');
+    expect(await settled(endpointIds[1])).toEqual([
+      [2, 'pending', false],
+      [3, 'pending', false],
+    ]);
+    await database.db.webhookDelivery.deleteMany({ where: late });
+
     // Another endpoint's delivery of the same event is its own: nothing of it settles.
     await startAttempt(database.db, { eventId: other.id, endpointId: endpointIds[1]!, attempt: 1 }, 'msg_t');
     await outcomes.record({ eventId: other.id, endpointId: endpointIds[1]!, attempt: 1 }, failed);
