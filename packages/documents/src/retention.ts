@@ -4,6 +4,9 @@ import { documentFileGeneration, documentFilesPrefix, type FileStorage } from '@
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
+/** The instant before which what a retention of `retentionDays` keeps has expired. */
+export const retentionCutoff = (retentionDays: number, now = new Date()) => new Date(now.getTime() - retentionDays * DAY_MS);
+
 export interface RetentionDeps {
   db: Database;
   storage: FileStorage;
@@ -73,7 +76,7 @@ async function purgeBatch(deps: RetentionDeps, table: 'documents' | 'bulk_jobs',
 export async function purgeExpired(deps: RetentionDeps, options: RetentionOptions): Promise<{ documents: string[]; bulkJobs: string[] }> {
   const purged = { documents: [] as string[], bulkJobs: [] as string[] };
   if (options.retentionDays <= 0) return purged;
-  const cutoff = new Date((options.now ?? new Date()).getTime() - options.retentionDays * DAY_MS);
+  const cutoff = retentionCutoff(options.retentionDays, options.now);
   const batchSize = options.batchSize ?? 100;
   for (const [table, into] of [
     ['documents', purged.documents],

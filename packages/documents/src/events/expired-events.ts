@@ -1,8 +1,7 @@
 import type { Database } from '@docgen/db';
 import type { Logger } from '@docgen/observability';
 import { forgetAttemptsOf } from '@docgen/webhooks';
-
-const DAY_MS = 24 * 60 * 60 * 1000;
+import { retentionCutoff } from '../retention';
 
 /**
  * One batch: the oldest events created and published before `$1`, with their delivery log, in
@@ -29,7 +28,6 @@ export interface EventRetentionOptions {
   batchSize?: number;
   /** Batches per run, so one run ends; the next interval carries on. */
   maxBatches?: number;
-  now?: Date;
 }
 
 /**
@@ -42,7 +40,7 @@ export async function forgetExpiredEvents(
 ): Promise<{ events: number; attempts: number }> {
   const forgotten = { events: 0, attempts: 0 };
   if (options.retentionDays <= 0) return forgotten;
-  const cutoff = new Date((options.now ?? new Date()).getTime() - options.retentionDays * DAY_MS);
+  const cutoff = retentionCutoff(options.retentionDays);
   const batchSize = options.batchSize ?? 5_000;
   for (let batch = 0; batch < (options.maxBatches ?? 20); batch++) {
     const [row] = await deps.db.sql.query<{ events: number; attempts: number }>(FORGET_EXPIRED_EVENTS, [cutoff, batchSize]);
