@@ -18,7 +18,15 @@ import {
   type TemplateImportJob,
   type TemplatePreviewJob,
 } from '@docgen/queue';
-import { OutboxRelay, createAnnouncer, purgeExpired, stuckDocumentSweepTiming, sweepFinishedBulkJobs, sweepStuckDocuments } from '@docgen/documents';
+import {
+  DocumentFinishes,
+  OutboxRelay,
+  createAnnouncer,
+  purgeExpired,
+  stuckDocumentSweepTiming,
+  sweepFinishedBulkJobs,
+  sweepStuckDocuments,
+} from '@docgen/documents';
 import { connectDataStores, runService, serveOps, startSweep, superviseWorker } from '@docgen/runtime';
 import { createGuardedAgent, secretsKeyring } from '@docgen/security';
 import { loadSigningMaterial } from '@docgen/access';
@@ -112,6 +120,7 @@ runService('render-worker', renderWorkerEnv, async (context) => {
     logger,
     renderTimeoutMs: config.RENDER_TIMEOUT_MS,
     renderingMarkAfterMs: config.RENDERING_MARK_AFTER_MS,
+    finishes: new DocumentFinishes(db),
     imageFetch: {
       agent: imageAgent,
       allowPrivate: config.OUTBOUND_ALLOW_PRIVATE,

@@ -1,11 +1,12 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { PrintTimeoutError } from '@docgen/browser-printer';
 import { ConversionFailedError, ConversionTimeoutError, type PdfStandard } from '@docgen/converter';
-import type { Database } from '@docgen/db';
+import type { Database, Document } from '@docgen/db';
 import {
   RenderingAttempt,
   deleteSupersededFiles,
   finishRendering,
+  type DocumentFinishes,
   timeoutMessage,
   waitForRetry,
   type Announce,
@@ -54,7 +55,12 @@ export interface RenderDeps extends FinishingDeps {
   onOutcome?: (outcome: 'ready' | 'failed' | 'retry' | 'stale', seconds: number) => void;
   /** RENDERING_MARK_AFTER_MS: a first attempt is marked `rendering` only once it has run this long (0: at once). */
   renderingMarkAfterMs: number;
+  /** Finishes made together share a statement (a batch's documents end together); absent in tests: each finish alone. */
+  finishes?: DocumentFinishes;
 }
+
+const finish = (deps: RenderDeps, doc: Document, outcome: Parameters<DocumentFinishes['finish']>[1]) =>
+  deps.finishes ? deps.finishes.finish(doc, outcome) : finishRendering(deps.db, doc, outcome);
 
 /** What went wrong, for the person who can fix it; undefined when it is worth retrying. */
 function userFacingFailure(error: unknown, renderTimeoutMs: number): string | undefined {
@@ -119,7 +125,7 @@ export async function renderDocument(job: RenderTake, deps: RenderDeps): Promise
     const files = await deadline.race(render(taken, deps, deadline, log, phases));
     await forgetSecrets(deps, taken, log); // files stored: once the document reads ready, its passwords are gone
     const doc = attempt.current();
-    const finished = await finishRendering(deps.db, doc, { status: 'ready', files });
+    const finished = await finish(deps, doc, { status: 'ready', files });
     attempt.end();
     phases.end('finish');
     await deps.announce(finished);
@@ -147,7 +153,7 @@ export async function renderDocument(job: RenderTake, deps: RenderDeps): Promise
     const errors = error instanceof RenderInputError && error.problems.length > 0 ? error.problems : undefined;
     await forgetSecrets(deps, taken, log);
     const doc = attempt.current();
-    const finished = await finishRendering(deps.db, doc, { status: 'failed', errorMessage, errors });
+    const finished = await finish(deps, doc, { status: 'failed', errorMessage, errors });
     attempt.end();
     await deps.announce(finished);
     if (finished) void cleanUpSuperseded(deps, doc, log);

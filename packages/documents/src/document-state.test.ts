@@ -4,7 +4,7 @@ import { FirstAttempts, createRedisConnection, deliveryJobId } from '@docgen/que
 import { webhookMessageId } from '@docgen/security';
 import { createTestDatabase, interceptSql, seedOrganization, uniqueId, type TestDatabase } from '@docgen/testing';
 import { OutboxRelay } from './events/outbox-relay';
-import { finishRendering } from './finish-rendering';
+import { DocumentFinishes, finishRendering } from './finish-rendering';
 import { RenderingAttempt, startRendering, type RenderingDocument } from './start-rendering';
 
 /** The hot-path statements (raw SQL) against what Prisma reads of the same rows. */
@@ -77,6 +77,98 @@ describe('document state and the outbox relay', () => {
 
     expect(await finishRendering(database.db, doc, { status: 'failed', errorMessage: 'late' })).toBeUndefined();
     expect(await database.db.outboxEvent.count({ where: { subjectId: created.id } })).toBe(1);
+  });
+
+  it('finishes the documents that end together in one statement, each as if it were alone (DocumentFinishes)', async () => {
+    const statements = { single: 0, grouped: 0 };
+    const db = interceptSql(database.db, (statement) => {
+      if (statement.name === 'finish-rendering') statements.single += 1;
+      if (statement.name === 'finish-renderings') statements.grouped += 1;
+      return undefined;
+    });
+    const finishes = new DocumentFinishes(db);
+    const started = async (create = newDocument) => {
+      const created = await create();
+      return (await startRendering(database.db, created.id, created.generation))!;
+    };
+    const rendering = await Promise.all(Array.from({ length: 5 }, () => started()));
+    const uat = await started(() =>
+      database.db.document.create({ data: { organizationId, templateId, isUat: true, inputFormat: 'docx', outputFormat: 'pdf', inputJson: { name: 'Ada' } } }),
+    );
+    const fresh = await newDocument();
+    const unmarked = (await RenderingAttempt.take(database.db, fresh.id, fresh.generation, { firstTake: true, markAfterMs: 60_000 }))!;
+    const done = await started();
+    await finishRendering(database.db, done, { status: 'ready', files: ['pdf'] });
+    // Quotes, backslashes and characters outside the BMP travel inside the group's JSON intact.
+    const TRICKY = 'Missing value for "name" \\ ✓ 😀';
+    type Outcome = Parameters<DocumentFinishes['finish']>[1];
+    const asked: [RenderingDocument | ReturnType<RenderingAttempt['current']>, Outcome][] = [
+      [rendering[0]!, { status: 'ready', files: ['pdf'] }],
+      [rendering[1]!, { status: 'failed', errorMessage: `${TRICKY} 1`, errors: [{ path: 'name', message: 'is required' }] }],
+      [rendering[2]!, { status: 'ready', files: ['pdf', 'docx'] }],
+      [rendering[3]!, { status: 'failed', errorMessage: `${TRICKY} 3` }],
+      [rendering[4]!, { status: 'ready', files: ['docx'] }],
+      [uat, { status: 'ready', files: ['pdf'] }],
+      [unmarked.current(), { status: 'ready', files: ['pdf'] }],
+      [done, { status: 'failed', errorMessage: 'late' }],
+      // The same document twice in one group: one finish changes it, the other is answered as one that came second.
+      [rendering[2]!, { status: 'failed', errorMessage: 'twice' }],
+    ];
+    const results = await Promise.all(asked.map(([doc, outcome]) => finishes.finish(doc, outcome)));
+    unmarked.end();
+    // Two went alone at once; the seven made while they ran went together.
+    expect(statements).toEqual({ single: 2, grouped: 1 });
+
+    expect(results[7]).toBeUndefined();
+    expect([results[2], results[8]].filter(Boolean)).toHaveLength(1);
+    const won = results[2] ? 2 : 8;
+    for (const [i, [doc, outcome]] of asked.entries()) {
+      if (i === 7 || i === 2 + 8 - won) continue;
+      const stored = await database.db.document.findUniqueOrThrow({ where: { id: doc.id } });
+      expect(stored).toMatchObject({
+        status: outcome.status,
+        files: outcome.status === 'ready' ? outcome.files : [],
+        errorMessage: outcome.status === 'failed' ? outcome.errorMessage : null,
+        errors: (outcome.status === 'failed' && outcome.errors) || null,
+        renderAttempts: 1,
+        renderingStartedAt: doc.renderingStartedAt,
+      });
+      const subscribers = doc.isUat ? [endpoints.uat] : outcome.status === 'ready' ? [endpoints.all] : [endpoints.all, endpoints.failedOnly];
+      const type = outcome.status === 'ready' ? 'document.ready' : 'document.failed';
+      const result = results[i]!;
+      expect(result.event).toEqual({ id: expect.any(String), type, endpointIds: expect.arrayContaining(subscribers) });
+      expect(result.event!.endpointIds).toHaveLength(subscribers.length);
+      const event = await database.db.outboxEvent.findUniqueOrThrow({ where: { id: result.event!.id } });
+      expect(event).toMatchObject({ organizationId, isUat: doc.isUat, subjectId: doc.id, type, publishedAt: null });
+      expect(event.payload).toEqual({ job_id: doc.id, event: type, occurred_at: stored.completedAt!.toISOString(), data: presentDocument(stored) });
+      const attempts = await database.db.webhookDelivery.findMany({ where: { eventId: event.id } });
+      expect(attempts.map((attempt) => attempt.endpointId).sort()).toEqual([...subscribers].sort());
+      for (const attempt of attempts) {
+        expect(attempt).toMatchObject({ attempt: 1, status: 'pending', event: type, jobId: doc.id, webhookId: webhookMessageId(event.id, attempt.endpointId) });
+      }
+    }
+    expect(await database.db.outboxEvent.count({ where: { subjectId: rendering[2]!.id } })).toBe(1);
+    expect(await database.db.outboxEvent.count({ where: { subjectId: done.id } })).toBe(1);
+  });
+
+  it("finishes a bulk job's rows one a statement, so exactly one of them sees the job complete", async () => {
+    const bulkJob = await database.db.bulkJob.create({ data: { organizationId, templateId, outputFormat: 'pdf', totalRows: 3, status: 'running' } });
+    const rows = await Promise.all(
+      [1, 2, 3].map(async (rowNumber) => {
+        const created = await database.db.document.create({
+          data: { organizationId, templateId, inputFormat: 'docx', outputFormat: 'pdf', inputJson: { name: 'Ada' }, bulkJobId: bulkJob.id, rowNumber },
+        });
+        return (await startRendering(database.db, created.id, created.generation))!;
+      }),
+    );
+    const finishes = new DocumentFinishes(database.db);
+    const results = await Promise.all(
+      rows.map((row, i) => finishes.finish(row, i === 0 ? { status: 'failed', errorMessage: 'bad row' } : { status: 'ready', files: ['pdf'] })),
+    );
+    expect(results.filter((result) => result?.bulkJobDone === bulkJob.id)).toHaveLength(1);
+    expect(results.every((result) => result !== undefined && result.event === undefined)).toBe(true);
+    expect(await database.db.bulkJob.findUniqueOrThrow({ where: { id: bulkJob.id } })).toMatchObject({ succeeded: 2, failed: 1 });
+    expect(await database.db.outboxEvent.count({ where: { subjectId: { in: rows.map((row) => row.id) } } })).toBe(0);
   });
 
   describe('a first attempt marked rendering only if it runs long', () => {

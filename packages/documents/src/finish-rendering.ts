@@ -1,5 +1,5 @@
 import { presentDocument } from '@docgen/contracts';
-import type { Database, Document } from '@docgen/db';
+import { GroupedStatement, type Database, type Document } from '@docgen/db';
 import { logFirstAttempts } from '@docgen/webhooks';
 import { buildEventPayload } from './events/envelope';
 import type { PublishableEvent } from './events/outbox-relay';
@@ -60,11 +60,127 @@ const FINISH_RENDERING = {
                 (SELECT id FROM bulk WHERE done) AS "bulkJobDone"`,
 };
 
+/**
+ * FINISH_RENDERING for several documents at once, none of them a bulk row: $1 is a JSON array
+ * with an object per finish (FinishRequest), each answered by a row in its order. A finish
+ * whose document another finish of the group already changed (the same document twice) is
+ * answered as one that came second. PostgreSQL plans it again on every run, so a lone finish
+ * takes FINISH_RENDERING, whose plan is kept.
+ */
+const FINISH_RENDERINGS = {
+  name: 'finish-renderings',
+  text: `WITH request AS (
+           SELECT (e->>'id')::uuid AS id, (e->>'generation')::int AS generation, (e->>'render_attempts')::int AS render_attempts,
+                  e->>'status' AS status, (e->>'completed_at')::timestamptz AS completed_at,
+                  ARRAY(SELECT jsonb_array_elements_text(e->'files')) AS files, e->>'error_message' AS error_message,
+                  NULLIF(e->'errors', 'null'::jsonb) AS errors, e->>'type' AS type, e->'payload' AS payload,
+                  e->>'expected_status' AS expected_status, (e->>'new_attempts')::int AS new_attempts,
+                  (e->>'rendering_started_at')::timestamptz AS rendering_started_at, ord
+           FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS requests(e, ord)
+         ), finished AS (
+           UPDATE documents d SET status = r.status, completed_at = r.completed_at, updated_at = r.completed_at, files = r.files,
+                  error_message = r.error_message, errors = r.errors, render_attempts = r.new_attempts, rendering_started_at = r.rendering_started_at
+           FROM request r
+           WHERE d.id = r.id AND d.generation = r.generation AND d.bulk_job_id IS NULL AND (
+                   (d.status = r.expected_status AND d.render_attempts = r.render_attempts)
+                OR (r.expected_status = 'queued' AND d.status = 'rendering' AND d.render_attempts = r.new_attempts AND d.rendering_started_at = r.rendering_started_at))
+           RETURNING d.id, d.organization_id, d.is_uat, r.ord, r.type, r.payload
+         ), event AS (
+           INSERT INTO outbox_events (type, organization_id, is_uat, subject_id, payload)
+           SELECT type, organization_id, is_uat, id, payload FROM finished
+           RETURNING id, type, organization_id, is_uat, subject_id, NULL::jsonb AS payload
+         ), endpoints AS (
+           SELECT e.id AS event_id, w.id FROM webhook_endpoints w JOIN event e ON ${subscribes('w', 'e')}
+         ), first_attempts AS (
+           ${logFirstAttempts('event', 'endpoints', 'e.subject_id')}
+         )
+         SELECT f.id AS "documentId", ev.id AS "eventId", ARRAY(SELECT p.id FROM endpoints p WHERE p.event_id = ev.id) AS "endpointIds",
+                NULL::uuid AS "bulkJobDone"
+         FROM request r LEFT JOIN finished f ON f.ord = r.ord LEFT JOIN event ev ON ev.subject_id = f.id
+         ORDER BY r.ord`,
+};
+
 interface FinishRow {
   documentId: string | null;
   eventId: string | null;
   endpointIds: string[];
   bulkJobDone: string | null;
+}
+
+type Outcome = { status: 'ready'; files: string[] } | { status: 'failed'; errorMessage: string; errors?: InputProblem[] };
+
+/** One finish: FINISH_RENDERING's parameters, named as FINISH_RENDERINGS reads them. */
+interface FinishRequest {
+  id: string;
+  generation: number;
+  render_attempts: number;
+  status: 'ready' | 'failed';
+  completed_at: Date;
+  files: string[];
+  error_message: string | null;
+  type: CompletionEvent;
+  payload: object | null;
+  ready: number;
+  failed: number;
+  errors: InputProblem[] | null;
+  expected_status: 'queued' | 'rendering';
+  new_attempts: number;
+  rendering_started_at: Date | null;
+}
+
+function finishRequest(doc: Document, outcome: Outcome): FinishRequest {
+  const completedAt = new Date();
+  const unmarked = doc.status === 'queued';
+  const files = outcome.status === 'ready' ? outcome.files : [];
+  const errorMessage = outcome.status === 'failed' ? outcome.errorMessage : null;
+  const errors = outcome.status === 'failed' && outcome.errors?.length ? outcome.errors : null;
+  const type: CompletionEvent = outcome.status === 'ready' ? 'document.ready' : 'document.failed';
+  const finished = { ...doc, status: outcome.status, completedAt, updatedAt: completedAt, files, errorMessage, errors };
+  return {
+    id: doc.id,
+    generation: doc.generation,
+    render_attempts: doc.renderAttempts,
+    status: outcome.status,
+    completed_at: completedAt,
+    files,
+    error_message: errorMessage,
+    type,
+    payload: doc.bulkJobId ? null : buildEventPayload(type, doc.id, completedAt, presentDocument(finished)),
+    ready: outcome.status === 'ready' ? 1 : 0,
+    failed: outcome.status === 'failed' ? 1 : 0,
+    errors,
+    expected_status: unmarked ? 'queued' : 'rendering',
+    new_attempts: unmarked ? doc.renderAttempts + 1 : doc.renderAttempts,
+    rendering_started_at: doc.renderingStartedAt,
+  };
+}
+
+function finishRows(db: Database, requests: FinishRequest[]): Promise<FinishRow[]> {
+  if (requests.length > 1) return db.sql.query<FinishRow>(FINISH_RENDERINGS, [JSON.stringify(requests)]);
+  const [r] = requests as [FinishRequest];
+  return db.sql.query<FinishRow>(FINISH_RENDERING, [
+    r.id,
+    r.generation,
+    r.render_attempts,
+    r.status,
+    r.completed_at,
+    r.files,
+    r.error_message,
+    r.type,
+    JSON.stringify(r.payload),
+    r.ready,
+    r.failed,
+    r.errors === null ? null : JSON.stringify(r.errors),
+    r.expected_status,
+    r.new_attempts,
+    r.rendering_started_at,
+  ]);
+}
+
+function toFinished(row: FinishRow | undefined, type: CompletionEvent): Finished | undefined {
+  if (!row?.documentId) return undefined;
+  if (row.eventId) return { event: { id: row.eventId, type, endpointIds: row.endpointIds } };
+  return row.bulkJobDone ? { bulkJobDone: row.bulkJobDone } : {};
 }
 
 /**
@@ -77,37 +193,32 @@ interface FinishRow {
  * the attempt's own mark have committed meanwhile (the mark's timer runs until the finish
  * is done, so a finish that hangs still leaves the document `rendering` for the sweep).
  */
-export async function finishRendering(
-  db: Database,
-  doc: Document,
-  outcome: { status: 'ready'; files: string[] } | { status: 'failed'; errorMessage: string; errors?: InputProblem[] },
-): Promise<Finished | undefined> {
-  const completedAt = new Date();
-  const unmarked = doc.status === 'queued';
-  const files = outcome.status === 'ready' ? outcome.files : [];
-  const errorMessage = outcome.status === 'failed' ? outcome.errorMessage : null;
-  const errors = outcome.status === 'failed' && outcome.errors?.length ? outcome.errors : null;
-  const type: CompletionEvent = outcome.status === 'ready' ? 'document.ready' : 'document.failed';
-  const finished = { ...doc, status: outcome.status, completedAt, updatedAt: completedAt, files, errorMessage, errors };
-  const payload = doc.bulkJobId ? null : buildEventPayload(type, doc.id, completedAt, presentDocument(finished));
-  const [row] = await db.sql.query<FinishRow>(FINISH_RENDERING, [
-    doc.id,
-    doc.generation,
-    doc.renderAttempts,
-    outcome.status,
-    completedAt,
-    files,
-    errorMessage,
-    type,
-    JSON.stringify(payload),
-    outcome.status === 'ready' ? 1 : 0,
-    outcome.status === 'failed' ? 1 : 0,
-    errors === null ? null : JSON.stringify(errors),
-    unmarked ? 'queued' : 'rendering',
-    unmarked ? doc.renderAttempts + 1 : doc.renderAttempts,
-    doc.renderingStartedAt,
-  ]);
-  if (!row?.documentId) return undefined;
-  if (row.eventId) return { event: { id: row.eventId, type, endpointIds: row.endpointIds } };
-  return row.bulkJobDone ? { bulkJobDone: row.bulkJobDone } : {};
+export async function finishRendering(db: Database, doc: Document, outcome: Outcome): Promise<Finished | undefined> {
+  const request = finishRequest(doc, outcome);
+  const [row] = await finishRows(db, [request]);
+  return toFinished(row, request.type);
+}
+
+/** As long as a finish may wait for a pooled connection (the pool's connectionTimeoutMillis). */
+const FINISH_WAIT_MS = 3_000;
+
+/**
+ * A render worker's finishes (finishRendering): the documents of a batch come out of one
+ * LibreOffice call together, and finishes made while two statements run share a
+ * FINISH_RENDERINGS statement (GroupedStatement), so PostgreSQL executes and commits once for
+ * them; a lone finish goes at once. A bulk row goes alone: its bulk job's count is kept
+ * under that job's row lock, one finishing row a statement.
+ */
+export class DocumentFinishes {
+  private readonly grouped: GroupedStatement<FinishRequest, FinishRow>;
+
+  constructor(private readonly db: Database) {
+    this.grouped = new GroupedStatement((requests) => finishRows(db, requests), { maxWaitMs: FINISH_WAIT_MS });
+  }
+
+  async finish(doc: Document, outcome: Outcome): Promise<Finished | undefined> {
+    if (doc.bulkJobId) return finishRendering(this.db, doc, outcome);
+    const request = finishRequest(doc, outcome);
+    return toFinished(await this.grouped.call(request), request.type);
+  }
 }
