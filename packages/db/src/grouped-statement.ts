@@ -37,7 +37,7 @@ export class GroupedStatement<T, R> {
     const at = this.waiting.indexOf(call);
     if (at < 0) return; // already sent: it ends with its statement
     this.waiting.splice(at, 1);
-    call.reject(Object.assign(new Error('The database did not take the statement in time'), { code: 'ETIMEDOUT' }));
+    call.reject(new NotSentInTime());
   }
 
   private sendWhatFits(): void {
@@ -66,6 +66,15 @@ export class GroupedStatement<T, R> {
       await this.send(group.slice(0, half));
       await this.send(group.slice(half));
     }
+  }
+}
+
+/** A call that waited `maxWaitMs` without being sent: nothing of it reached the database. */
+export class NotSentInTime extends Error {
+  readonly code = 'ETIMEDOUT';
+
+  constructor() {
+    super('The database did not take the statement in time');
   }
 }
 

@@ -1,7 +1,7 @@
 export { createPrismaClient, type Database } from './client';
 export { ASYNCHRONOUS_COMMIT } from './asynchronous-commit';
 export { WriteBatch } from './write-batch';
-export { GroupedStatement } from './grouped-statement';
+export { GroupedStatement, NotSentInTime } from './grouped-statement';
 export { Prisma } from './generated/prisma/client';
 export type {
   Organization,

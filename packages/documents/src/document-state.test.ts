@@ -97,6 +97,11 @@ describe('document state and the outbox relay', () => {
     );
     const fresh = await newDocument();
     const unmarked = (await RenderingAttempt.take(database.db, fresh.id, fresh.generation, { firstTake: true, markAfterMs: 60_000 }))!;
+    // An unmarked attempt whose own mark committed while its finish was on the way.
+    const fresher = await newDocument();
+    const overtaken = (await RenderingAttempt.take(database.db, fresher.id, fresher.generation, { firstTake: true, markAfterMs: 60_000 }))!;
+    const beforeItsMark = overtaken.current();
+    await overtaken.mark();
     const done = await started();
     await finishRendering(database.db, done, { status: 'ready', files: ['pdf'] });
     // Quotes, backslashes and characters outside the BMP travel inside the group's JSON intact.
@@ -113,10 +118,12 @@ describe('document state and the outbox relay', () => {
       [done, { status: 'failed', errorMessage: 'late' }],
       // The same document twice in one group: one finish changes it, the other is answered as one that came second.
       [rendering[2]!, { status: 'failed', errorMessage: 'twice' }],
+      [beforeItsMark, { status: 'ready', files: ['docx', 'pdf'] }],
     ];
     const results = await Promise.all(asked.map(([doc, outcome]) => finishes.finish(doc, outcome)));
     unmarked.end();
-    // Two went alone at once; the seven made while they ran went together.
+    overtaken.end();
+    // Two went alone at once; the eight made while they ran went together.
     expect(statements).toEqual({ single: 2, grouped: 1 });
 
     expect(results[7]).toBeUndefined();
@@ -151,23 +158,64 @@ describe('document state and the outbox relay', () => {
     expect(await database.db.outboxEvent.count({ where: { subjectId: done.id } })).toBe(1);
   });
 
+  it('sends a finish alone when it cannot join a group in time (two statements held up by a lock): a stuck statement delays the others, fails none', async () => {
+    const taking = async () => {
+      const created = await newDocument();
+      return (await startRendering(database.db, created.id, created.generation))!;
+    };
+    const [a, b, c] = [await taking(), await taking(), await taking()];
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const lockHeld = new Promise<void>((resolve) => (locked = resolve));
+    const holder = database.db.$transaction(
+      async (tx) => {
+        await tx.$queryRaw`SELECT id FROM documents WHERE id IN (${a.id}::uuid, ${b.id}::uuid) FOR UPDATE`;
+        locked();
+        await released;
+      },
+      { timeout: 30_000 },
+    );
+    await lockHeld;
+    const statements = { single: 0, grouped: 0 };
+    const db = interceptSql(database.db, (statement) => {
+      if (statement.name === 'finish-rendering') statements.single += 1;
+      if (statement.name === 'finish-renderings') statements.grouped += 1;
+      return undefined;
+    });
+    const finishes = new DocumentFinishes(db);
+    const stuck = [a, b].map((doc) => finishes.finish(doc, { status: 'ready', files: ['pdf'] }));
+    // Both statements wait for the lock; the third finish waits its turn, then goes alone and is done while they still wait.
+    expect(await finishes.finish(c, { status: 'ready', files: ['pdf'] })).toMatchObject({ event: { type: 'document.ready' } });
+    expect(statements).toEqual({ single: 3, grouped: 0 });
+    release();
+    await holder;
+    expect(await Promise.all(stuck)).toEqual([expect.objectContaining({ event: expect.anything() }), expect.objectContaining({ event: expect.anything() })]);
+  });
+
   it("finishes a bulk job's rows one a statement, so exactly one of them sees the job complete", async () => {
-    const bulkJob = await database.db.bulkJob.create({ data: { organizationId, templateId, outputFormat: 'pdf', totalRows: 3, status: 'running' } });
+    const bulkJob = await database.db.bulkJob.create({ data: { organizationId, templateId, outputFormat: 'pdf', totalRows: 6, status: 'running' } });
     const rows = await Promise.all(
-      [1, 2, 3].map(async (rowNumber) => {
+      [1, 2, 3, 4, 5, 6].map(async (rowNumber) => {
         const created = await database.db.document.create({
           data: { organizationId, templateId, inputFormat: 'docx', outputFormat: 'pdf', inputJson: { name: 'Ada' }, bulkJobId: bulkJob.id, rowNumber },
         });
         return (await startRendering(database.db, created.id, created.generation))!;
       }),
     );
-    const finishes = new DocumentFinishes(database.db);
+    let grouped = 0;
+    const db = interceptSql(database.db, (statement) => {
+      if (statement.name === 'finish-renderings') grouped += 1;
+      return undefined;
+    });
+    const finishes = new DocumentFinishes(db);
     const results = await Promise.all(
       rows.map((row, i) => finishes.finish(row, i === 0 ? { status: 'failed', errorMessage: 'bad row' } : { status: 'ready', files: ['pdf'] })),
     );
     expect(results.filter((result) => result?.bulkJobDone === bulkJob.id)).toHaveLength(1);
     expect(results.every((result) => result !== undefined && result.event === undefined)).toBe(true);
-    expect(await database.db.bulkJob.findUniqueOrThrow({ where: { id: bulkJob.id } })).toMatchObject({ succeeded: 2, failed: 1 });
+    expect(grouped).toBe(0);
+    expect(await database.db.bulkJob.findUniqueOrThrow({ where: { id: bulkJob.id } })).toMatchObject({ succeeded: 5, failed: 1 });
     expect(await database.db.outboxEvent.count({ where: { subjectId: { in: rows.map((row) => row.id) } } })).toBe(0);
   });
 

@@ -1,5 +1,5 @@
 import { presentDocument } from '@docgen/contracts';
-import { GroupedStatement, type Database, type Document } from '@docgen/db';
+import { GroupedStatement, NotSentInTime, type Database, type Document } from '@docgen/db';
 import { logFirstAttempts } from '@docgen/webhooks';
 import { buildEventPayload } from './events/envelope';
 import type { PublishableEvent } from './events/outbox-relay';
@@ -72,7 +72,7 @@ const FINISH_RENDERINGS = {
   text: `WITH request AS (
            SELECT (e->>'id')::uuid AS id, (e->>'generation')::int AS generation, (e->>'render_attempts')::int AS render_attempts,
                   e->>'status' AS status, (e->>'completed_at')::timestamptz AS completed_at,
-                  ARRAY(SELECT jsonb_array_elements_text(e->'files')) AS files, e->>'error_message' AS error_message,
+                  ARRAY(SELECT f FROM jsonb_array_elements_text(e->'files') WITH ORDINALITY AS t(f, n) ORDER BY n) AS files, e->>'error_message' AS error_message,
                   NULLIF(e->'errors', 'null'::jsonb) AS errors, e->>'type' AS type, e->'payload' AS payload,
                   e->>'expected_status' AS expected_status, (e->>'new_attempts')::int AS new_attempts,
                   (e->>'rendering_started_at')::timestamptz AS rendering_started_at, ord
@@ -199,8 +199,12 @@ export async function finishRendering(db: Database, doc: Document, outcome: Outc
   return toFinished(row, request.type);
 }
 
-/** As long as a finish may wait for a pooled connection (the pool's connectionTimeoutMillis). */
-const FINISH_WAIT_MS = 3_000;
+/**
+ * How long a finish waits to join a group (two statements held up): then it goes alone, as
+ * every finish did before they were grouped, so a stuck statement delays the others by this
+ * much, never fails them.
+ */
+const FINISH_GROUP_WAIT_MS = 1_000;
 
 /**
  * A render worker's finishes (finishRendering): the documents of a batch come out of one
@@ -213,12 +217,16 @@ export class DocumentFinishes {
   private readonly grouped: GroupedStatement<FinishRequest, FinishRow>;
 
   constructor(private readonly db: Database) {
-    this.grouped = new GroupedStatement((requests) => finishRows(db, requests), { maxWaitMs: FINISH_WAIT_MS });
+    this.grouped = new GroupedStatement((requests) => finishRows(db, requests), { maxWaitMs: FINISH_GROUP_WAIT_MS });
   }
 
   async finish(doc: Document, outcome: Outcome): Promise<Finished | undefined> {
     if (doc.bulkJobId) return finishRendering(this.db, doc, outcome);
     const request = finishRequest(doc, outcome);
-    return toFinished(await this.grouped.call(request), request.type);
+    const row = await this.grouped.call(request).catch(async (error: unknown) => {
+      if (!(error instanceof NotSentInTime)) throw error;
+      return (await finishRows(this.db, [request]))[0];
+    });
+    return toFinished(row, request.type);
   }
 }
