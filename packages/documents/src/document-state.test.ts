@@ -79,14 +79,19 @@ describe('document state and the outbox relay', () => {
     expect(await database.db.outboxEvent.count({ where: { subjectId: created.id } })).toBe(1);
   });
 
-  it('finishes the documents that end together in one statement, each as if it were alone (DocumentFinishes)', async () => {
+  /** A worker's DocumentFinishes, with the statements it sent counted: alone (finish-rendering) and grouped (finish-renderings). */
+  const countedFinishes = () => {
     const statements = { single: 0, grouped: 0 };
     const db = interceptSql(database.db, (statement) => {
       if (statement.name === 'finish-rendering') statements.single += 1;
       if (statement.name === 'finish-renderings') statements.grouped += 1;
       return undefined;
     });
-    const finishes = new DocumentFinishes(db);
+    return { finishes: new DocumentFinishes(db), statements };
+  };
+
+  it('finishes the documents that end together in one statement, each as if it were alone (DocumentFinishes)', async () => {
+    const { finishes, statements } = countedFinishes();
     const started = async (create = newDocument) => {
       const created = await create();
       return (await startRendering(database.db, created.id, created.generation))!;
@@ -177,13 +182,7 @@ describe('document state and the outbox relay', () => {
       { timeout: 30_000 },
     );
     await lockHeld;
-    const statements = { single: 0, grouped: 0 };
-    const db = interceptSql(database.db, (statement) => {
-      if (statement.name === 'finish-rendering') statements.single += 1;
-      if (statement.name === 'finish-renderings') statements.grouped += 1;
-      return undefined;
-    });
-    const finishes = new DocumentFinishes(db);
+    const { finishes, statements } = countedFinishes();
     const stuck = [a, b].map((doc) => finishes.finish(doc, { status: 'ready', files: ['pdf'] }));
     // Both statements wait for the lock; the third finish waits its turn, then goes alone and is done while they still wait.
     expect(await finishes.finish(c, { status: 'ready', files: ['pdf'] })).toMatchObject({ event: { type: 'document.ready' } });
@@ -203,18 +202,13 @@ describe('document state and the outbox relay', () => {
         return (await startRendering(database.db, created.id, created.generation))!;
       }),
     );
-    let grouped = 0;
-    const db = interceptSql(database.db, (statement) => {
-      if (statement.name === 'finish-renderings') grouped += 1;
-      return undefined;
-    });
-    const finishes = new DocumentFinishes(db);
+    const { finishes, statements } = countedFinishes();
     const results = await Promise.all(
       rows.map((row, i) => finishes.finish(row, i === 0 ? { status: 'failed', errorMessage: 'bad row' } : { status: 'ready', files: ['pdf'] })),
     );
     expect(results.filter((result) => result?.bulkJobDone === bulkJob.id)).toHaveLength(1);
     expect(results.every((result) => result !== undefined && result.event === undefined)).toBe(true);
-    expect(grouped).toBe(0);
+    expect(statements.grouped).toBe(0);
     expect(await database.db.bulkJob.findUniqueOrThrow({ where: { id: bulkJob.id } })).toMatchObject({ succeeded: 5, failed: 1 });
     expect(await database.db.outboxEvent.count({ where: { subjectId: { in: rows.map((row) => row.id) } } })).toBe(0);
   });
