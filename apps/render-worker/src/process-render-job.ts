@@ -7,6 +7,7 @@ import {
   deleteSupersededFiles,
   finishRendering,
   type DocumentFinishes,
+  type FinishOutcome,
   timeoutMessage,
   waitForRetry,
   type Announce,
@@ -59,7 +60,7 @@ export interface RenderDeps extends FinishingDeps {
   finishes?: DocumentFinishes;
 }
 
-const finish = (deps: RenderDeps, doc: Document, outcome: Parameters<DocumentFinishes['finish']>[1]) =>
+const finish = (deps: RenderDeps, doc: Document, outcome: FinishOutcome) =>
   deps.finishes ? deps.finishes.finish(doc, outcome) : finishRendering(deps.db, doc, outcome);
 
 /** What went wrong, for the person who can fix it; undefined when it is worth retrying. */

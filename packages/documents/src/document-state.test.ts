@@ -4,7 +4,7 @@ import { FirstAttempts, createRedisConnection, deliveryJobId } from '@docgen/que
 import { webhookMessageId } from '@docgen/security';
 import { createTestDatabase, interceptSql, seedOrganization, uniqueId, type TestDatabase } from '@docgen/testing';
 import { OutboxRelay } from './events/outbox-relay';
-import { DocumentFinishes, finishRendering } from './finish-rendering';
+import { DocumentFinishes, finishRendering, type FinishOutcome } from './finish-rendering';
 import { RenderingAttempt, startRendering, type RenderingDocument } from './start-rendering';
 
 /** The hot-path statements (raw SQL) against what Prisma reads of the same rows. */
@@ -111,8 +111,7 @@ describe('document state and the outbox relay', () => {
     await finishRendering(database.db, done, { status: 'ready', files: ['pdf'] });
     // Quotes, backslashes and characters outside the BMP travel inside the group's JSON intact.
     const TRICKY = 'Missing value for "name" \\ ✓ 😀';
-    type Outcome = Parameters<DocumentFinishes['finish']>[1];
-    const asked: [RenderingDocument | ReturnType<RenderingAttempt['current']>, Outcome][] = [
+    const asked: [RenderingDocument | ReturnType<RenderingAttempt['current']>, FinishOutcome][] = [
       [rendering[0]!, { status: 'ready', files: ['pdf'] }],
       [rendering[1]!, { status: 'failed', errorMessage: `${TRICKY} 1`, errors: [{ path: 'name', message: 'is required' }] }],
       [rendering[2]!, { status: 'ready', files: ['pdf', 'docx'] }],

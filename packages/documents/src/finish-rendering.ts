@@ -107,7 +107,8 @@ interface FinishRow {
   bulkJobDone: string | null;
 }
 
-type Outcome = { status: 'ready'; files: string[] } | { status: 'failed'; errorMessage: string; errors?: InputProblem[] };
+/** How a render ended: its files, or what the user is told. */
+export type FinishOutcome = { status: 'ready'; files: string[] } | { status: 'failed'; errorMessage: string; errors?: InputProblem[] };
 
 /** One finish: FINISH_RENDERING's parameters, named as FINISH_RENDERINGS reads them. */
 interface FinishRequest {
@@ -120,15 +121,13 @@ interface FinishRequest {
   error_message: string | null;
   type: CompletionEvent;
   payload: object | null;
-  ready: number;
-  failed: number;
   errors: InputProblem[] | null;
   expected_status: 'queued' | 'rendering';
   new_attempts: number;
   rendering_started_at: Date | null;
 }
 
-function finishRequest(doc: Document, outcome: Outcome): FinishRequest {
+function finishRequest(doc: Document, outcome: FinishOutcome): FinishRequest {
   const completedAt = new Date();
   const unmarked = doc.status === 'queued';
   const files = outcome.status === 'ready' ? outcome.files : [];
@@ -146,8 +145,6 @@ function finishRequest(doc: Document, outcome: Outcome): FinishRequest {
     error_message: errorMessage,
     type,
     payload: doc.bulkJobId ? null : buildEventPayload(type, doc.id, completedAt, presentDocument(finished)),
-    ready: outcome.status === 'ready' ? 1 : 0,
-    failed: outcome.status === 'failed' ? 1 : 0,
     errors,
     expected_status: unmarked ? 'queued' : 'rendering',
     new_attempts: unmarked ? doc.renderAttempts + 1 : doc.renderAttempts,
@@ -168,8 +165,8 @@ function finishRows(db: Database, requests: FinishRequest[]): Promise<FinishRow[
     r.error_message,
     r.type,
     JSON.stringify(r.payload),
-    r.ready,
-    r.failed,
+    r.status === 'ready' ? 1 : 0,
+    r.status === 'failed' ? 1 : 0,
     r.errors === null ? null : JSON.stringify(r.errors),
     r.expected_status,
     r.new_attempts,
@@ -193,7 +190,7 @@ function toFinished(row: FinishRow | undefined, type: CompletionEvent): Finished
  * the attempt's own mark have committed meanwhile (the mark's timer runs until the finish
  * is done, so a finish that hangs still leaves the document `rendering` for the sweep).
  */
-export async function finishRendering(db: Database, doc: Document, outcome: Outcome): Promise<Finished | undefined> {
+export async function finishRendering(db: Database, doc: Document, outcome: FinishOutcome): Promise<Finished | undefined> {
   const request = finishRequest(doc, outcome);
   const [row] = await finishRows(db, [request]);
   return toFinished(row, request.type);
@@ -220,7 +217,7 @@ export class DocumentFinishes {
     this.grouped = new GroupedStatement((requests) => finishRows(db, requests), { maxWaitMs: FINISH_GROUP_WAIT_MS });
   }
 
-  async finish(doc: Document, outcome: Outcome): Promise<Finished | undefined> {
+  async finish(doc: Document, outcome: FinishOutcome): Promise<Finished | undefined> {
     if (doc.bulkJobId) return finishRendering(this.db, doc, outcome);
     const request = finishRequest(doc, outcome);
     const row = await this.grouped.call(request).catch(async (error: unknown) => {

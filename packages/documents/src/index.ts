@@ -14,7 +14,7 @@ export { ActiveDocumentCounts, ACTIVE_COUNT_FRESH_MS } from './active-document-c
 export { createMerge, type CreateMergeRequest } from './create-merge';
 export { readMergeSources, sourceGoneMessage, type MergeSource } from './merge-sources';
 export { RenderingAttempt, startRendering, type RenderingDocument, type Take } from './start-rendering';
-export { finishRendering, DocumentFinishes, type Finished, type CompletionEvent } from './finish-rendering';
+export { finishRendering, DocumentFinishes, type Finished, type FinishOutcome, type CompletionEvent } from './finish-rendering';
 export { waitForRetry } from './wait-for-retry';
 export { queueNewGeneration } from './queue-new-generation';
 export { type Attempt } from './attempt';
