@@ -9,6 +9,7 @@ import { runGatewayBench } from '../src/gateway';
 import { runMemoryBench } from '../src/memory';
 import { runPreviewBench } from '../src/preview';
 import { runPrinterLifeBench } from '../src/printer-life';
+import { runRecyclingBench } from '../src/recycling';
 import { machineBusySeconds } from '../src/process-cpu';
 import { serviceEnvFromArgv } from '../src/report';
 import { percentile, runClosedLoop } from '../src/stats';
@@ -58,6 +59,12 @@ describe('benchmarks, smoke mode', () => {
       expect(block.keptMs).toBeGreaterThan(0);
       expect(block.freshenedMs).toBeGreaterThan(0);
     }
+  }, 120_000);
+
+  it('recycling: both pools convert every document of their blocks', async () => {
+    const results = await runRecyclingBench(quiet);
+    expect(results.kept.latencies).toHaveLength(8);
+    expect(results.recycled.latencies).toHaveLength(8);
   }, 120_000);
 
   it('batched conversion: letters converted in one LibreOffice call read as they do alone, and cost less', async () => {

@@ -65,6 +65,10 @@ export class WarmInstance {
     return this.child?.pid;
   }
 
+  get profileDir(): string {
+    return this.options.profileDir;
+  }
+
   async start(): Promise<void> {
     const pipeName = `docgen_${process.pid}_${randomUUID().slice(0, 8)}`;
     const child = spawn(
@@ -87,12 +91,12 @@ export class WarmInstance {
     });
 
     const lines = createInterface({ input: child.stdout! });
+    let timer: NodeJS.Timeout | undefined;
     const ready = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new ConverterUnavailableError('LibreOffice did not start in time')), START_TIMEOUT_MS);
+      timer = setTimeout(() => reject(new ConverterUnavailableError('LibreOffice did not start in time')), START_TIMEOUT_MS);
       child.once('exit', () => reject(new ConverterUnavailableError(`LibreOffice could not start: ${stderr.trim().slice(-300)}`)));
       child.once('error', (error) => reject(new ConverterUnavailableError(`LibreOffice could not start: ${error.message}`)));
       lines.once('line', (line) => {
-        clearTimeout(timer);
         const message = JSON.parse(line) as { ready: boolean; error?: string };
         if (message.ready) resolve();
         else reject(new ConverterUnavailableError(`LibreOffice could not start: ${message.error}`));
@@ -104,6 +108,8 @@ export class WarmInstance {
     } catch (error) {
       this.kill();
       throw error;
+    } finally {
+      clearTimeout(timer); // also when it exited first (killed by a pool closing while it started)
     }
   }
 

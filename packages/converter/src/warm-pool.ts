@@ -19,7 +19,11 @@ const EXPORT_FILTERS: Record<OutputFormat, string> = {
 export interface WarmPoolOptions {
   size: number;
   timeoutMs: number;
-  /** Restart an instance after this many conversions, so slow leaks never accumulate. */
+  /**
+   * Replace an instance after this many conversions, so slow leaks never accumulate. Its
+   * successor is started first and takes its place once ready, so a recycle never leaves the
+   * pool short: for those seconds one LibreOffice more runs (one successor at a time per pool).
+   */
   recycleAfter?: number;
   sofficePath?: string;
   pythonPath?: string;
@@ -68,16 +72,29 @@ interface Waiter {
   reject: (error: Error) => void;
 }
 
+/** After a successor that could not start, the next try waits this long (doubling, up to 30 s). */
+const SUCCESSOR_RETRY_MS = 500;
+
 /**
  * N warm LibreOffice instances, each with its own profile, each converting one document
  * at a time. An instance that times out or crashes is replaced; one that has converted
- * `recycleAfter` documents is replaced between conversions.
+ * `recycleAfter` documents gets a successor, started while it goes on converting, and is
+ * retired once the successor has its place and its own conversion (if any) is done.
  */
 export class WarmConverterPool {
   private readonly instances: (WarmInstance | undefined)[];
   private readonly idle: number[] = [];
   private readonly waiters: Waiter[] = [];
   private readonly replacing = new Set<number>();
+  /** The slot whose successor is starting: one at a time, so recycles never run two extra instances. */
+  private successorOf: number | undefined;
+  /** Instances starting (at start, as replacements, as successors): close() kills them. */
+  private readonly starting = new Set<WarmInstance>();
+  /** Predecessors still finishing a conversion after their successor took the slot. */
+  private readonly outgoing = new Set<WarmInstance>();
+  private successorFailures = 0;
+  private nextSuccessorAt = 0;
+  private profiles = 0;
   private workDir = '';
   private closed = false;
   private readonly tuning: ProfileTuning;
@@ -191,14 +208,20 @@ export class WarmConverterPool {
   async close(): Promise<void> {
     this.closed = true;
     for (const waiter of this.waiters.splice(0)) waiter.reject(new ConverterUnavailableError('The converter is shutting down'));
-    await Promise.all(this.instances.map((instance) => instance?.stop()));
+    for (const instance of this.starting) instance.kill();
+    await Promise.all([...this.instances, ...this.outgoing].map((instance) => instance?.stop()));
     // A LibreOffice process group still dying may write into its profile while it is removed (ENOTEMPTY): retried.
     if (this.workDir) await rm(this.workDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   }
 
   private async launch(slot: number): Promise<void> {
-    const profileDir = path.join(this.workDir, `profile-${slot}`);
-    await rm(profileDir, { recursive: true, force: true }); // a profile is never shared with a predecessor
+    const instance = await this.startInstance(slot);
+    if (instance) this.install(slot, instance);
+  }
+
+  /** A started instance with a profile of its own (never a predecessor's, which may still run); undefined if the pool closed meanwhile. */
+  private async startInstance(slot: number): Promise<WarmInstance | undefined> {
+    const profileDir = path.join(this.workDir, `profile-${slot}-${++this.profiles}`);
     await mkdir(profileDir, { recursive: true });
     await writeHardenedProfile(profileDir, this.tuning === 'tuned' ? PERFORMANCE_SETTINGS : []);
     const instance = new WarmInstance({
@@ -212,14 +235,67 @@ export class WarmConverterPool {
     });
     // The slot is the instance's only once it has started: an instance that dies while
     // starting is its launcher's to retry, and no replacement races that retry.
-    await instance.start();
+    this.starting.add(instance);
+    try {
+      await instance.start();
+    } catch (error) {
+      void removeProfile(profileDir);
+      throw error;
+    } finally {
+      this.starting.delete(instance);
+    }
     if (this.closed) {
       await instance.stop();
-      return;
+      return undefined;
     }
+    return instance;
+  }
+
+  /**
+   * Gives the slot to `instance`. A predecessor still in the slot (a recycle) is retired at
+   * once if idle, else by `release` when its conversion is done: meanwhile both convert.
+   */
+  private install(slot: number, instance: WarmInstance): void {
+    const predecessor = this.instances[slot];
     this.instances[slot] = instance;
     this.options.onEvent?.({ type: 'started', slot, pid: instance.pid });
+    if (predecessor?.alive) {
+      this.options.onEvent?.({ type: 'recycled', slot, conversions: predecessor.conversions });
+      if (this.idle.includes(slot)) {
+        this.retire(predecessor); // the slot stays idle, now the successor's
+        return;
+      }
+      this.outgoing.add(predecessor);
+    }
     this.release(slot, instance);
+  }
+
+  /** Starts the slot's successor while `current` goes on converting; one at a time, and not again at once after one that failed. */
+  private startSuccessor(slot: number): void {
+    if (this.successorOf !== undefined || this.replacing.has(slot) || Date.now() < this.nextSuccessorAt) return;
+    this.successorOf = slot;
+    void this.startInstance(slot)
+      .then(
+        (successor) => {
+          this.successorFailures = 0;
+          if (successor) this.install(slot, successor);
+        },
+        (error: unknown) => {
+          if (this.closed) return;
+          this.options.onEvent?.({ type: 'restart_failed', slot, error: (error as Error).message });
+          this.nextSuccessorAt = Date.now() + Math.min(30_000, SUCCESSOR_RETRY_MS * 2 ** this.successorFailures++);
+        },
+      )
+      .finally(() => {
+        this.successorOf = undefined;
+        // The instance it was to succeed died while it started: the slot must not stay empty.
+        if (!this.closed && !this.instances[slot]?.alive) void this.replace(slot);
+      });
+  }
+
+  /** Stops an instance that no longer has a slot (its exit removes its profile). */
+  private retire(instance: WarmInstance): void {
+    void instance.stop();
   }
 
   private acquire(): Promise<number> {
@@ -230,13 +306,12 @@ export class WarmConverterPool {
   }
 
   private release(slot: number, instance: WarmInstance): void {
-    if (this.closed || this.instances[slot] !== instance || !instance.alive) return;
-    if (this.options.recycleAfter && instance.conversions >= this.options.recycleAfter) {
-      this.options.onEvent?.({ type: 'recycled', slot, conversions: instance.conversions });
-      this.instances[slot] = undefined;
-      void instance.stop().then(() => this.replace(slot));
+    if (this.outgoing.delete(instance)) {
+      this.retire(instance); // its successor took the slot while it converted
       return;
     }
+    if (this.closed || this.instances[slot] !== instance || !instance.alive) return;
+    if (this.options.recycleAfter && instance.conversions >= this.options.recycleAfter) this.startSuccessor(slot);
     const waiter = this.waiters.shift();
     if (waiter) waiter.resolve(slot);
     else this.idle.push(slot);
@@ -245,12 +320,14 @@ export class WarmConverterPool {
   private onInstanceExit(slot: number, instance: WarmInstance): void {
     const expected = this.closed || this.instances[slot] !== instance;
     this.options.onEvent?.({ type: 'exited', slot, pid: instance.pid, expected });
+    if (this.closed) return; // close() removes every profile with the pool's directory
+    instance.kill(); // soffice and its helpers go with the bridge
+    void removeProfile(instance.profileDir);
     if (expected) return;
     const idleIndex = this.idle.indexOf(slot);
     if (idleIndex >= 0) this.idle.splice(idleIndex, 1);
-    instance.kill();
     this.instances[slot] = undefined;
-    void this.replace(slot);
+    if (this.successorOf !== slot) void this.replace(slot); // else the successor starting takes the empty slot
   }
 
   /** Starts a fresh instance in the slot, retrying with backoff while LibreOffice will not start. */
@@ -260,13 +337,19 @@ export class WarmConverterPool {
     try {
       await this.launch(slot);
     } catch (error) {
-      this.options.onEvent?.({ type: 'restart_failed', slot, error: (error as Error).message });
       this.replacing.delete(slot);
+      if (this.closed) return;
+      this.options.onEvent?.({ type: 'restart_failed', slot, error: (error as Error).message });
       setTimeout(() => void this.replace(slot, attempt + 1), Math.min(30_000, 500 * 2 ** attempt)).unref();
       return;
     }
     this.replacing.delete(slot);
   }
+}
+
+/** A profile LibreOffice no longer uses; best effort (the pool's directory goes at close). A dying process group may still write into it (ENOTEMPTY): retried. */
+async function removeProfile(profileDir: string): Promise<void> {
+  await rm(profileDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }).catch(() => undefined);
 }
 
 function unlinkQuietly(file: string): void {
