@@ -59,7 +59,8 @@ async function startDriver(config: RenderWorkerConfig, logger: Logger, onPoolEve
     timeoutMs: config.RENDER_TIMEOUT_MS,
     recycleAfter: config.CONVERTER_RECYCLE_AFTER,
     onEvent: (event) => {
-      logger[event.type === 'exited' && !event.expected ? 'warn' : 'info']({ ...event }, `converter ${event.type}`);
+      const trouble = (event.type === 'exited' && !event.expected) || event.type === 'restart_failed';
+      logger[trouble ? 'warn' : 'info']({ ...event }, `converter ${event.type}`);
       onPoolEvent?.(event);
     },
   });

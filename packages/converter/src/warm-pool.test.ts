@@ -285,10 +285,10 @@ describe('WarmConverterPool timeouts and shutdown', () => {
 });
 
 describe('WarmConverterPool recycling', () => {
-  const profilesIn = (pool: WarmConverterPool) => {
-    const workDir = (pool as unknown as { workDir: string }).workDir;
-    return readdirSync(workDir).filter((name) => name.startsWith('profile-'));
-  };
+  /** What the pool keeps to itself, read to check its bookkeeping. */
+  const internals = (pool: WarmConverterPool) =>
+    pool as unknown as { workDir: string; replacing: Set<number>; starting: Set<unknown>; outgoing: Set<unknown>; retiring: Map<unknown, unknown> };
+  const profilesIn = (pool: WarmConverterPool) => readdirSync(internals(pool).workDir).filter((name) => name.startsWith('profile-'));
   /** Polls a state no event announces (a retired instance's profile being removed), for at most 10 s. */
   const eventually = async (check: () => boolean) => {
     for (let waited = 0; !check() && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -335,46 +335,91 @@ describe('WarmConverterPool recycling', () => {
     }
   }, 120_000);
 
-  it('gives the empty slot to the successor when the instance it was to succeed dies, and starts no second one', async () => {
+  it('retires an idle instance the moment its successor is ready', async () => {
     const { onEvent, next } = recorded();
     const pool = new WarmConverterPool({ size: 1, timeoutMs: 30_000, recycleAfter: 1, onEvent });
     await pool.start();
     try {
       const [first] = pool.pids;
-      await pool.convert(buildDocx({ body: paragraph('one') }), 'docx', 'pdf'); // its quota: the successor starts now
+      const recycled = next((e) => e.type === 'recycled');
       const exited = next((e) => e.type === 'exited' && e.pid === first);
-      const started = next((e) => e.type === 'started');
-      process.kill(-first!, 'SIGKILL');
-      expect(await exited).toMatchObject({ expected: false });
-      expect((pool as unknown as { replacing: Set<number> }).replacing.size).toBe(0);
-      expect(pool.liveCount).toBe(0);
-      const conversion = pool.convert(buildDocx({ body: paragraph('waited for the successor') }), 'docx', 'pdf');
-      expect(await started).toMatchObject({ slot: 0 });
-      expect(pdfText(await conversion)).toContain('waited for the successor');
-      expect(pool.liveCount).toBe(1);
-      expect(await eventually(() => profilesIn(pool).length <= 2)).toBe(true); // the successor's, and maybe its own successor's
+      await pool.convert(buildDocx({ body: paragraph('one') }), 'docx', 'pdf'); // its quota: the successor starts, nothing else is asked
+      expect(await recycled).toMatchObject({ conversions: 1 });
+      expect(await exited).toMatchObject({ expected: true });
+      expect(isRunning(first!)).toBe(false);
+      expect(pool.pids).toHaveLength(1);
+      expect(await eventually(() => profilesIn(pool).length === 1)).toBe(true);
     } finally {
       await pool.close();
     }
   }, 120_000);
 
-  it('converts every document of a steady load across several recycles, each once, and leaves nothing running', async () => {
-    const { events, onEvent } = recorded();
+  it('gives the empty slot to the successor when the instance it was to succeed dies, and starts no second one', async () => {
+    const { events, onEvent, next } = recorded();
     const pool = new WarmConverterPool({ size: 1, timeoutMs: 30_000, recycleAfter: 2, onEvent });
     await pool.start();
-    const marker = (pool as unknown as { workDir: string }).workDir;
+    try {
+      const [first] = pool.pids;
+      for (const text of ['one', 'two']) await pool.convert(buildDocx({ body: paragraph(text) }), 'docx', 'pdf'); // its quota: the successor starts now
+      const exited = next((e) => e.type === 'exited' && e.pid === first);
+      const started = next((e) => e.type === 'started');
+      process.kill(-first!, 'SIGKILL');
+      expect(await exited).toMatchObject({ expected: false });
+      expect(internals(pool).replacing.size).toBe(0);
+      expect(pool.liveCount).toBe(0);
+      const conversion = pool.convert(buildDocx({ body: paragraph('waited for the successor') }), 'docx', 'pdf');
+      expect(await started).toMatchObject({ slot: 0 });
+      expect(pdfText(await conversion)).toContain('waited for the successor');
+      // The successor's first conversion, below its quota: nothing else is starting, and nothing else started.
+      expect(internals(pool).starting.size + internals(pool).replacing.size).toBe(0);
+      expect(events.filter((e) => e.type === 'started')).toHaveLength(2);
+      expect(events.filter((e) => e.type === 'recycled')).toEqual([]);
+      expect(pool.liveCount).toBe(1);
+    } finally {
+      await pool.close();
+    }
+  }, 120_000);
+
+  it('under a steady load recycles one instance at a time, never running more than one LibreOffice extra, and every instance it replaced exits', async () => {
+    const { events, onEvent } = recorded();
+    let most = 0;
+    let pool: WarmConverterPool | undefined = undefined;
+    const count = () => {
+      if (!pool) return;
+      const { starting, outgoing, retiring } = internals(pool);
+      most = Math.max(most, pool.liveCount + starting.size + outgoing.size + retiring.size);
+    };
+    pool = new WarmConverterPool({
+      size: 2,
+      timeoutMs: 30_000,
+      recycleAfter: 2,
+      onEvent: (event) => {
+        onEvent(event);
+        count();
+      },
+    });
+    await pool.start();
+    const marker = internals(pool).workDir;
     const pids = new Set<number>();
     let next = 0;
     const client = async () => {
-      while (next < 2_000 && events.filter((e) => e.type === 'recycled').length < 3) {
+      while (next < 2_000 && events.filter((e) => e.type === 'recycled').length < 4) {
         const i = next++;
-        const pdf = await pool.convert(buildDocx({ body: paragraph(`steady ${i}`) }), 'docx', 'pdf', { onInstanceTaken: (pid) => pids.add(pid!) });
+        const pdf = await pool!.convert(buildDocx({ body: paragraph(`steady ${i}`) }), 'docx', 'pdf', {
+          onInstanceTaken: (pid) => {
+            pids.add(pid!);
+            count();
+          },
+        });
         expect(pdfText(pdf)).toContain(`steady ${i}`);
       }
     };
     try {
-      await Promise.all([client(), client()]);
-      expect(events.filter((e) => e.type === 'recycled').length).toBeGreaterThanOrEqual(1);
+      await Promise.all([client(), client(), client(), client()]);
+      expect(events.filter((e) => e.type === 'recycled').length).toBeGreaterThanOrEqual(4);
+      expect(most).toBe(3); // two in their slots, and one starting or leaving
+      const replaced = [...pids].filter((pid) => !pool!.pids.includes(pid));
+      expect(await eventually(() => replaced.every((pid) => !isRunning(pid)))).toBe(true);
       expect(events.filter((e) => e.type === 'exited' && !e.expected)).toEqual([]);
     } finally {
       await pool.close();

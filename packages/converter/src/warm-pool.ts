@@ -88,10 +88,13 @@ export class WarmConverterPool {
   private readonly replacing = new Set<number>();
   /** The slot whose successor is starting: one at a time, so recycles never run two extra instances. */
   private successorOf: number | undefined;
-  /** Instances starting (at start, as replacements, as successors): close() kills them. */
+  /** Starts in progress (at start, replacements, successors): close() waits for them, killing the instances already spawned. */
+  private readonly launches = new Set<Promise<unknown>>();
   private readonly starting = new Set<WarmInstance>();
   /** Predecessors still finishing a conversion after their successor took the slot. */
   private readonly outgoing = new Set<WarmInstance>();
+  /** Instances being stopped after a recycle, until they exit. */
+  private readonly retiring = new Map<WarmInstance, Promise<void>>();
   private successorFailures = 0;
   private nextSuccessorAt = 0;
   private profiles = 0;
@@ -209,7 +212,9 @@ export class WarmConverterPool {
     this.closed = true;
     for (const waiter of this.waiters.splice(0)) waiter.reject(new ConverterUnavailableError('The converter is shutting down'));
     for (const instance of this.starting) instance.kill();
+    await Promise.allSettled([...this.launches]);
     await Promise.all([...this.instances, ...this.outgoing].map((instance) => instance?.stop()));
+    await Promise.all(this.retiring.values());
     // A LibreOffice process group still dying may write into its profile while it is removed (ENOTEMPTY): retried.
     if (this.workDir) await rm(this.workDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   }
@@ -220,10 +225,19 @@ export class WarmConverterPool {
   }
 
   /** A started instance with a profile of its own (never a predecessor's, which may still run); undefined if the pool closed meanwhile. */
-  private async startInstance(slot: number): Promise<WarmInstance | undefined> {
+  private startInstance(slot: number): Promise<WarmInstance | undefined> {
+    const launch = this.spawnInstance(slot);
+    this.launches.add(launch);
+    void launch.catch(() => undefined).finally(() => this.launches.delete(launch));
+    return launch;
+  }
+
+  private async spawnInstance(slot: number): Promise<WarmInstance | undefined> {
+    if (this.closed) return undefined;
     const profileDir = path.join(this.workDir, `profile-${slot}-${++this.profiles}`);
     await mkdir(profileDir, { recursive: true });
     await writeHardenedProfile(profileDir, this.tuning === 'tuned' ? PERFORMANCE_SETTINGS : []);
+    if (this.closed) return undefined; // close() removes the directory
     const instance = new WarmInstance({
       sofficePath: this.options.sofficePath ?? 'soffice',
       pythonPath: this.options.pythonPath ?? '/usr/bin/python3',
@@ -270,9 +284,14 @@ export class WarmConverterPool {
     this.release(slot, instance);
   }
 
-  /** Starts the slot's successor while `current` goes on converting; one at a time, and not again at once after one that failed. */
+  /**
+   * Starts the slot's successor while its instance goes on converting. One recycle at a time:
+   * not while another successor starts or a predecessor has yet to exit, so a recycle adds one
+   * LibreOffice at most; and not again at once after a successor that failed.
+   */
   private startSuccessor(slot: number): void {
-    if (this.successorOf !== undefined || this.replacing.has(slot) || Date.now() < this.nextSuccessorAt) return;
+    const recycling = this.successorOf !== undefined || this.outgoing.size > 0 || this.retiring.size > 0;
+    if (recycling || this.replacing.has(slot) || Date.now() < this.nextSuccessorAt) return;
     this.successorOf = slot;
     void this.startInstance(slot)
       .then(
@@ -295,7 +314,11 @@ export class WarmConverterPool {
 
   /** Stops an instance that no longer has a slot (its exit removes its profile). */
   private retire(instance: WarmInstance): void {
-    void instance.stop();
+    if (this.retiring.has(instance)) return;
+    this.retiring.set(
+      instance,
+      instance.stop().finally(() => this.retiring.delete(instance)),
+    );
   }
 
   private acquire(): Promise<number> {
@@ -318,12 +341,13 @@ export class WarmConverterPool {
   }
 
   private onInstanceExit(slot: number, instance: WarmInstance): void {
-    const expected = this.closed || this.instances[slot] !== instance;
-    this.options.onEvent?.({ type: 'exited', slot, pid: instance.pid, expected });
+    const owner = this.instances[slot] === instance;
+    // Expected: stopped by the pool (closing, or retired after a recycle); a crash or a timeout is not, whoever owns the slot.
+    this.options.onEvent?.({ type: 'exited', slot, pid: instance.pid, expected: this.closed || this.retiring.has(instance) });
     if (this.closed) return; // close() removes every profile with the pool's directory
     instance.kill(); // soffice and its helpers go with the bridge
     void removeProfile(instance.profileDir);
-    if (expected) return;
+    if (!owner) return; // a predecessor: its conversion, if any, failed and release() retires it
     const idleIndex = this.idle.indexOf(slot);
     if (idleIndex >= 0) this.idle.splice(idleIndex, 1);
     this.instances[slot] = undefined;
