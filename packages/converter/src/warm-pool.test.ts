@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildDocx, paragraph, pdfPageTexts, picture, solidPng, withParts } from '@docgen/testing';
@@ -287,7 +287,17 @@ describe('WarmConverterPool timeouts and shutdown', () => {
 describe('WarmConverterPool recycling', () => {
   /** What the pool keeps to itself, read to check its bookkeeping. */
   const internals = (pool: WarmConverterPool) =>
-    pool as unknown as { workDir: string; replacing: Set<number>; starting: Set<unknown>; outgoing: Set<unknown>; retiring: Map<unknown, unknown> };
+    pool as unknown as {
+      workDir: string;
+      instances: ({ pid: number; kill: () => void } | undefined)[];
+      successorOf: number | undefined;
+      launches: Set<unknown>;
+      replacing: Set<number>;
+      starting: Set<unknown>;
+      outgoing: Set<unknown>;
+      retiring: Map<unknown, unknown>;
+      retire: (instance: unknown) => void;
+    };
   const profilesIn = (pool: WarmConverterPool) => readdirSync(internals(pool).workDir).filter((name) => name.startsWith('profile-'));
   /** Polls a state no event announces (a retired instance's profile being removed), for at most 10 s. */
   const eventually = async (check: () => boolean) => {
@@ -375,6 +385,35 @@ describe('WarmConverterPool recycling', () => {
       expect(events.filter((e) => e.type === 'started')).toHaveLength(2);
       expect(events.filter((e) => e.type === 'recycled')).toEqual([]);
       expect(pool.liveCount).toBe(1);
+    } finally {
+      await pool.close();
+    }
+  }, 120_000);
+
+  it('closed while a successor starts, leaves nothing running and no directory behind', async () => {
+    const pool = new WarmConverterPool({ size: 1, timeoutMs: 30_000, recycleAfter: 1 });
+    await pool.start();
+    const marker = internals(pool).workDir;
+    await pool.convert(buildDocx({ body: paragraph('one') }), 'docx', 'pdf'); // its quota: the successor starts now
+    expect(internals(pool).successorOf).toBe(0);
+    await pool.close();
+    expect(internals(pool).launches.size).toBe(0); // close() waited for the start it cut short
+    expect(sofficeProcessesUsing(marker)).toEqual([]);
+    expect(existsSync(marker)).toBe(false);
+  }, 120_000);
+
+  // A conversion that overruns its time kills its instance before its release retires it (a
+  // predecessor whose successor took the slot meanwhile): that exit is a failure, not a stop.
+  it('reports as unexpected the exit of an instance killed before it was retired', async () => {
+    const { onEvent, next } = recorded();
+    const pool = new WarmConverterPool({ size: 1, timeoutMs: 30_000, onEvent });
+    await pool.start();
+    try {
+      const instance = internals(pool).instances[0]!;
+      const exited = next((e) => e.type === 'exited' && e.pid === instance.pid);
+      instance.kill();
+      internals(pool).retire(instance);
+      expect(await exited).toMatchObject({ expected: false });
     } finally {
       await pool.close();
     }

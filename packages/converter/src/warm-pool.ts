@@ -95,6 +95,8 @@ export class WarmConverterPool {
   private readonly outgoing = new Set<WarmInstance>();
   /** Instances being stopped after a recycle, until they exit. */
   private readonly retiring = new Map<WarmInstance, Promise<void>>();
+  /** Instances the pool asked to stop while they were well: only their exits are expected (a timed-out one is killed before it is retired). */
+  private readonly stoppedWell = new WeakSet<WarmInstance>();
   private successorFailures = 0;
   private nextSuccessorAt = 0;
   private profiles = 0;
@@ -109,6 +111,7 @@ export class WarmConverterPool {
 
   async start(): Promise<void> {
     this.workDir = await mkdtemp(path.join(this.options.scratchDir ?? tmpdir(), 'docgen-pool-'));
+    if (this.closed) await rm(this.workDir, { recursive: true, force: true }); // closed while it was made
     await Promise.all(this.instances.map((_, slot) => this.launchAtStart(slot)));
   }
 
@@ -315,6 +318,7 @@ export class WarmConverterPool {
   /** Stops an instance that no longer has a slot (its exit removes its profile). */
   private retire(instance: WarmInstance): void {
     if (this.retiring.has(instance)) return;
+    if (instance.alive) this.stoppedWell.add(instance);
     this.retiring.set(
       instance,
       instance.stop().finally(() => this.retiring.delete(instance)),
@@ -343,7 +347,7 @@ export class WarmConverterPool {
   private onInstanceExit(slot: number, instance: WarmInstance): void {
     const owner = this.instances[slot] === instance;
     // Expected: stopped by the pool (closing, or retired after a recycle); a crash or a timeout is not, whoever owns the slot.
-    this.options.onEvent?.({ type: 'exited', slot, pid: instance.pid, expected: this.closed || this.retiring.has(instance) });
+    this.options.onEvent?.({ type: 'exited', slot, pid: instance.pid, expected: this.closed || this.stoppedWell.has(instance) });
     if (this.closed) return; // close() removes every profile with the pool's directory
     instance.kill(); // soffice and its helpers go with the bridge
     void removeProfile(instance.profileDir);
