@@ -3,7 +3,7 @@ import { renderedDocuments } from './documents';
 import { allProcesses, descendantsOf } from './process-cpu';
 import { publish, runWhenMain, type BenchOptions } from './report';
 import { MEMORY_SCRATCH_DIR } from './scratch';
-import { fixed, markdownTable, percentile } from './stats';
+import { fixed, markdownTable, percentile, runClosedLoop } from './stats';
 
 const INSTANCES = 2;
 /** Two clients an instance: one converting, one waiting, as the worker keeps its instances busy under load. */
@@ -28,6 +28,8 @@ interface PoolResult {
   recycles: number;
 }
 
+const noResult = (): PoolResult => ({ latencies: [], seconds: 0, recycles: 0 });
+
 /**
  * What recycling LibreOffice costs the documents behind it: two pools of two warm instances
  * convert the e2e letter, four clients in a closed loop, in alternating blocks so both see the
@@ -39,7 +41,7 @@ export async function runRecyclingBench(options: BenchOptions) {
   const blockSize = options.smoke ? 8 : 400;
   const blockCount = options.smoke ? 1 : 6;
   const recycleAfter = options.smoke ? 3 : RECYCLE_AFTER;
-  const results = { kept: { latencies: [], seconds: 0, recycles: 0 } as PoolResult, recycled: { latencies: [], seconds: 0, recycles: 0 } as PoolResult };
+  const results = { kept: noResult(), recycled: noResult() };
   const pool = (result: PoolResult, recycle: number) =>
     new WarmConverterPool({
       size: INSTANCES,
@@ -54,20 +56,15 @@ export async function runRecyclingBench(options: BenchOptions) {
   const recycled = pool(results.recycled, recycleAfter);
   await Promise.all([kept.start(), recycled.start()]);
   const block = async (converter: WarmConverterPool, result: PoolResult) => {
-    let next = 0;
-    const started = performance.now();
-    const client = async () => {
-      while (next++ < blockSize) {
-        const t0 = performance.now();
-        await converter.convert(letter, 'docx', 'pdf');
-        result.latencies.push(performance.now() - t0);
-      }
-    };
-    await Promise.all(Array.from({ length: CLIENTS }, client));
-    result.seconds += (performance.now() - started) / 1000;
+    const run = await runClosedLoop(blockSize, CLIENTS, async () => {
+      const t0 = performance.now();
+      await converter.convert(letter, 'docx', 'pdf');
+      result.latencies.push(performance.now() - t0);
+    });
+    result.seconds += run.seconds;
   };
   try {
-    await Promise.all([block(kept, { latencies: [], seconds: 0, recycles: 0 }), block(recycled, { latencies: [], seconds: 0, recycles: 0 })]); // warm-up
+    await Promise.all([block(kept, noResult()), block(recycled, noResult())]); // warm-up
     await settled([kept, recycled]);
     results.recycled.recycles = 0;
     for (let i = 0; i < blockCount; i++) {

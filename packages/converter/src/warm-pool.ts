@@ -22,7 +22,7 @@ export interface WarmPoolOptions {
   /**
    * Replace an instance after this many conversions, so slow leaks never accumulate. Its
    * successor is started first and takes its place once ready, so a recycle never leaves the
-   * pool short: for those seconds one LibreOffice more runs (one successor at a time per pool).
+   * pool short: for those seconds one LibreOffice more runs (one recycle at a time per pool).
    */
   recycleAfter?: number;
   sofficePath?: string;
@@ -72,8 +72,8 @@ interface Waiter {
   reject: (error: Error) => void;
 }
 
-/** After a successor that could not start, the next try waits this long (doubling, up to 30 s). */
-const SUCCESSOR_RETRY_MS = 500;
+/** After a start that failed (a replacement's, a successor's), the next try waits 0.5 s, doubling up to 30 s. */
+const retryDelayMs = (failures: number) => Math.min(30_000, 500 * 2 ** failures);
 
 /**
  * N warm LibreOffice instances, each with its own profile, each converting one document
@@ -305,7 +305,7 @@ export class WarmConverterPool {
         (error: unknown) => {
           if (this.closed) return;
           this.options.onEvent?.({ type: 'restart_failed', slot, error: (error as Error).message });
-          this.nextSuccessorAt = Date.now() + Math.min(30_000, SUCCESSOR_RETRY_MS * 2 ** this.successorFailures++);
+          this.nextSuccessorAt = Date.now() + retryDelayMs(this.successorFailures++);
         },
       )
       .finally(() => {
@@ -368,7 +368,7 @@ export class WarmConverterPool {
       this.replacing.delete(slot);
       if (this.closed) return;
       this.options.onEvent?.({ type: 'restart_failed', slot, error: (error as Error).message });
-      setTimeout(() => void this.replace(slot, attempt + 1), Math.min(30_000, 500 * 2 ** attempt)).unref();
+      setTimeout(() => void this.replace(slot, attempt + 1), retryDelayMs(attempt)).unref();
       return;
     }
     this.replacing.delete(slot);
