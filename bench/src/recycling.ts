@@ -1,25 +1,73 @@
+import { BrowserPrinterPool } from '@docgen/browser-printer';
 import { WarmConverterPool } from '@docgen/converter';
-import { renderedDocuments } from './documents';
+import { fillHtml, prepareHtmlTemplate } from '@docgen/templating';
+import { LETTER_HTML_TEMPLATE, letterInput, renderedDocuments } from './documents';
 import { allProcesses, descendantsOf } from './process-cpu';
 import { publish, runWhenMain, type BenchOptions } from './report';
 import { MEMORY_SCRATCH_DIR } from './scratch';
 import { fixed, markdownTable, percentile, runClosedLoop } from './stats';
 
-const INSTANCES = 2;
-/** Two clients an instance: one converting, one waiting, as the worker keeps its instances busy under load. */
-const CLIENTS = 2 * INSTANCES;
-/** Often enough for several recycles a block; the worker's default is 500 (CONVERTER_RECYCLE_AFTER). */
+/** Two clients for each instance or page: one working, one waiting, as the worker keeps its engines busy under load. */
+const CLIENTS = 4;
+/** Often enough for several recycles a block; the worker's defaults are 500 (LibreOffice) and 5,000 (Chromium). */
 const RECYCLE_AFTER = 100;
-/** A conversion this slow waited for something other than LibreOffice's work on it. */
+/** A document this slow waited for something other than the engine's work on it. */
 const STALL_MS = 250;
 
-/** LibreOffice instances of this process, by their UNO bridges (one each, from its start to its end). */
-const bridges = () => descendantsOf(process.pid, allProcesses()).filter((stat) => stat.comm.startsWith('python')).length;
+/** A pool as this bench drives it: started, asked for one document at a time by each client, closed. */
+interface Engine {
+  start(): Promise<void>;
+  document(): Promise<unknown>;
+  close(): Promise<void>;
+  /** Every instance or browser serving and none starting or stopping, told by the pool. */
+  full(): boolean;
+}
 
-/** Waits until every pool is full and no instance is starting or stopping, so no recycle's work spills into the next block. */
-async function settled(pools: WarmConverterPool[]): Promise<void> {
-  const busy = () => bridges() > INSTANCES * pools.length || pools.some((pool) => pool.liveCount < INSTANCES);
-  for (let waited = 0; busy() && waited < 30_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+interface Subject {
+  name: string;
+  /** The pool's engine processes of this process that run now, one each: more means one is starting or stopping. */
+  running(): number;
+  /** Engines a full pool runs. */
+  perPool: number;
+  make(recycleAfter: number, onRecycled: () => void): Engine;
+}
+
+const ownProcesses = (comm: (name: string) => boolean, directOnly: boolean) =>
+  descendantsOf(process.pid, allProcesses()).filter((stat) => comm(stat.comm) && (!directOnly || stat.ppid === process.pid)).length;
+
+/** Two instances of 2 a pool; an instance is counted by its UNO bridge (one each, from its start to its end). */
+function libreOffice(): Subject {
+  const { letter } = renderedDocuments();
+  return {
+    name: 'LibreOffice',
+    perPool: 2,
+    running: () => ownProcesses((comm) => comm.startsWith('python'), false),
+    make: (recycleAfter, onRecycled) => {
+      const pool = new WarmConverterPool({
+        size: 2,
+        timeoutMs: 60_000,
+        recycleAfter,
+        scratchDir: MEMORY_SCRATCH_DIR,
+        onEvent: (event) => event.type === 'recycled' && onRecycled(),
+      });
+      return { start: () => pool.start(), document: () => pool.convert(letter, 'docx', 'pdf'), close: () => pool.close(), full: () => pool.liveCount === 2 };
+    },
+  };
+}
+
+/** One browser of 2 pages a pool, as the worker's; a browser is counted by its main process, a child of this one. */
+function chromium(): Subject {
+  const template = prepareHtmlTemplate(LETTER_HTML_TEMPLATE);
+  const html = fillHtml(template.html, template.variables, letterInput());
+  return {
+    name: 'Chromium',
+    perPool: 1,
+    running: () => ownProcesses((comm) => comm.startsWith('chrom'), true),
+    make: (recycleAfter, onRecycled) => {
+      const pool = new BrowserPrinterPool({ pages: 2, timeoutMs: 60_000, recycleAfter, onEvent: (event) => event.type === 'recycled' && onRecycled() });
+      return { start: () => pool.start(), document: () => pool.print(html), close: () => pool.close(), full: () => pool.alive };
+    },
+  };
 }
 
 interface PoolResult {
@@ -30,52 +78,53 @@ interface PoolResult {
 
 const noResult = (): PoolResult => ({ latencies: [], seconds: 0, recycles: 0 });
 
-/**
- * What recycling LibreOffice costs the documents behind it: two pools of two warm instances
- * convert the e2e letter, four clients in a closed loop, in alternating blocks so both see the
- * same machine: the baseline never recycles; the other recycles each instance after
- * RECYCLE_AFTER conversions, as the worker does after CONVERTER_RECYCLE_AFTER.
- */
-export async function runRecyclingBench(options: BenchOptions) {
-  const { letter } = renderedDocuments();
-  const blockSize = options.smoke ? 8 : 400;
-  const blockCount = options.smoke ? 1 : 6;
-  const recycleAfter = options.smoke ? 3 : RECYCLE_AFTER;
+/** Two pools of one engine, one never recycled, driven in alternating blocks so both see the same machine. */
+async function compare(subject: Subject, options: BenchOptions, blockSize: number, blockCount: number, recycleAfter: number) {
   const results = { kept: noResult(), recycled: noResult() };
-  const pool = (result: PoolResult, recycle: number) =>
-    new WarmConverterPool({
-      size: INSTANCES,
-      timeoutMs: 60_000,
-      recycleAfter: recycle,
-      scratchDir: MEMORY_SCRATCH_DIR,
-      onEvent: (event) => {
-        if (event.type === 'recycled') result.recycles += 1;
-      },
-    });
-  const kept = pool(results.kept, 1_000_000);
-  const recycled = pool(results.recycled, recycleAfter);
-  await Promise.all([kept.start(), recycled.start()]);
-  const block = async (converter: WarmConverterPool, result: PoolResult) => {
+  const kept = subject.make(1_000_000, () => (results.kept.recycles += 1));
+  const recycled = subject.make(recycleAfter, () => (results.recycled.recycles += 1));
+  // Each block starts once both pools are full and nothing starts or stops, so no recycle's work spills into the next.
+  const settled = async () => {
+    const busy = () => subject.running() > 2 * subject.perPool || !kept.full() || !recycled.full();
+    for (let waited = 0; busy() && waited < 30_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+  };
+  const block = async (engine: Engine, result: PoolResult) => {
     const run = await runClosedLoop(blockSize, CLIENTS, async () => {
       const t0 = performance.now();
-      await converter.convert(letter, 'docx', 'pdf');
+      await engine.document();
       result.latencies.push(performance.now() - t0);
     });
     result.seconds += run.seconds;
   };
+  await Promise.all([kept.start(), recycled.start()]);
   try {
     await Promise.all([block(kept, noResult()), block(recycled, noResult())]); // warm-up
-    await settled([kept, recycled]);
+    await settled();
     results.recycled.recycles = 0;
     for (let i = 0; i < blockCount; i++) {
       await block(kept, results.kept);
       await block(recycled, results.recycled);
-      await settled([kept, recycled]);
-      options.log(`block ${i + 1}: ${results.recycled.recycles} recycles so far`);
+      await settled();
+      options.log(`${subject.name} block ${i + 1}: ${results.recycled.recycles} recycles so far`);
     }
   } finally {
     await Promise.all([kept.close(), recycled.close()]);
   }
+  return results;
+}
+
+/**
+ * What recycling an engine costs the documents behind it, for LibreOffice and for Chromium:
+ * two pools of each make the e2e letter's PDF (LibreOffice from the filled DOCX, Chromium from
+ * the filled HTML template), four clients in a closed loop, in alternating blocks: the baseline
+ * never recycles; the other recycles each instance or browser after RECYCLE_AFTER documents.
+ */
+export async function runRecyclingBench(options: BenchOptions) {
+  const blockSize = options.smoke ? 8 : 400;
+  const blockCount = options.smoke ? 1 : 6;
+  const recycleAfter = options.smoke ? 3 : RECYCLE_AFTER;
+  const libreOfficeResults = await compare(libreOffice(), options, blockSize, blockCount, recycleAfter);
+  const chromiumResults = await compare(chromium(), options, blockSize, blockCount, recycleAfter);
   const row = (name: string, result: PoolResult) => {
     const sorted = [...result.latencies].sort((a, b) => a - b);
     return [
@@ -89,20 +138,27 @@ export async function runRecyclingBench(options: BenchOptions) {
     ];
   };
   const body = [
-    `Two pools of ${INSTANCES} warm LibreOffice instances (scratch files in memory) convert the e2e letter, ${CLIENTS} clients in a`,
-    `closed loop, in alternating blocks of ${blockSize} conversions (${blockCount} each): the baseline never recycles an`,
-    `instance; the other recycles each after ${recycleAfter} conversions, as the render worker does after`,
-    '`CONVERTER_RECYCLE_AFTER` (500 by default): a recycle every 50 documents of the pool here, so its cost shows.',
-    `Time per conversion from the call to the PDF, waiting for an instance included; "stalled" counts those over ${STALL_MS} ms.`,
-    'After each block of the recycled pool the next block waits until no instance is starting or stopping.',
+    `Two pools of each engine make the e2e letter's PDF, ${CLIENTS} clients in a closed loop, in alternating blocks of`,
+    `${blockSize} documents (${blockCount} each): LibreOffice pools of 2 warm instances (scratch files in memory) convert the`,
+    'filled DOCX; Chromium pools of one browser with 2 pages print the filled HTML template. The baseline never recycles; the',
+    `other recycles each instance or browser after ${recycleAfter} documents, as the render worker does after`,
+    '`CONVERTER_RECYCLE_AFTER` (500) and `HTML_PRINTER_RECYCLE_AFTER` (5,000), so its cost shows: a LibreOffice recycle every',
+    `${recycleAfter / 2} documents of the pool, a Chromium one every ${recycleAfter}. Time per document from the call to the PDF,`,
+    `waiting for an instance or page included; "stalled" counts those over ${STALL_MS} ms. After each block of the recycled`,
+    'pool the next block waits until nothing is starting or stopping.',
     '',
     markdownTable(
       ['pool', 'recycles', 'PDF/s', 'p50 ms', 'p99 ms', 'max ms', 'stalled'],
-      [row('never recycled (baseline)', results.kept), row(`recycled every ${recycleAfter}`, results.recycled)],
+      [
+        row('LibreOffice, never recycled (baseline)', libreOfficeResults.kept),
+        row(`LibreOffice, recycled every ${recycleAfter}`, libreOfficeResults.recycled),
+        row('Chromium, never recycled (baseline)', chromiumResults.kept),
+        row(`Chromium, recycled every ${recycleAfter}`, chromiumResults.recycled),
+      ],
     ),
   ].join('\n');
-  publish(options, 'recycling', 'Recycling LibreOffice: what the documents behind it wait', body);
-  return results;
+  publish(options, 'recycling', 'Recycling LibreOffice and Chromium: what the documents behind it wait', body);
+  return { libreOffice: libreOfficeResults, chromium: chromiumResults };
 }
 
 runWhenMain(module, runRecyclingBench);

@@ -18,8 +18,8 @@ function printerEventLevel(event: PrinterEvent): 'warn' | 'info' | 'debug' {
 
 /**
  * The warm Chromium that prints HTML templates, beside the LibreOffice pool: one browser,
- * HTML_PRINTER_PAGES pages, restarted after HTML_PRINTER_RECYCLE_AFTER documents or when it
- * dies. A print waits for a free page within the render's deadline.
+ * HTML_PRINTER_PAGES pages, replaced after HTML_PRINTER_RECYCLE_AFTER documents (its successor
+ * launched while it prints on) or when it dies. A print waits for a free page within the render's deadline.
  */
 export async function startHtmlPrinter(config: RenderWorkerConfig, logger: Logger): Promise<HtmlPrinter> {
   const pool = new BrowserPrinterPool({

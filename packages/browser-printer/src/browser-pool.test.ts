@@ -137,11 +137,12 @@ describe('BrowserPrinterPool', () => {
   });
 
   it('recycles the browser after N documents', async () => {
-    const before = events.filter((event) => event.type === 'started').length;
+    const started = () => events.filter((event) => event.type === 'started').length;
+    const before = started();
     await Promise.all(Array.from({ length: 6 }, (_, i) => pool.print({ html: page(`<p>doc ${i}</p>`) })));
+    await eventually(() => started() > before, 'a successor started');
     expect(events.some((event) => event.type === 'recycled')).toBe(true);
     expect(pdfText(await pool.print({ html: page('<p>after recycling</p>') }))).toContain('after recycling');
-    expect(events.filter((event) => event.type === 'started').length).toBeGreaterThan(before);
   });
 
   it('gives a page a fresh window every N documents, between prints, and prints on', async () => {
@@ -257,6 +258,125 @@ describe('BrowserPrinterPool', () => {
     } finally {
       await crashing.close();
     }
+  });
+});
+
+describe('BrowserPrinterPool recycling', () => {
+  const rows = (count: number) => Array.from({ length: count }, (_, i) => `<tr><td>${i}</td><td>${'x'.repeat(50)}</td></tr>`).join('');
+  /** The browsers this test process started since `before`. */
+  const browsersSince = (before: Set<string>) => chromiumChildren().filter((pid) => pid && !before.has(pid));
+
+  it('prints on the old browser while its successor launches, then hands over and closes the old one', async () => {
+    const own: Array<PrinterEvent | { type: 'printed'; text: string }> = [];
+    const before = new Set(chromiumChildren());
+    const recycling = new BrowserPrinterPool({ pages: 1, timeoutMs: 15_000, recycleAfter: 2, onEvent: (event) => own.push(event) });
+    await recycling.start();
+    try {
+      const [first] = browsersSince(before) as [string];
+      const started = () => own.filter((event) => event.type === 'started').length;
+      // The second document's release asks for a successor; the documents after it print while it launches.
+      for (let i = 0; started() < 2; i++) {
+        const text = pdfText(await recycling.print({ html: page(`<p>doc ${i}</p>`) })).trim();
+        expect(text).toBe(`doc ${i}`);
+        own.push({ type: 'printed', text });
+      }
+      const handOver = own.findIndex((event) => event.type === 'recycled');
+      expect(own.slice(0, handOver).filter((event) => event.type === 'printed').length).toBeGreaterThan(2);
+      expect(own[handOver]).toEqual({ type: 'recycled', prints: handOver - 1 }); // every document before it, on the old browser
+      await eventually(() => own.some((event) => event.type === 'exited'), 'the old browser closed');
+      expect(own.filter((event) => event.type === 'exited')).toEqual([{ type: 'exited', expected: true }]);
+      await eventually(() => !browsersSince(before).includes(first), 'the old browser gone');
+      expect(browsersSince(before)).toHaveLength(1);
+      expect(pdfText(await recycling.print({ html: page('<p>on the successor</p>') }))).toContain('on the successor');
+    } finally {
+      await recycling.close();
+    }
+  });
+
+  it('lets a print under way on the old browser end before closing it', async () => {
+    const own: Array<PrinterEvent | { type: 'long print done' }> = [];
+    const before = new Set(chromiumChildren());
+    const recycling = new BrowserPrinterPool({ pages: 1, timeoutMs: 30_000, recycleAfter: 1, onEvent: (event) => own.push(event) });
+    await recycling.start();
+    try {
+      await recycling.print({ html: page('<p>first</p>') }); // its release asks for a successor
+      // Takes the old browser's page, for longer than a launch.
+      const long = recycling.print({ html: page(`<table>${rows(10_000)}</table>`) }).then((pdf) => {
+        own.push({ type: 'long print done' });
+        return pdf;
+      });
+      await eventually(() => own.filter((event) => event.type === 'started').length === 2, 'the successor started');
+      // A document on the successor takes it past its quota while the old browser still prints: one recycle at a time, so no third browser.
+      expect(pdfText(await recycling.print({ html: page('<p>on the successor</p>') }))).toContain('on the successor');
+      expect(browsersSince(before)).toHaveLength(2);
+      expect(pdfText(await long)).toContain('9999');
+      await eventually(() => own.some((event) => event.type === 'exited'), 'the old browser closed');
+      const types = own.map((event) => event.type);
+      // The hand-over came while the long print was under way; the old browser closed only after it.
+      expect(types.indexOf('recycled')).toBeLessThan(types.indexOf('long print done'));
+      expect(types.indexOf('long print done')).toBeLessThan(types.indexOf('exited'));
+      expect(own).toContainEqual({ type: 'exited', expected: true });
+    } finally {
+      await recycling.close();
+    }
+  });
+
+  it('leaves the slot to the successor when the old browser dies while it launches, and launches nothing else', async () => {
+    const own: PrinterEvent[] = [];
+    const before = new Set(chromiumChildren());
+    const recycling = new BrowserPrinterPool({ pages: 1, timeoutMs: 15_000, recycleAfter: 1, onEvent: (event) => own.push(event) });
+    await recycling.start();
+    try {
+      const [old] = browsersSince(before) as [string];
+      await recycling.print({ html: page('<p>first</p>') }); // its release launches a successor
+      process.kill(Number(old), 'SIGKILL');
+      await eventually(() => own.filter((event) => event.type === 'started').length === 2, 'the successor started');
+      // A second launch for the dead browser would have spawned by now, beside the successor.
+      await eventually(() => !browsersSince(before).includes(old), 'the killed browser gone');
+      expect(browsersSince(before)).toHaveLength(1);
+      expect(own.filter((event) => event.type === 'exited')).toEqual([{ type: 'exited', expected: false }]);
+      expect(own.some((event) => event.type === 'recycled')).toBe(false); // the successor replaced a dead browser, not a live one
+      expect(recycling.alive).toBe(true);
+      expect(pdfText(await recycling.print({ html: page('<p>on the successor</p>') }))).toContain('on the successor');
+    } finally {
+      await recycling.close();
+    }
+  });
+
+  it('leaves nothing running when closed while a successor launches', async () => {
+    const before = new Set(chromiumChildren());
+    const recycling = new BrowserPrinterPool({ pages: 1, timeoutMs: 15_000, recycleAfter: 1 });
+    await recycling.start();
+    await recycling.print({ html: page('<p>first</p>') }); // its release launches a successor
+    await recycling.close();
+    expect(browsersSince(before)).toEqual([]);
+  });
+
+  it('prints every document across several recycles with four clients, and leaves no browser behind', async () => {
+    const own: PrinterEvent[] = [];
+    const before = new Set(chromiumChildren());
+    const recycling = new BrowserPrinterPool({ pages: 2, timeoutMs: 15_000, recycleAfter: 10, onEvent: (event) => own.push(event) });
+    await recycling.start();
+    let most = 0;
+    const sampler = setInterval(() => {
+      most = Math.max(most, browsersSince(before).length);
+    }, 25);
+    try {
+      const client = async (c: number) => {
+        for (let i = 0; i < 15; i++) expect(pdfText(await recycling.print({ html: page(`<p>client ${c} doc ${i}</p>`) })).trim()).toBe(`client ${c} doc ${i}`);
+      };
+      await Promise.all([0, 1, 2, 3].map(client));
+      await eventually(() => browsersSince(before).length === 1, 'every replaced browser closed');
+      expect(own.filter((event) => event.type === 'recycled').length).toBeGreaterThanOrEqual(3);
+      expect(own.filter((event) => event.type === 'exited')).toEqual(
+        own.filter((event) => event.type === 'recycled').map(() => ({ type: 'exited', expected: true })),
+      );
+      expect(most).toBeLessThanOrEqual(2);
+    } finally {
+      clearInterval(sampler);
+      await recycling.close();
+    }
+    expect(browsersSince(before)).toEqual([]);
   });
 });
 

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { PrintTimeoutError, PrinterUnavailableError } from './errors';
 
@@ -80,8 +81,19 @@ export interface BrowserPoolOptions {
   onEvent?: (event: PrinterEvent) => void;
 }
 
+/** One launched browser and what the pool knows of it. */
+interface Run {
+  browser: Browser;
+  /** Prints under way on its pages. */
+  printing: number;
+  /** Documents it has printed. */
+  printed: number;
+  /** The pool asked it to close (a recycle, a page it could not open, or close()): its exit is expected. */
+  stopping: boolean;
+}
+
 interface Slot {
-  generation: number;
+  run: Run;
   context: BrowserContext;
   page: Page;
   /** The page's own DevTools session (Page domain on), and its main frame, where each document is written. */
@@ -121,18 +133,23 @@ interface Waiter {
  * One warm Chromium with a few pages, each in a context with JavaScript off and every
  * request aborted (data: URIs are not requests and still load). A page prints one
  * document at a time; one that overruns its time is thrown away with its context and
- * replaced. The browser is restarted after `recycleAfter` documents (once the pages in
- * use are done) and whenever it dies, like the LibreOffice pool's instances.
+ * replaced. After `recycleAfter` documents the browser gets a successor, launched while it
+ * goes on printing; once the successor's pages are open they take over, and the old browser
+ * is closed when its last print ends (so a recycle never leaves documents waiting for a
+ * launch, and runs at most two browsers). A browser that dies, or cannot open a page, is
+ * replaced at once, its pages no longer handed out.
  */
 export class BrowserPrinterPool {
-  private browser: Browser | undefined;
-  private generation = 0;
+  /** The browser whose pages are handed out. */
+  private current: Run | undefined;
   private idle: Slot[] = [];
   private readonly waiters: Waiter[] = [];
-  private printed = 0;
-  private inFlight = 0;
-  private draining = false;
-  private restarting: Promise<void> | undefined;
+  /** Browsers no longer handed out, closed once their last print ends. */
+  private readonly retiring = new Set<Run>();
+  /** A successor being launched (for a recycle, or for a browser that went). */
+  private renewing: Promise<void> | undefined;
+  /** Cuts short a wait between two launch attempts when the pool closes. */
+  private readonly closing = new AbortController();
   private closed = false;
 
   constructor(private readonly options: BrowserPoolOptions) {
@@ -146,16 +163,16 @@ export class BrowserPrinterPool {
   async start(): Promise<void> {
     if (this.closed) throw new PrinterUnavailableError('The printer is closed; make a new one');
     try {
-      await this.launch();
+      this.install(await this.launch());
     } catch (error) {
       await this.close();
       throw error;
     }
   }
 
-  /** True while a browser is connected (the render worker's health and metrics). */
+  /** True while the browser whose pages are handed out is connected (the render worker's health and metrics). */
   get alive(): boolean {
-    return this.browser?.isConnected() ?? false;
+    return this.current?.browser.isConnected() ?? false;
   }
 
   async print(request: PrintRequest, options: PrintOptions = {}): Promise<Buffer> {
@@ -167,7 +184,8 @@ export class BrowserPrinterPool {
       throw new PrintTimeoutError(this.options.timeoutMs);
     }
     options.onStarted?.();
-    this.inFlight += 1;
+    const { run } = slot;
+    run.printing += 1;
     let timer: NodeJS.Timeout | undefined;
     let healthy = false;
     try {
@@ -179,44 +197,47 @@ export class BrowserPrinterPool {
       return pdf;
     } catch (error) {
       if (error instanceof PrintTimeoutError) throw error;
-      if (this.closed || slot.generation !== this.generation || !this.alive)
-        throw new PrinterUnavailableError(`Chromium stopped while printing: ${(error as Error).message}`);
+      if (this.closed || !run.browser.isConnected()) throw new PrinterUnavailableError(`Chromium stopped while printing: ${(error as Error).message}`);
       throw error;
     } finally {
       clearTimeout(timer);
-      this.inFlight -= 1;
+      run.printing -= 1;
       this.release(slot, healthy);
     }
   }
 
+  /** Closes every browser of the pool at once (prints under way fail as unavailable), after any launch under way. */
   async close(): Promise<void> {
     this.closed = true;
+    this.closing.abort();
     for (const waiter of this.waiters.splice(0)) waiter.reject(new PrinterUnavailableError('The printer is shutting down'));
-    await this.restarting?.catch(() => undefined);
-    const browser = this.browser;
-    this.browser = undefined;
-    await browser?.close().catch(() => undefined);
+    await this.renewing;
+    const runs = [...this.retiring, ...(this.current ? [this.current] : [])];
+    this.current = undefined;
+    this.idle = [];
+    this.retiring.clear();
+    await Promise.all(runs.map(stop));
   }
 
   private acquire(): Promise<Slot> {
     if (this.closed) return Promise.reject(new PrinterUnavailableError('The printer is shutting down'));
-    const slot = this.draining ? undefined : this.idle.shift();
+    const slot = this.idle.shift();
     if (slot) return Promise.resolve(slot);
     return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
 
   /** A page back from a document: reused if it printed, replaced (in its context) if not. */
   private release(slot: Slot, healthy: boolean): void {
-    if (this.closed || slot.generation !== this.generation) return;
-    this.printed += 1;
-    if (this.options.recycleAfter && this.printed >= this.options.recycleAfter && !this.draining) {
-      this.draining = true;
-      this.options.onEvent?.({ type: 'recycled', prints: this.printed });
-    }
-    if (this.draining) {
-      if (this.inFlight === 0) this.restart();
+    const { run } = slot;
+    run.printed += 1;
+    if (this.closed) return;
+    if (run !== this.current) {
+      if (this.retiring.has(run) && run.printing === 0) this.retire(run);
       return;
     }
+    // One recycle at a time: the next waits until the last one's browser has closed.
+    const { recycleAfter } = this.options;
+    if (recycleAfter && run.printed >= recycleAfter && this.retiring.size === 0) this.renew();
     if (!healthy) {
       this.replace(slot);
       return;
@@ -238,89 +259,118 @@ export class BrowserPrinterPool {
 
   /** A new context and page in place of one that failed a print (or could not be freshened). */
   private replace(slot: Slot): void {
-    if (this.closed || slot.generation !== this.generation) return;
+    if (this.closed || slot.run !== this.current) return;
     void slot.context.close().catch(() => undefined);
-    void this.openSlot(this.browser!, slot.generation).then(
+    void openSlot(slot.run).then(
       (fresh) => this.handOut(fresh),
-      () => this.restart(), // a browser that cannot open a page is replaced whole
+      () => this.lose(slot.run), // a browser that cannot open a page is replaced whole
     );
   }
 
   private handOut(slot: Slot): void {
-    if (slot.generation !== this.generation) return;
+    if (slot.run !== this.current) return;
     const waiter = this.waiters.shift();
     if (waiter) waiter.resolve(slot);
     else this.idle.push(slot);
   }
 
-  private async launch(): Promise<void> {
-    const generation = ++this.generation;
-    this.idle = [];
-    this.printed = 0;
-    this.draining = false;
+  /** A browser with its pages open (closed again, and the error thrown, should any page fail to open or the pool close meanwhile). */
+  private async launch(): Promise<{ run: Run; slots: Slot[] }> {
     const browser = await chromium.launch({
       executablePath: this.options.executablePath ?? process.env.CHROMIUM_PATH ?? defaultChromiumPath(),
       headless: true,
       args: CHROMIUM_ARGS,
       timeout: 30_000,
     });
-    browser.on('disconnected', () => this.onDisconnected(browser));
-    if (this.closed) {
-      await browser.close();
-      return;
-    }
-    this.browser = browser;
-    let slots: Slot[];
+    const run: Run = { browser, printing: 0, printed: 0, stopping: false };
+    browser.on('disconnected', () => this.onDisconnected(run));
     try {
-      slots = await Promise.all(Array.from({ length: this.options.pages }, () => this.openSlot(browser, generation)));
+      if (this.closed) throw new PrinterUnavailableError('The printer is shutting down');
+      const slots = await Promise.all(Array.from({ length: this.options.pages }, () => openSlot(run)));
+      if (this.closed) throw new PrinterUnavailableError('The printer is shutting down');
+      return { run, slots };
     } catch (error) {
-      // A browser that cannot open its pages is closed here: the retry that follows launches another.
-      if (this.browser === browser) this.browser = undefined;
-      await browser.close().catch(() => undefined);
+      await stop(run);
       throw error;
+    }
+  }
+
+  /** The launched browser's pages are handed out from now on; the one before is retired. */
+  private install({ run, slots }: { run: Run; slots: Slot[] }): void {
+    const previous = this.current;
+    this.current = run;
+    this.idle = [];
+    if (previous) {
+      this.options.onEvent?.({ type: 'recycled', prints: previous.printed });
+      this.retire(previous);
     }
     this.options.onEvent?.({ type: 'started', pages: slots.length });
     for (const slot of slots) this.handOut(slot);
   }
 
-  private async openSlot(browser: Browser, generation: number): Promise<Slot> {
-    const context = await browser.newContext({ javaScriptEnabled: false, serviceWorkers: 'block', acceptDownloads: false, offline: false });
-    // data: URIs are no requests and never reach this; everything else the page asks for is refused.
-    await context.route('**/*', (route) => route.abort('blockedbyclient'));
-    const page = await context.newPage();
-    const session = await context.newCDPSession(page);
-    await session.send('Page.enable');
-    const { frameTree } = await session.send('Page.getFrameTree');
-    return { generation, context, page, session, frameId: frameTree.frame.id, printsSinceFresh: 0 };
+  /** Closes a browser no longer handed out once its last print has ended. */
+  private retire(run: Run): void {
+    this.retiring.add(run);
+    if (run.printing === 0) void stop(run).then(() => this.retiring.delete(run));
   }
 
-  private onDisconnected(browser: Browser): void {
-    const expected = this.closed || browser !== this.browser;
-    this.options.onEvent?.({ type: 'exited', expected });
-    if (!expected) this.restart();
+  /** A browser that cannot serve: its pages are no longer handed out, and a successor is launched. */
+  private lose(run: Run): void {
+    if (run !== this.current) return;
+    this.current = undefined;
+    this.idle = [];
+    this.retire(run);
+    this.renew();
   }
 
-  /** A fresh browser in place of the current one, retried with backoff while Chromium will not start. */
-  private restart(): void {
-    if (this.closed || this.restarting) return;
-    const old = this.browser;
-    this.browser = undefined;
-    this.generation += 1; // pages of the old browser are no longer handed out
-    this.restarting = (async () => {
-      await old?.close().catch(() => undefined);
+  private onDisconnected(run: Run): void {
+    this.options.onEvent?.({ type: 'exited', expected: this.closed || run.stopping });
+    this.retiring.delete(run);
+    this.lose(run);
+  }
+
+  /**
+   * Launches a successor (unless one is being launched), retried with backoff while Chromium
+   * will not start; the browser in use, if any, prints on meanwhile.
+   */
+  private renew(): void {
+    if (this.closed || this.renewing) return;
+    this.renewing = (async () => {
       for (let attempt = 0; !this.closed; attempt++) {
         try {
-          await this.launch();
+          const launched = await this.launch();
+          // Cleared before the hand-over, so a browser that dies right after it is replaced in turn.
+          this.renewing = undefined;
+          this.install(launched);
           return;
         } catch (error) {
+          if (this.closed) break;
           this.options.onEvent?.({ type: 'restart_failed', error: (error as Error).message });
-          await new Promise((resolve) => setTimeout(resolve, Math.min(30_000, 500 * 2 ** attempt)).unref());
+          await sleep(retryDelayMs(attempt), undefined, { ref: false, signal: this.closing.signal }).catch(() => undefined);
         }
       }
-    })().finally(() => {
-      this.restarting = undefined;
-    });
+      this.renewing = undefined;
+    })();
   }
+}
+
+/** Half a second after the first failed launch, doubling up to 30 s. */
+const retryDelayMs = (attempt: number) => Math.min(30_000, 500 * 2 ** attempt);
+
+async function stop(run: Run): Promise<void> {
+  run.stopping = true;
+  await run.browser.close().catch(() => undefined);
+}
+
+async function openSlot(run: Run): Promise<Slot> {
+  const context = await run.browser.newContext({ javaScriptEnabled: false, serviceWorkers: 'block', acceptDownloads: false, offline: false });
+  // data: URIs are no requests and never reach this; everything else the page asks for is refused.
+  await context.route('**/*', (route) => route.abort('blockedbyclient'));
+  const page = await context.newPage();
+  const session = await context.newCDPSession(page);
+  await session.send('Page.enable');
+  const { frameTree } = await session.send('Page.getFrameTree');
+  return { run, context, page, session, frameId: frameTree.frame.id, printsSinceFresh: 0 };
 }
 
 async function printOn(slot: Slot, request: PrintRequest): Promise<Buffer> {
