@@ -113,6 +113,36 @@ async function compare(subject: Subject, options: BenchOptions, blockSize: numbe
   return results;
 }
 
+/** Medians over `trials` fresh one-instance pools, made alternately with and without the bridge's warm-up conversion. */
+async function firstConversions(trials: number) {
+  const { letter } = renderedDocuments();
+  const runs = { cold: [] as number[][], warm: [] as number[][] };
+  for (let trial = 0; trial < trials; trial++)
+    for (const warmUp of [false, true]) {
+      const pool = new WarmConverterPool({ size: 1, timeoutMs: 60_000, warmUp, scratchDir: MEMORY_SCRATCH_DIR });
+      const times = [performance.now()];
+      await pool.start();
+      times.push(performance.now());
+      try {
+        for (let i = 0; i < 3; i++) {
+          await pool.convert(letter, 'docx', 'pdf');
+          times.push(performance.now());
+        }
+      } finally {
+        await pool.close();
+      }
+      (warmUp ? runs.warm : runs.cold).push(times.slice(1).map((time, i) => time - times[i]!));
+    }
+  const medians = (rows: number[][]) =>
+    rows[0]!.map((_, column) =>
+      percentile(
+        rows.map((row) => row[column]!).sort((a, b) => a - b),
+        50,
+      ),
+    );
+  return { cold: medians(runs.cold), warm: medians(runs.warm) };
+}
+
 /**
  * What recycling an engine costs the documents behind it, for LibreOffice and for Chromium:
  * two pools of each make the e2e letter's PDF (LibreOffice from the filled DOCX, Chromium from
@@ -125,6 +155,8 @@ export async function runRecyclingBench(options: BenchOptions) {
   const recycleAfter = options.smoke ? 3 : RECYCLE_AFTER;
   const libreOfficeResults = await compare(libreOffice(), options, blockSize, blockCount, recycleAfter);
   const chromiumResults = await compare(chromium(), options, blockSize, blockCount, recycleAfter);
+  const trials = options.smoke ? 1 : 8;
+  const first = await firstConversions(trials);
   const row = (name: string, result: PoolResult) => {
     const sorted = [...result.latencies].sort((a, b) => a - b);
     return [
@@ -156,9 +188,22 @@ export async function runRecyclingBench(options: BenchOptions) {
         row(`Chromium, recycled every ${recycleAfter}`, chromiumResults.recycled),
       ],
     ),
+    '',
+    `A fresh LibreOffice instance (a pool of one, as a recycled instance's successor starts), made ${trials} times each way,`,
+    'alternately: the time to start, then its first three conversions of the letter one after another (medians). The',
+    "baseline reports ready once LibreOffice answers; the other once it has also converted the bridge's small warm-up DOCX",
+    '(`warmUp`, on by default).',
+    '',
+    markdownTable(
+      ['instance', 'start ms', '1st conversion ms', '2nd ms', '3rd ms'],
+      [
+        ['ready when LibreOffice answers (baseline)', ...first.cold.map((ms) => fixed(ms, 0))],
+        ['ready after a warm-up conversion', ...first.warm.map((ms) => fixed(ms, 0))],
+      ],
+    ),
   ].join('\n');
   publish(options, 'recycling', 'Recycling LibreOffice and Chromium: what the documents behind it wait', body);
-  return { libreOffice: libreOfficeResults, chromium: chromiumResults };
+  return { libreOffice: libreOfficeResults, chromium: chromiumResults, first };
 }
 
 runWhenMain(module, runRecyclingBench);

@@ -68,6 +68,8 @@ describe('benchmarks, smoke mode', () => {
       expect(engine.recycled.latencies).toHaveLength(8);
       expect(engine.recycled.recycles).toBeGreaterThan(0);
     }
+    expect(results.first.cold).toHaveLength(4);
+    expect(results.first.warm.every((ms) => ms > 0)).toBe(true);
   }, 120_000);
 
   it('batched conversion: letters converted in one LibreOffice call read as they do alone, and cost less', async () => {

@@ -18,6 +18,8 @@ export interface InstanceOptions {
   temporaryDir: string;
   /** Load each document into the previous one's frame (convert_server.py's Converter). */
   reuseFrame: boolean;
+  /** Convert a small document of the bridge's own before reporting ready (convert_server.py's warm_up). */
+  warmUp: boolean;
   /** A malloc library LibreOffice runs with (LD_PRELOAD; tunedAllocator), else glibc's. */
   allocator?: string;
   onExit: (instance: WarmInstance) => void;
@@ -49,6 +51,8 @@ interface Pending {
  */
 export class WarmInstance {
   conversions = 0;
+  /** How long the bridge's warm-up conversion took, when it made one. */
+  warmUpMs: number | undefined;
   private child: ChildProcess | undefined;
   private pending: Pending | undefined;
   private exited = false;
@@ -73,7 +77,14 @@ export class WarmInstance {
     const pipeName = `docgen_${process.pid}_${randomUUID().slice(0, 8)}`;
     const child = spawn(
       this.options.pythonPath,
-      [BRIDGE, this.options.sofficePath, this.options.profileDir, pipeName, ...(this.options.reuseFrame ? ['--reuse-frame'] : [])],
+      [
+        BRIDGE,
+        this.options.sofficePath,
+        this.options.profileDir,
+        pipeName,
+        ...(this.options.reuseFrame ? ['--reuse-frame'] : []),
+        ...(this.options.warmUp ? ['--warm-up'] : []),
+      ],
       {
         detached: true,
         stdio: ['pipe', 'pipe', 'pipe'],
@@ -97,7 +108,8 @@ export class WarmInstance {
       child.once('exit', () => reject(new ConverterUnavailableError(`LibreOffice could not start: ${stderr.trim().slice(-300)}`)));
       child.once('error', (error) => reject(new ConverterUnavailableError(`LibreOffice could not start: ${error.message}`)));
       lines.once('line', (line) => {
-        const message = JSON.parse(line) as { ready: boolean; error?: string };
+        const message = JSON.parse(line) as { ready: boolean; error?: string; warm_up_ms?: number };
+        this.warmUpMs = message.warm_up_ms ?? undefined;
         if (message.ready) resolve();
         else reject(new ConverterUnavailableError(`LibreOffice could not start: ${message.error}`));
       });

@@ -225,16 +225,26 @@ describe('WarmConverterPool (real LibreOffice)', () => {
 // one asked for, nor be left unusable by a document it cannot open.
 describe.each(['tuned', 'untuned'] as const)('one %s instance, document after document', (profile) => {
   let pool: WarmConverterPool;
+  const started: PoolEvent[] = [];
   beforeAll(async () => {
-    pool = new WarmConverterPool({ size: 1, timeoutMs: 30_000, profile });
+    pool = new WarmConverterPool({ size: 1, timeoutMs: 30_000, profile, onEvent: (event) => event.type === 'started' && started.push(event) });
     await pool.start();
   }, 120_000);
   afterAll(() => pool.close());
 
+  it('converted a small document of its own before taking any, and left no file of it behind', () => {
+    expect(started).toEqual([{ type: 'started', slot: 0, pid: pool.pids[0], warmUpMs: expect.any(Number) }]);
+    expect((started[0] as { warmUpMs: number }).warmUpMs).toBeGreaterThan(0);
+    const workDir = (pool as unknown as { workDir: string }).workDir;
+    expect(readdirSync(workDir).filter((name) => name.includes('warm-up'))).toEqual([]);
+  });
+
   it('exports only the document asked for, also right after one it could not open', async () => {
     const [pid] = pool.pids;
     const pdfOf = async (word: string) => pdfText(await pool.convert(buildDocx({ body: paragraph(`Only ${word} here`) }), 'docx', 'pdf'));
-    expect(await pdfOf('Alpha')).toContain('Only Alpha here');
+    const alpha = await pdfOf('Alpha');
+    expect(alpha).toContain('Only Alpha here');
+    expect(alpha).not.toContain('Warm-up'); // the warm-up document it replaced in the frame
     await expect(pool.convert(Buffer.from('PK\x03\x04 not a zip'), 'docx', 'pdf')).rejects.toBeInstanceOf(ConversionFailedError);
     const beta = await pdfOf('Beta');
     expect(beta).toContain('Only Beta here');

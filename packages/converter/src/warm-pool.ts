@@ -33,6 +33,12 @@ export interface WarmPoolOptions {
    */
   profile?: ProfileTuning;
   /**
+   * Each instance converts a small DOCX of its own before it takes documents (default true),
+   * so a fresh instance's first document, a recycled one's successor's among them, does not
+   * pay LibreOffice's first-use loading (convert_server.py's warm_up).
+   */
+  warmUp?: boolean;
+  /**
    * Where the pool's files go: each document in and out, and LibreOffice's own temporary files
    * (several created and deleted per document). Default: the system's temporary directory
    * (TMPDIR). On a memory file system (tmpfs) a document cost LibreOffice 4–12% less CPU than
@@ -43,7 +49,7 @@ export interface WarmPoolOptions {
 }
 
 export type PoolEvent =
-  | { type: 'started'; slot: number; pid?: number }
+  | { type: 'started'; slot: number; pid?: number; warmUpMs?: number }
   | { type: 'exited'; slot: number; pid?: number; expected: boolean }
   | { type: 'recycled'; slot: number; conversions: number }
   | { type: 'restart_failed'; slot: number; error: string };
@@ -247,6 +253,7 @@ export class WarmConverterPool {
       profileDir,
       temporaryDir: this.workDir,
       reuseFrame: this.tuning === 'tuned',
+      warmUp: this.options.warmUp ?? true,
       allocator: this.tuning === 'tuned' ? tunedAllocator() : undefined,
       onExit: (exited) => this.onInstanceExit(slot, exited),
     });
@@ -275,7 +282,7 @@ export class WarmConverterPool {
   private install(slot: number, instance: WarmInstance): void {
     const predecessor = this.instances[slot];
     this.instances[slot] = instance;
-    this.options.onEvent?.({ type: 'started', slot, pid: instance.pid });
+    this.options.onEvent?.({ type: 'started', slot, pid: instance.pid, warmUpMs: instance.warmUpMs });
     if (predecessor?.alive) {
       this.options.onEvent?.({ type: 'recycled', slot, conversions: predecessor.conversions });
       if (this.idle.includes(slot)) {

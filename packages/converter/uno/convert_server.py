@@ -14,7 +14,8 @@ reply per line on stdout.
            when each part is a section of its own, starting on a new page (as batchDocx writes)
   reply:   {"id": "...", "ok": true}  or  {"id": "...", "ok": false, "error": "..."}
 
-The first line written is {"ready": true} once LibreOffice answers. Must run under Debian's
+The first line written is {"ready": true} once LibreOffice answers (and, with --warm-up, once it
+has converted a small document of its own: warm_up). Must run under Debian's
 /usr/bin/python3, the one python3-uno is built for.
 """
 import json
@@ -22,8 +23,10 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+import zipfile
 
 import uno
 from com.sun.star.beans import PropertyValue
@@ -293,6 +296,59 @@ def store_args(request, pdf_defaults):
     return tuple(args)
 
 
+# A DOCX of a few lines in the fonts templates use most (Calibri and Arial, Times New Roman, as
+# Carlito and the Liberation fonts), with a bold run and a table: what a first document loads.
+WARM_UP_DOCX = {
+    "[Content_Types].xml": (
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+        '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+        '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>'
+        '<Default Extension="xml" ContentType="application/xml"/>'
+        '<Override PartName="/word/document.xml" '
+        'ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>'
+    ),
+    "_rels/.rels": (
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+        '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+        '<Relationship Id="rId1" Target="word/document.xml" '
+        'Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"/></Relationships>'
+    ),
+    "word/document.xml": (
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+        '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>'
+        + "".join(
+            '<w:p><w:r><w:rPr><w:rFonts w:ascii="%s" w:hAnsi="%s"/><w:b/></w:rPr><w:t>Warm-up</w:t></w:r>'
+            '<w:r><w:rPr><w:rFonts w:ascii="%s" w:hAnsi="%s"/></w:rPr><w:t xml:space="preserve"> 1,234.50</w:t></w:r></w:p>'
+            % (font, font, font, font)
+            for font in ("Calibri", "Arial", "Times New Roman")
+        )
+        + '<w:tbl><w:tblPr><w:tblBorders><w:top w:val="single" w:sz="4"/><w:insideH w:val="single" w:sz="4"/></w:tblBorders>'
+        "</w:tblPr><w:tblGrid><w:gridCol w:w=\"4000\"/><w:gridCol w:w=\"4000\"/></w:tblGrid>"
+        + "<w:tr><w:tc><w:p><w:r><w:t>a</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>b</w:t></w:r></w:p></w:tc></w:tr>" * 2
+        + "</w:tbl><w:p/></w:body></w:document>"
+    ),
+}
+
+
+def warm_up(converter):
+    """Converts WARM_UP_DOCX to PDF. LibreOffice loads its DOCX import, fonts, layout and PDF
+    export on first use, which slowed an instance's first document by 100-300 ms; done here,
+    before the bridge reports ready, a recycled instance's successor takes over warm. Returns
+    the milliseconds it took; an instance that cannot convert it does not start."""
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="warm-up-") as directory:
+        source = os.path.join(directory, "warm-up.docx")
+        with zipfile.ZipFile(source, "w") as docx:
+            for name, xml in WARM_UP_DOCX.items():
+                docx.writestr(name, xml)
+        try:
+            converter.convert({"input": source, "output": os.path.join(directory, "warm-up.pdf"), "filter": PDF_FILTER})
+        except Exception as error:
+            raise RuntimeError("its warm-up conversion failed: %s" % error) from error
+        converter.tidy()  # the document stays in the frame (unmodified, read-only) until the first one replaces it
+    return round((time.monotonic() - started) * 1000)
+
+
 def kill_group():
     # soffice and its helpers share our process group (the pool started us as its leader).
     os.killpg(os.getpgid(0), signal.SIGKILL)
@@ -310,21 +366,23 @@ def watch_parent(parent_pid):
 def main():
     soffice, profile_dir, pipe_name = sys.argv[1], sys.argv[2], sys.argv[3]
     reuse_frame = "--reuse-frame" in sys.argv[4:]
+    warm = "--warm-up" in sys.argv[4:]
     threading.Thread(target=watch_parent, args=(os.getppid(),), daemon=True).start()
     try:
-        serve(soffice, profile_dir, pipe_name, reuse_frame)
+        serve(soffice, profile_dir, pipe_name, reuse_frame, warm)
     finally:
         kill_group()
 
 
-def serve(soffice, profile_dir, pipe_name, reuse_frame):
+def serve(soffice, profile_dir, pipe_name, reuse_frame, warm):
     office = start_office(soffice, profile_dir, pipe_name)
     try:
         converter = Converter(connect(pipe_name, office, 60), reuse_frame)
+        warm_up_ms = warm_up(converter) if warm else None
     except Exception as error:  # noqa: BLE001 - reported to the pool, which restarts us
         reply({"ready": False, "error": str(error)})
         sys.exit(1)
-    reply({"ready": True, "pid": office.pid})
+    reply({"ready": True, "pid": office.pid, "warm_up_ms": warm_up_ms})
     for line in sys.stdin:
         request = json.loads(line)
         try:
