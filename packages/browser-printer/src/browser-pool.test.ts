@@ -343,6 +343,81 @@ describe('BrowserPrinterPool recycling', () => {
     }
   });
 
+  it('closes the old browser too when closed while it still prints, and that print fails as unavailable', async () => {
+    const own: PrinterEvent[] = [];
+    const before = new Set(chromiumChildren());
+    const recycling = new BrowserPrinterPool({ pages: 1, timeoutMs: 30_000, recycleAfter: 1, onEvent: (event) => own.push(event) });
+    await recycling.start();
+    await recycling.print({ html: page('<p>first</p>') }); // its release launches a successor
+    const long = recycling.print({ html: page(`<table>${rows(10_000)}</table>`) }).catch((error: unknown) => error);
+    await eventually(() => own.some((event) => event.type === 'recycled'), 'the successor took over');
+    await recycling.close(); // the old browser is retired but still printing
+    expect(await long).toBeInstanceOf(PrinterUnavailableError);
+    expect(browsersSince(before)).toEqual([]);
+  });
+
+  it('replaces at once a browser that dies while its successor waits to try again after failed launches', async () => {
+    // Launches fail while the flag file exists: the first browser starts, its successor's launches fail and back off.
+    const dir = mkdtempSync(path.join(tmpdir(), 'printer-retry-'));
+    const flag = path.join(dir, 'refuse');
+    const executablePath = path.join(dir, 'chromium');
+    writeFileSync(executablePath, `#!/bin/sh\n[ -e ${flag} ] && exit 1\nexec ${defaultChromiumPath()} "$@"\n`, { mode: 0o755 });
+    const own: PrinterEvent[] = [];
+    const before = new Set(chromiumChildren());
+    const recycling = new BrowserPrinterPool({ pages: 1, timeoutMs: 30_000, recycleAfter: 1, executablePath, onEvent: (event) => own.push(event) });
+    try {
+      await recycling.start();
+      const [old] = browsersSince(before) as [string];
+      writeFileSync(flag, '');
+      await recycling.print({ html: page('<p>first</p>') }); // its release launches a successor, which fails
+      // After the fourth failure the next try is 8 s away; the old browser prints on meanwhile.
+      await eventually(() => own.filter((event) => event.type === 'restart_failed').length === 4, 'four failed launches', 20_000);
+      expect(pdfText(await recycling.print({ html: page('<p>still on the old one</p>') }))).toContain('still on the old one');
+      rmSync(flag);
+      process.kill(Number(old), 'SIGKILL');
+      await eventually(() => !recycling.alive, 'the pool saw its browser go');
+      // Well before the wait would have ended, the successor has launched and prints.
+      const pdf = await recycling.print({ html: page('<p>on the successor</p>') }, { deadlineAt: Date.now() + 4_000 });
+      expect(pdfText(pdf)).toContain('on the successor');
+      expect(own.filter((event) => event.type === 'started')).toHaveLength(2);
+    } finally {
+      await recycling.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('recycles and prints on when its event listener throws', async () => {
+    const before = new Set(chromiumChildren());
+    let recycles = 0;
+    const throwing = new BrowserPrinterPool({
+      pages: 1,
+      timeoutMs: 15_000,
+      recycleAfter: 1,
+      onEvent: (event) => {
+        if (event.type === 'recycled') recycles += 1;
+        throw new Error(`listener failed on ${event.type}`);
+      },
+    });
+    await throwing.start();
+    try {
+      for (let i = 0; recycles < 2; i++) expect(pdfText(await throwing.print({ html: page(`<p>doc ${i}</p>`) })).trim()).toBe(`doc ${i}`);
+      await eventually(() => browsersSince(before).length === 1, 'every replaced browser closed');
+    } finally {
+      await throwing.close();
+    }
+    expect(browsersSince(before)).toEqual([]);
+  });
+
+  it('leaves nothing running when closed while it starts, and start() fails as unavailable', async () => {
+    const before = new Set(chromiumChildren());
+    const starting = new BrowserPrinterPool({ pages: 1, timeoutMs: 15_000 });
+    const started = starting.start().catch((error: unknown) => error);
+    await eventually(() => browsersSince(before).length > 0, 'Chromium launched');
+    await starting.close();
+    expect(browsersSince(before)).toEqual([]);
+    expect(await started).toBeInstanceOf(PrinterUnavailableError);
+  });
+
   it('leaves nothing running when closed while a successor launches', async () => {
     const before = new Set(chromiumChildren());
     const recycling = new BrowserPrinterPool({ pages: 1, timeoutMs: 15_000, recycleAfter: 1 });

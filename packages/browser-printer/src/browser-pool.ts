@@ -146,10 +146,13 @@ export class BrowserPrinterPool {
   private readonly waiters: Waiter[] = [];
   /** Browsers no longer handed out, closed once their last print ends. */
   private readonly retiring = new Set<Run>();
+  /** The first browser being launched by start(). */
+  private starting: Promise<unknown> | undefined;
   /** A successor being launched (for a recycle, or for a browser that went). */
   private renewing: Promise<void> | undefined;
-  /** Cuts short a wait between two launch attempts when the pool closes. */
-  private readonly closing = new AbortController();
+  /** Cuts short a wait between two launch attempts: the pool closed, or the browser in use went. */
+  private wake: AbortController | undefined;
+  private closing: Promise<void> | undefined;
   private closed = false;
 
   constructor(private readonly options: BrowserPoolOptions) {
@@ -163,7 +166,9 @@ export class BrowserPrinterPool {
   async start(): Promise<void> {
     if (this.closed) throw new PrinterUnavailableError('The printer is closed; make a new one');
     try {
-      this.install(await this.launch());
+      const launching = this.launch();
+      this.starting = launching;
+      this.install(await launching);
     } catch (error) {
       await this.close();
       throw error;
@@ -207,11 +212,16 @@ export class BrowserPrinterPool {
   }
 
   /** Closes every browser of the pool at once (prints under way fail as unavailable), after any launch under way. */
-  async close(): Promise<void> {
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
+    return this.closing;
+  }
+
+  private async shutDown(): Promise<void> {
     this.closed = true;
-    this.closing.abort();
+    this.wake?.abort();
     for (const waiter of this.waiters.splice(0)) waiter.reject(new PrinterUnavailableError('The printer is shutting down'));
-    await this.renewing;
+    await Promise.all([this.starting?.catch(() => undefined), this.renewing]);
     const runs = [...this.retiring, ...(this.current ? [this.current] : [])];
     this.current = undefined;
     this.idle = [];
@@ -250,7 +260,7 @@ export class BrowserPrinterPool {
     const prints = slot.printsSinceFresh;
     void freshen(slot, Math.min(this.options.timeoutMs, FRESHEN_TIMEOUT_MS)).then(
       () => {
-        this.options.onEvent?.({ type: 'page_freshened', prints });
+        this.emit({ type: 'page_freshened', prints });
         this.handOut(slot);
       },
       () => this.replace(slot),
@@ -280,13 +290,18 @@ export class BrowserPrinterPool {
       executablePath: this.options.executablePath ?? process.env.CHROMIUM_PATH ?? defaultChromiumPath(),
       headless: true,
       args: CHROMIUM_ARGS,
-      timeout: 30_000,
+      timeout: LAUNCH_TIMEOUT_MS,
     });
     const run: Run = { browser, printing: 0, printed: 0, stopping: false };
     browser.on('disconnected', () => this.onDisconnected(run));
     try {
       if (this.closed) throw new PrinterUnavailableError('The printer is shutting down');
-      const slots = await Promise.all(Array.from({ length: this.options.pages }, () => openSlot(run)));
+      // A browser that hangs while opening its pages is given up like one that cannot start, not waited for forever.
+      const opening = Promise.all(Array.from({ length: this.options.pages }, () => openSlot(run)));
+      const slots = await Promise.race([
+        opening,
+        sleep(LAUNCH_TIMEOUT_MS, undefined, { ref: false }).then(() => Promise.reject(new PrinterUnavailableError('Chromium did not open its pages in time'))),
+      ]);
       if (this.closed) throw new PrinterUnavailableError('The printer is shutting down');
       return { run, slots };
     } catch (error) {
@@ -300,12 +315,10 @@ export class BrowserPrinterPool {
     const previous = this.current;
     this.current = run;
     this.idle = [];
-    if (previous) {
-      this.options.onEvent?.({ type: 'recycled', prints: previous.printed });
-      this.retire(previous);
-    }
-    this.options.onEvent?.({ type: 'started', pages: slots.length });
+    if (previous) this.retire(previous);
     for (const slot of slots) this.handOut(slot);
+    if (previous) this.emit({ type: 'recycled', prints: previous.printed });
+    this.emit({ type: 'started', pages: slots.length });
   }
 
   /** Closes a browser no longer handed out once its last print has ended. */
@@ -320,13 +333,24 @@ export class BrowserPrinterPool {
     this.current = undefined;
     this.idle = [];
     this.retire(run);
+    this.wake?.abort(); // a successor waiting to try again after a failed launch tries at once
     this.renew();
   }
 
   private onDisconnected(run: Run): void {
-    this.options.onEvent?.({ type: 'exited', expected: this.closed || run.stopping });
+    const expected = this.closed || run.stopping;
     this.retiring.delete(run);
     this.lose(run);
+    this.emit({ type: 'exited', expected });
+  }
+
+  /** The pool's state is settled before an event goes out, and a listener that throws cannot unsettle it. */
+  private emit(event: PrinterEvent): void {
+    try {
+      this.options.onEvent?.(event);
+    } catch {
+      // a log line lost; the pool goes on
+    }
   }
 
   /**
@@ -345,14 +369,19 @@ export class BrowserPrinterPool {
           return;
         } catch (error) {
           if (this.closed) break;
-          this.options.onEvent?.({ type: 'restart_failed', error: (error as Error).message });
-          await sleep(retryDelayMs(attempt), undefined, { ref: false, signal: this.closing.signal }).catch(() => undefined);
+          this.emit({ type: 'restart_failed', error: (error as Error).message });
+          this.wake = new AbortController();
+          await sleep(retryDelayMs(attempt), undefined, { ref: false, signal: this.wake.signal }).catch(() => undefined);
+          this.wake = undefined;
         }
       }
       this.renewing = undefined;
     })();
   }
 }
+
+/** For Chromium to start, and again for it to open its pages. */
+const LAUNCH_TIMEOUT_MS = 30_000;
 
 /** Half a second after the first failed launch, doubling up to 30 s. */
 const retryDelayMs = (attempt: number) => Math.min(30_000, 500 * 2 ** attempt);
