@@ -370,8 +370,8 @@ describe('BrowserPrinterPool recycling', () => {
       const [old] = browsersSince(before) as [string];
       writeFileSync(flag, '');
       await recycling.print({ html: page('<p>first</p>') }); // its release launches a successor, which fails
-      // After the fourth failure the next try is 8 s away; the old browser prints on meanwhile.
-      await eventually(() => own.filter((event) => event.type === 'restart_failed').length === 4, 'four failed launches', 20_000);
+      // After the fifth failure the next try is 8 s away (0.5 s doubled four times); the old browser prints on meanwhile.
+      await eventually(() => own.filter((event) => event.type === 'restart_failed').length === 5, 'five failed launches', 30_000);
       expect(pdfText(await recycling.print({ html: page('<p>still on the old one</p>') }))).toContain('still on the old one');
       rmSync(flag);
       process.kill(Number(old), 'SIGKILL');

@@ -369,8 +369,8 @@ export class BrowserPrinterPool {
           return;
         } catch (error) {
           if (this.closed) break;
+          this.wake = new AbortController(); // before the event: a listener that closes the pool wakes this wait
           this.emit({ type: 'restart_failed', error: (error as Error).message });
-          this.wake = new AbortController();
           await sleep(retryDelayMs(attempt), undefined, { ref: false, signal: this.wake.signal }).catch(() => undefined);
           this.wake = undefined;
         }
