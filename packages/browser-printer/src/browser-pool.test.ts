@@ -243,6 +243,38 @@ describe('BrowserPrinterPool', () => {
     }
   });
 
+  it('fails a print as unavailable when the browser dies while it prints the loaded document', async () => {
+    const before = new Set(chromiumChildren());
+    const dying = new BrowserPrinterPool({ pages: 1, timeoutMs: 60_000 });
+    await dying.start();
+    try {
+      const browser = chromiumChildren().find((pid) => !before.has(pid))!;
+      // The page's load event (the pool prints right after it): a long document's printing has only begun.
+      const [slot] = (dying as unknown as { idle: { session: { once: (event: string, listener: () => void) => void } }[] }).idle;
+      slot!.session.once('Page.loadEventFired', () => process.kill(Number(browser), 'SIGKILL'));
+      const pages = Array.from({ length: 3_000 }, (_, i) => `<p style="break-after: page">page ${i}</p>`).join('');
+      const printing = dying.print({ html: page(pages) });
+      await expect(printing).rejects.toThrow(/^Chromium stopped while printing: (?!Chromium stopped while loading)/);
+      await expect(printing).rejects.toBeInstanceOf(PrinterUnavailableError);
+    } finally {
+      await dying.close();
+    }
+  });
+
+  it('hands its page on when the onStarted callback throws, and prints on', async () => {
+    const pool = new BrowserPrinterPool({ pages: 1, timeoutMs: 15_000 });
+    await pool.start();
+    try {
+      const failing = () => {
+        throw new Error('a caller callback failed');
+      };
+      await expect(pool.print({ html: page('<p>x</p>') }, { onStarted: failing })).rejects.toThrow('a caller callback failed');
+      expect(pdfText(await pool.print({ html: page('<p>after the callback</p>') }, { deadlineAt: Date.now() + 10_000 }))).toContain('after the callback');
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('replaces a browser that crashed, and prints on', async () => {
     const own: PrinterEvent[] = [];
     const before = new Set(chromiumChildren());

@@ -188,7 +188,12 @@ export class BrowserPrinterPool {
       this.handOut(slot);
       throw new PrintTimeoutError(this.options.timeoutMs);
     }
-    options.onStarted?.();
+    try {
+      options.onStarted?.();
+    } catch (error) {
+      this.handOut(slot); // untouched: the next document takes it
+      throw error;
+    }
     const { run } = slot;
     run.printing += 1;
     let timer: NodeJS.Timeout | undefined;
