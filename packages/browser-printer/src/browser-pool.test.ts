@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { eventually, pdfText, pngDataUri, solidPng, startCanary, type Canary } from '@docgen/testing';
-import { BrowserPrinterPool, defaultChromiumPath, withContentSecurityPolicy, type PrinterEvent } from './browser-pool';
+import { BrowserPrinterPool, defaultChromiumPath, withContentSecurityPolicy, type BrowserPoolOptions, type PrinterEvent } from './browser-pool';
 import { PrintTimeoutError, PrinterUnavailableError } from './errors';
 
 const page = (body: string, head = '') => `<!DOCTYPE html><html><head><meta charset="utf-8">${head}</head><body>${body}</body></html>`;
@@ -297,12 +297,19 @@ describe('BrowserPrinterPool recycling', () => {
   const rows = (count: number) => Array.from({ length: count }, (_, i) => `<tr><td>${i}</td><td>${'x'.repeat(50)}</td></tr>`).join('');
   /** The browsers this test process started since `before`. */
   const browsersSince = (before: Set<string>) => chromiumChildren().filter((pid) => pid && !before.has(pid));
+  /** The pool's events, and marks a test writes among them to read their order. */
+  type Recorded = PrinterEvent | { type: 'printed'; text: string } | { type: 'long print done' };
+  /** A started pool of one page (unless `options` say otherwise) with its events recorded, and the browsers that ran before it. */
+  const startedPool = async (options: Partial<BrowserPoolOptions>) => {
+    const own: Recorded[] = [];
+    const before = new Set(chromiumChildren());
+    const recycling = new BrowserPrinterPool({ pages: 1, timeoutMs: 15_000, onEvent: (event) => own.push(event), ...options });
+    await recycling.start();
+    return { recycling, own, before };
+  };
 
   it('prints on the old browser while its successor launches, then hands over and closes the old one', async () => {
-    const own: Array<PrinterEvent | { type: 'printed'; text: string }> = [];
-    const before = new Set(chromiumChildren());
-    const recycling = new BrowserPrinterPool({ pages: 1, timeoutMs: 15_000, recycleAfter: 2, onEvent: (event) => own.push(event) });
-    await recycling.start();
+    const { recycling, own, before } = await startedPool({ recycleAfter: 2 });
     try {
       const [first] = browsersSince(before) as [string];
       const started = () => own.filter((event) => event.type === 'started').length;
@@ -326,10 +333,7 @@ describe('BrowserPrinterPool recycling', () => {
   });
 
   it('lets a print under way on the old browser end before closing it', async () => {
-    const own: Array<PrinterEvent | { type: 'long print done' }> = [];
-    const before = new Set(chromiumChildren());
-    const recycling = new BrowserPrinterPool({ pages: 1, timeoutMs: 30_000, recycleAfter: 1, onEvent: (event) => own.push(event) });
-    await recycling.start();
+    const { recycling, own, before } = await startedPool({ timeoutMs: 30_000, recycleAfter: 1 });
     try {
       await recycling.print({ html: page('<p>first</p>') }); // its release asks for a successor
       // Takes the old browser's page, for longer than a launch.
@@ -354,10 +358,7 @@ describe('BrowserPrinterPool recycling', () => {
   });
 
   it('leaves the slot to the successor when the old browser dies while it launches, and launches nothing else', async () => {
-    const own: PrinterEvent[] = [];
-    const before = new Set(chromiumChildren());
-    const recycling = new BrowserPrinterPool({ pages: 1, timeoutMs: 15_000, recycleAfter: 1, onEvent: (event) => own.push(event) });
-    await recycling.start();
+    const { recycling, own, before } = await startedPool({ recycleAfter: 1 });
     try {
       const [old] = browsersSince(before) as [string];
       await recycling.print({ html: page('<p>first</p>') }); // its release launches a successor
@@ -376,10 +377,7 @@ describe('BrowserPrinterPool recycling', () => {
   });
 
   it('closes the old browser too when closed while it still prints, and that print fails as unavailable', async () => {
-    const own: PrinterEvent[] = [];
-    const before = new Set(chromiumChildren());
-    const recycling = new BrowserPrinterPool({ pages: 1, timeoutMs: 30_000, recycleAfter: 1, onEvent: (event) => own.push(event) });
-    await recycling.start();
+    const { recycling, own, before } = await startedPool({ timeoutMs: 30_000, recycleAfter: 1 });
     await recycling.print({ html: page('<p>first</p>') }); // its release launches a successor
     const long = recycling.print({ html: page(`<table>${rows(10_000)}</table>`) }).catch((error: unknown) => error);
     await eventually(() => own.some((event) => event.type === 'recycled'), 'the successor took over');
@@ -451,19 +449,14 @@ describe('BrowserPrinterPool recycling', () => {
   });
 
   it('leaves nothing running when closed while a successor launches', async () => {
-    const before = new Set(chromiumChildren());
-    const recycling = new BrowserPrinterPool({ pages: 1, timeoutMs: 15_000, recycleAfter: 1 });
-    await recycling.start();
+    const { recycling, before } = await startedPool({ recycleAfter: 1 });
     await recycling.print({ html: page('<p>first</p>') }); // its release launches a successor
     await recycling.close();
     expect(browsersSince(before)).toEqual([]);
   });
 
   it('prints every document across several recycles with four clients, and leaves no browser behind', async () => {
-    const own: PrinterEvent[] = [];
-    const before = new Set(chromiumChildren());
-    const recycling = new BrowserPrinterPool({ pages: 2, timeoutMs: 15_000, recycleAfter: 10, onEvent: (event) => own.push(event) });
-    await recycling.start();
+    const { recycling, own, before } = await startedPool({ pages: 2, recycleAfter: 10 });
     let most = 0;
     const sampler = setInterval(() => {
       most = Math.max(most, browsersSince(before).length);

@@ -172,6 +172,8 @@ export class BrowserPrinterPool {
     } catch (error) {
       await this.close();
       throw error;
+    } finally {
+      this.starting = undefined; // not kept: it holds the first browser
     }
   }
 
