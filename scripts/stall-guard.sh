@@ -29,7 +29,8 @@ stuck_runs() {
   done
 }
 
-exec {output}< <(exec "$@" 2>&1)
+# Nothing in a test run may wait for an answer: stdin is empty, not CI's open pipe.
+exec {output}< <(exec "$@" 2>&1 </dev/null)
 command_pid=$!
 
 while :; do
