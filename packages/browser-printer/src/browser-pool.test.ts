@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { eventually, pdfText, pngDataUri, solidPng, startCanary, type Canary } from '@docgen/testing';
 import { BrowserPrinterPool, defaultChromiumPath, withContentSecurityPolicy, type BrowserPoolOptions, type PrinterEvent } from './browser-pool';
 import { PrintTimeoutError, PrinterUnavailableError } from './errors';
@@ -452,6 +453,34 @@ describe('BrowserPrinterPool recycling', () => {
     const { recycling, before } = await startedPool({ recycleAfter: 1 });
     await recycling.print({ html: page('<p>first</p>') }); // its release launches a successor
     await recycling.close();
+    expect(browsersSince(before)).toEqual([]);
+  });
+
+  it('kills a retired browser that hangs instead of closing, and recycles again after it', async () => {
+    const { recycling, own, before } = await startedPool({ recycleAfter: 1 });
+    try {
+      const [hung] = browsersSince(before) as [string];
+      await recycling.print({ html: page('<p>first</p>') }); // its release launches a successor
+      process.kill(Number(hung), 'SIGSTOP'); // answers nothing, close() included
+      await eventually(() => own.some((event) => event.type === 'exited'), 'the hung browser killed');
+      expect(own.filter((event) => event.type === 'exited')).toEqual([{ type: 'exited', expected: true }]);
+      await eventually(() => !browsersSince(before).includes(hung), 'the hung browser gone');
+      // The next recycle is not held by the hung one.
+      expect(pdfText(await recycling.print({ html: page('<p>on the successor</p>') }))).toContain('on the successor');
+      await eventually(() => own.filter((event) => event.type === 'recycled').length === 2, 'a second recycle');
+    } finally {
+      await recycling.close();
+    }
+    expect(browsersSince(before)).toEqual([]);
+  });
+
+  it('kills a browser that hangs when closed, and close() returns', async () => {
+    const { recycling, before } = await startedPool({});
+    const [hung] = browsersSince(before) as [string];
+    process.kill(Number(hung), 'SIGSTOP');
+    // Killed after 5 s; Playwright on its own would wait 30 s.
+    const closing = await Promise.race([recycling.close().then(() => 'closed'), sleep(15_000, 'still closing', { ref: false })]);
+    expect(closing).toBe('closed');
     expect(browsersSince(before)).toEqual([]);
   });
 

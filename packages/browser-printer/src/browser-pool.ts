@@ -84,6 +84,8 @@ export interface BrowserPoolOptions {
 /** One launched browser and what the pool knows of it. */
 interface Run {
   browser: Browser;
+  /** Its process, killed when it does not close in time. */
+  pid: number;
   /** Prints under way on its pages. */
   printing: number;
   /** Documents it has printed. */
@@ -299,12 +301,15 @@ export class BrowserPrinterPool {
       args: CHROMIUM_ARGS,
       timeout: LAUNCH_TIMEOUT_MS,
     });
-    const run: Run = { browser, printing: 0, printed: 0, stopping: false };
+    const run: Run = { browser, pid: 0, printing: 0, printed: 0, stopping: false };
     browser.on('disconnected', () => this.onDisconnected(run));
     try {
       if (this.closed) throw new PrinterUnavailableError('The printer is shutting down');
       // A browser that hangs while opening its pages is given up like one that cannot start, not waited for forever.
-      const opening = Promise.all(Array.from({ length: this.options.pages }, () => openSlot(run)));
+      const opening = browserPid(browser).then((pid) => {
+        run.pid = pid;
+        return Promise.all(Array.from({ length: this.options.pages }, () => openSlot(run)));
+      });
       const slots = await Promise.race([
         opening,
         sleep(LAUNCH_TIMEOUT_MS, undefined, { ref: false }).then(() => Promise.reject(new PrinterUnavailableError('Chromium did not open its pages in time'))),
@@ -393,9 +398,37 @@ const LAUNCH_TIMEOUT_MS = 30_000;
 /** Half a second after the first failed launch, doubling up to 30 s. */
 const retryDelayMs = (attempt: number) => Math.min(30_000, 500 * 2 ** attempt);
 
+/**
+ * A browser asked to close is killed if it has not closed by then. Playwright kills one that
+ * does not answer its close only after its own 30 s, and a retired browser still open holds
+ * the next recycle (and close()) until it has gone.
+ */
+const CLOSE_TIMEOUT_MS = 5_000;
+
 async function stop(run: Run): Promise<void> {
   run.stopping = true;
+  const deadline = setTimeout(() => kill(run.pid), CLOSE_TIMEOUT_MS);
   await run.browser.close().catch(() => undefined);
+  clearTimeout(deadline);
+}
+
+/** The browser and its helpers: Playwright starts it as the leader of a process group of its own. */
+function kill(pid: number): void {
+  try {
+    if (pid) process.kill(-pid, 'SIGKILL');
+  } catch {
+    // gone already
+  }
+}
+
+/** The browser's process id: Playwright's launch does not tell it, Chromium's SystemInfo does. */
+async function browserPid(browser: Browser): Promise<number> {
+  const session = await browser.newBrowserCDPSession();
+  const { processInfo } = await session.send('SystemInfo.getProcessInfo');
+  await session.detach();
+  const pid = processInfo.find((info) => info.type === 'browser')?.id;
+  if (!pid) throw new PrinterUnavailableError('Chromium did not tell its process id');
+  return pid;
 }
 
 async function openSlot(run: Run): Promise<Slot> {
