@@ -41,6 +41,7 @@ while :; do
     continue
   fi
   [ "$status" -gt 128 ] || break # end of output (a last line without a newline is printed below)
+  [ -n "$line" ] && printf '%s\n' "$line" # what the run had written of a line when it went silent
   echo "stall-guard: no output for ${limit} s; the processes:"
   ps --ppid 2 -p 2 --deselect -o pid,ppid,etime,time,rss,args --forest | cut -c1-220
   for run in $(stuck_runs "$command_pid"); do

@@ -23,8 +23,8 @@ const HUNG_JEST = `node -e 'setInterval(() => {}, 1000)' stuck/jest/bin/jest.js`
 
 describe('stall-guard.sh', () => {
   it('kills a jest run that prints nothing for the limit, says what ran, and goes on with the command', async () => {
-    const { output, status } = await runGuarded(`echo started; ${HUNG_JEST}; echo "jest ended: $?"; printf 'last words'; exit 3`, 2);
-    expect(output).toMatch(/^started\n/);
+    const { output, status } = await runGuarded(`echo started; printf 'half a line'; ${HUNG_JEST}; echo "jest ended: $?"; printf 'last words'; exit 3`, 2);
+    expect(output).toMatch(/^started\nhalf a line\nstall-guard: /);
     expect(output).toContain('stall-guard: no output for 2 s; the processes:');
     expect(output).toMatch(/ELAPSED +TIME +RSS COMMAND/);
     expect(output).toMatch(/stall-guard: killing the stuck run node -e .*stuck\/jest\/bin\/jest\.js/);
