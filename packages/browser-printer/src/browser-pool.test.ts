@@ -474,6 +474,22 @@ describe('BrowserPrinterPool recycling', () => {
     expect(browsersSince(before)).toEqual([]);
   });
 
+  it('replaces a browser that hangs: its print times out, no page of it comes back, a successor prints', async () => {
+    const { recycling, own, before } = await startedPool({ timeoutMs: 1_000 });
+    try {
+      const [hung] = browsersSince(before) as [string];
+      process.kill(Number(hung), 'SIGSTOP');
+      await expect(recycling.print({ html: page('<p>on the hung browser</p>') })).rejects.toBeInstanceOf(PrintTimeoutError);
+      // Its page is replaced in vain (the browser answers nothing), so the browser is: this print waits for the successor's page.
+      expect(pdfText(await recycling.print({ html: page('<p>on the successor</p>') }))).toContain('on the successor');
+      await eventually(() => !browsersSince(before).includes(hung), 'the hung browser killed');
+      expect(own.filter((event) => event.type === 'exited')).toEqual([{ type: 'exited', expected: true }]);
+    } finally {
+      await recycling.close();
+    }
+    expect(browsersSince(before)).toEqual([]);
+  });
+
   it('kills a browser that hangs when closed, and close() returns', async () => {
     const { recycling, before } = await startedPool({});
     const [hung] = browsersSince(before) as [string];
@@ -491,8 +507,9 @@ describe('BrowserPrinterPool recycling', () => {
       most = Math.max(most, browsersSince(before).length);
     }, 25);
     try {
+      // Prints go on while each successor launches, so a recycle comes every 15–30 documents here, not every 10.
       const client = async (c: number) => {
-        for (let i = 0; i < 15; i++) expect(pdfText(await recycling.print({ html: page(`<p>client ${c} doc ${i}</p>`) })).trim()).toBe(`client ${c} doc ${i}`);
+        for (let i = 0; i < 25; i++) expect(pdfText(await recycling.print({ html: page(`<p>client ${c} doc ${i}</p>`) })).trim()).toBe(`client ${c} doc ${i}`);
       };
       await Promise.all([0, 1, 2, 3].map(client));
       await eventually(() => browsersSince(before).length === 1, 'every replaced browser closed');

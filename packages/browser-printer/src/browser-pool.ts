@@ -280,9 +280,11 @@ export class BrowserPrinterPool {
   private replace(slot: Slot): void {
     if (this.closed || slot.run !== this.current) return;
     void slot.context.close().catch(() => undefined);
-    void openSlot(slot.run).then(
+    // A browser that cannot open a page, or hangs instead, is replaced whole (its prints would
+    // otherwise all time out, and its pages never come back).
+    void within(openSlot(slot.run), OPEN_PAGE_TIMEOUT_MS, 'Chromium did not open a page in time').then(
       (fresh) => this.handOut(fresh),
-      () => this.lose(slot.run), // a browser that cannot open a page is replaced whole
+      () => this.lose(slot.run),
     );
   }
 
@@ -310,10 +312,7 @@ export class BrowserPrinterPool {
         run.pid = pid;
         return Promise.all(Array.from({ length: this.options.pages }, () => openSlot(run)));
       });
-      const slots = await Promise.race([
-        opening,
-        sleep(LAUNCH_TIMEOUT_MS, undefined, { ref: false }).then(() => Promise.reject(new PrinterUnavailableError('Chromium did not open its pages in time'))),
-      ]);
+      const slots = await within(opening, LAUNCH_TIMEOUT_MS, 'Chromium did not open its pages in time');
       if (this.closed) throw new PrinterUnavailableError('The printer is shutting down');
       return { run, slots };
     } catch (error) {
@@ -394,6 +393,17 @@ export class BrowserPrinterPool {
 
 /** For Chromium to start, and again for it to open its pages. */
 const LAUNCH_TIMEOUT_MS = 30_000;
+/** A context and page in place of one that failed: milliseconds, when the browser is well. */
+const OPEN_PAGE_TIMEOUT_MS = 5_000;
+
+/** `promise`, or a PrinterUnavailableError with `message` should it not settle within `ms`. */
+function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new PrinterUnavailableError(message)), ms);
+  });
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+}
 
 /** Half a second after the first failed launch, doubling up to 30 s. */
 const retryDelayMs = (attempt: number) => Math.min(30_000, 500 * 2 ** attempt);
