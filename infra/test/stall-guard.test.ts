@@ -2,15 +2,16 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 
 /**
- * scripts/stall-guard.sh, which runs CI's test passes: a run that prints nothing for the limit
- * has its stuck jest killed and the rest goes on; a run that keeps printing is left alone.
- * The stuck process here only looks like jest to the guard (its arguments name jest's entry).
+ * scripts/stall-guard.cjs, which runs CI's test passes: a run that writes nothing for the
+ * limit has its stuck jest killed and the rest goes on; a run that keeps writing, even a
+ * character at a time, is left alone; the guard ends with its command. The stuck process
+ * here only looks like jest to the guard (its arguments name jest's entry point).
  */
-const guard = path.resolve(__dirname, '../../scripts/stall-guard.sh');
+const guard = path.resolve(__dirname, '../../scripts/stall-guard.cjs');
 
-function runGuarded(script: string, stallSeconds: number): Promise<{ output: string; status: number | null }> {
+function runGuarded(script: string, stallSeconds: string): Promise<{ output: string; status: number | null }> {
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', [guard, 'bash', '-c', script], { env: { ...process.env, TEST_STALL_SECONDS: String(stallSeconds) } });
+    const child = spawn(process.execPath, [guard, 'bash', '-c', script], { env: { ...process.env, TEST_STALL_SECONDS: stallSeconds } });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -21,21 +22,34 @@ function runGuarded(script: string, stallSeconds: number): Promise<{ output: str
 
 const HUNG_JEST = `node -e 'setInterval(() => {}, 1000)' stuck/jest/bin/jest.js`;
 
-describe('stall-guard.sh', () => {
-  it('kills a jest run that prints nothing for the limit, says what ran, and goes on with the command', async () => {
-    const { output, status } = await runGuarded(`echo started; printf 'half a line'; ${HUNG_JEST}; echo "jest ended: $?"; printf 'last words'; exit 3`, 2);
-    expect(output).toMatch(/^started\nhalf a line\nstall-guard: /);
-    expect(output).toContain('stall-guard: no output for 2 s; the processes:');
+describe('stall-guard.cjs', () => {
+  it('kills a jest run that writes nothing for the limit, says what ran, and goes on with the command', async () => {
+    const { output, status } = await runGuarded(`echo started; printf 'half a line'; ${HUNG_JEST}; echo "jest ended: $?"; printf 'last words'; exit 3`, '2');
+    expect(output).toMatch(/^started\nhalf a line\nstall-guard: no output for 2 s; the processes:\n/);
     expect(output).toMatch(/ELAPSED +TIME +RSS COMMAND/);
-    expect(output).toMatch(/stall-guard: killing the stuck run node -e .*stuck\/jest\/bin\/jest\.js/);
+    expect(output).toMatch(/stall-guard: killed the stuck run node -e .*stuck\/jest\/bin\/jest\.js \(pids \d+\)/);
     expect(output).toContain('jest ended: 137'); // SIGKILL
     expect(output.endsWith('last words')).toBe(true);
     expect(status).toBe(3);
   });
 
-  it('leaves a run alone while it prints, however long it takes in all', async () => {
-    const { output, status } = await runGuarded(`for i in 1 2 3 4 5 6; do echo "line $i"; sleep 0.5; done`, 2);
-    expect(output).toBe('line 1\nline 2\nline 3\nline 4\nline 5\nline 6\n');
+  it('leaves a run alone while it writes, a character at a time, however long it takes in all', async () => {
+    const { output, status } = await runGuarded(`for i in 1 2 3 4 5 6 7 8; do printf .; sleep 0.5; done; echo`, '2');
+    expect(output).toBe('........\n');
     expect(status).toBe(0);
+  });
+
+  it('ends with its command, though a process the command left behind still holds the output open', async () => {
+    // Without the guard's own end, this would wait for the sleep, past jest's time limit.
+    const { output, status } = await runGuarded(`sleep 120 & echo "left behind: $!"; exit 4`, '600');
+    const leftBehind = Number(/left behind: (\d+)/.exec(output)![1]);
+    process.kill(leftBehind, 'SIGKILL');
+    expect(status).toBe(4);
+  });
+
+  it('refuses a limit that is not a whole number of seconds', async () => {
+    const { output, status } = await runGuarded('echo never', '10m');
+    expect(output).toBe('stall-guard: TEST_STALL_SECONDS must be a whole number of seconds, not "10m"\n');
+    expect(status).toBe(2);
   });
 });
