@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { PrintTimeoutError, PrinterUnavailableError } from './errors';
@@ -92,6 +92,8 @@ interface Run {
   printed: number;
   /** The pool asked it to close (a recycle, a page it could not open, or close()): its exit is expected. */
   stopping: boolean;
+  /** It did not close in time and was killed: its exit is reported as unexpected. */
+  killed?: boolean;
 }
 
 interface Slot {
@@ -138,8 +140,9 @@ interface Waiter {
  * replaced. After `recycleAfter` documents the browser gets a successor, launched while it
  * goes on printing; once the successor's pages are open they take over, and the old browser
  * is closed when its last print ends (so a recycle never leaves documents waiting for a
- * launch, and runs at most two browsers). A browser that dies, or cannot open a page, is
- * replaced at once, its pages no longer handed out.
+ * launch, and runs at most two browsers). A browser that dies, or cannot open a page in
+ * time, is replaced at once, its pages no longer handed out; one asked to close that does
+ * not within 5 s is killed.
  */
 export class BrowserPrinterPool {
   /** The browser whose pages are handed out. */
@@ -349,7 +352,8 @@ export class BrowserPrinterPool {
   }
 
   private onDisconnected(run: Run): void {
-    const expected = this.closed || run.stopping;
+    const expected = (this.closed || run.stopping) && !run.killed;
+    run.pid = 0; // its close's deadline kills nothing from now on, whoever gets the number next
     this.retiring.delete(run);
     this.lose(run);
     this.emit({ type: 'exited', expected });
@@ -401,6 +405,7 @@ function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T>
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new PrinterUnavailableError(message)), ms);
+    timer.unref();
   });
   return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
 }
@@ -417,17 +422,38 @@ const CLOSE_TIMEOUT_MS = 5_000;
 
 async function stop(run: Run): Promise<void> {
   run.stopping = true;
-  const deadline = setTimeout(() => kill(run.pid), CLOSE_TIMEOUT_MS);
+  const deadline = setTimeout(() => {
+    run.killed = kill(run.pid);
+  }, CLOSE_TIMEOUT_MS);
   await run.browser.close().catch(() => undefined);
   clearTimeout(deadline);
 }
 
-/** The browser and its helpers: Playwright starts it as the leader of a process group of its own. */
-function kill(pid: number): void {
+/**
+ * The browser and its helpers: the process group Playwright started it in (its own, led by
+ * the browser or by a wrapper script that did not exec it), else the browser alone. True if
+ * a kill was sent.
+ */
+function kill(pid: number): boolean {
+  if (!pid) return false;
+  const group = processGroupOf(pid);
+  for (const target of group && group !== processGroupOf(process.pid) ? [-group, pid] : [pid]) {
+    try {
+      process.kill(target, 'SIGKILL');
+      return true;
+    } catch {
+      // gone already, or no such group: the next target
+    }
+  }
+  return false;
+}
+
+function processGroupOf(pid: number): number | undefined {
   try {
-    if (pid) process.kill(-pid, 'SIGKILL');
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]) || undefined;
   } catch {
-    // gone already
+    return undefined;
   }
 }
 
