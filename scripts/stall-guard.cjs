@@ -9,6 +9,7 @@
 // holds its output open.
 const { execFileSync, spawn } = require('node:child_process');
 const fs = require('node:fs');
+const os = require('node:os');
 
 const STUCK_RUN = /(^|\/)pnpm(\.cjs)? run test\b|jest\/bin\/jest\.js/;
 /** After the command exits, how long what it left behind may go on writing. */
@@ -112,7 +113,7 @@ child.on('error', (error) => {
 });
 child.on('exit', (code, signal) => {
   clearInterval(watch);
-  process.exitCode = code ?? 128 + (require('node:os').constants.signals[signal] ?? 0);
+  process.exitCode = code ?? 128 + (os.constants.signals[signal] ?? 0);
   // What the command left behind may hold its output open: not waited for past DRAIN_MS.
   setTimeout(() => process.exit(), DRAIN_MS).unref();
 });

@@ -203,13 +203,9 @@ export class BrowserPrinterPool {
     }
     const { run } = slot;
     run.printing += 1;
-    let timer: NodeJS.Timeout | undefined;
     let healthy = false;
     try {
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new PrintTimeoutError(timeoutMs)), timeoutMs);
-      });
-      const pdf = await Promise.race([printOn(slot, request), timeout]);
+      const pdf = await within(printOn(slot, request), timeoutMs, () => new PrintTimeoutError(timeoutMs));
       healthy = true;
       return pdf;
     } catch (error) {
@@ -217,7 +213,6 @@ export class BrowserPrinterPool {
       if (this.closed || !run.browser.isConnected()) throw new PrinterUnavailableError(`Chromium stopped while printing: ${(error as Error).message}`);
       throw error;
     } finally {
-      clearTimeout(timer);
       run.printing -= 1;
       this.release(slot, healthy);
     }
@@ -285,7 +280,7 @@ export class BrowserPrinterPool {
     void slot.context.close().catch(() => undefined);
     // A browser that cannot open a page, or hangs instead, is replaced whole (its prints would
     // otherwise all time out, and its pages never come back).
-    void within(openSlot(slot.run), OPEN_PAGE_TIMEOUT_MS, 'Chromium did not open a page in time').then(
+    void within(openSlot(slot.run), OPEN_PAGE_TIMEOUT_MS, () => new PrinterUnavailableError('Chromium did not open a page in time')).then(
       (fresh) => this.handOut(fresh),
       () => this.lose(slot.run),
     );
@@ -315,7 +310,7 @@ export class BrowserPrinterPool {
         run.pid = pid;
         return Promise.all(Array.from({ length: this.options.pages }, () => openSlot(run)));
       });
-      const slots = await within(opening, LAUNCH_TIMEOUT_MS, 'Chromium did not open its pages in time');
+      const slots = await within(opening, LAUNCH_TIMEOUT_MS, () => new PrinterUnavailableError('Chromium did not open its pages in time'));
       if (this.closed) throw new PrinterUnavailableError('The printer is shutting down');
       return { run, slots };
     } catch (error) {
@@ -400,14 +395,14 @@ const LAUNCH_TIMEOUT_MS = 30_000;
 /** A context and page in place of one that failed: milliseconds, when the browser is well. */
 const OPEN_PAGE_TIMEOUT_MS = 5_000;
 
-/** `promise`, or a PrinterUnavailableError with `message` should it not settle within `ms`. */
-function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+/** `promise`, or the error `expired` makes should it not settle within `ms`. */
+function within<T>(promise: Promise<T>, ms: number, expired: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new PrinterUnavailableError(message)), ms);
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(expired()), ms);
     timer.unref();
   });
-  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }
 
 /** Half a second after the first failed launch, doubling up to 30 s. */
