@@ -527,7 +527,9 @@ describe('BrowserPrinterPool recycling', () => {
           expect(pdfText(await recycling.print({ html: page(`<p>client ${c} doc ${i}</p>`) })).trim()).toBe(`client ${c} doc ${i}`);
       };
       await Promise.all([0, 1, 2, 3].map(client));
-      await eventually(() => browsersSince(before).length === 1, 'every replaced browser closed');
+      // A closed browser leaves the process table before Playwright reports it gone: both awaited.
+      const exits = () => own.filter((event) => event.type === 'exited').length;
+      await eventually(() => browsersSince(before).length === 1 && exits() === recycles(), 'every replaced browser closed');
       expect(own.filter((event) => event.type === 'recycled').length).toBeGreaterThanOrEqual(3);
       expect(own.filter((event) => event.type === 'exited')).toEqual(
         own.filter((event) => event.type === 'recycled').map(() => ({ type: 'exited', expected: true })),
