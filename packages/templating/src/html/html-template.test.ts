@@ -232,6 +232,16 @@ describe('HTML output limit', () => {
       /larger than the output limit of 1 MiB \(MAX_OUTPUT_BYTES\)/,
     );
   });
+
+  it('counts a section on a member path as often as the fill repeats it', () => {
+    const prepared = prepareHtmlTemplate(html(`<p>{#d.a}{#d.a}${'static text '.repeat(40)}{/d.a}{/d.a}</p>`));
+    const input = { d: { a: Array.from({ length: 1_000 }, () => ({})) } };
+    const started = performance.now();
+    expect(() => fillHtml(prepared.html, prepared.variables, input, undefined, { maxOutputBytes: 1024 * 1024 })).toThrow(
+      /larger than the output limit of 1 MiB \(MAX_OUTPUT_BYTES\)/,
+    );
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
 });
 
 describe('running header margins', () => {

@@ -4,7 +4,7 @@ import { issuesFromDocxtemplater } from '../docxtemplater-errors';
 import type { ImageData } from '../image-module';
 import { checkTagExpressions } from '../expressions/check-tags';
 import { expressionParser } from '../expressions/docx-parser';
-import { checkOutputSize } from '../render/estimate-output';
+import { checkOutputSize, type FillParser } from '../render/estimate-output';
 import { missingValueRecorder } from '../render/missing-values';
 import { RenderInputError } from '../render/render-error';
 import { DEFAULT_LOCALE, prepareRenderData } from '../render/validate-input';
@@ -144,9 +144,10 @@ export function fillHtml(
   try {
     // The expression language of API §11, exactly as a DOCX fill uses it (a plain name is docxtemplater's lookup).
     const expressions = expressionParser({ locale: options.locale ?? DEFAULT_LOCALE, timeoutMs: options.expressionTimeoutMs });
-    const compiled = compileHtml(text, { images, parser: options.parser ?? (expressions.parser as TagParser) });
+    const parser = options.parser ?? (expressions.parser as TagParser);
+    const compiled = compileHtml(text, { images, parser });
     // Before filling, from the compiled template and the data: a loop bomb is refused without the memory.
-    if (options.maxOutputBytes !== undefined) checkOutputSize([compiled.postparsed as never], data, images, options.maxOutputBytes);
+    if (options.maxOutputBytes !== undefined) checkOutputSize([compiled.postparsed as never], data, images, options.maxOutputBytes, parser as FillParser);
     filled = compiled.render(data, nullGetter as never);
     if (expressions.state.failure) throw expressions.state.failure;
   } catch (error) {

@@ -41,6 +41,30 @@ describe('output size limit (MAX_OUTPUT_BYTES)', () => {
     expect(ms).toBeLessThan(2_000);
   });
 
+  it('counts a section on a member path as often as the fill repeats it ({#d.a} nested, 1,000 items of 3 KB of JSON)', () => {
+    const { file, variables } = prepare(paragraph(`{#d.a}{#d.a}${'static text '.repeat(40)}{/d.a}{/d.a}`));
+    const input = { d: { a: Array.from({ length: 1_000 }, () => ({})) } };
+    const { error, ms } = timed(() => renderDocx(file, variables, input, new Map(), { maxOutputBytes: 50 * MiB }));
+    expect(error).toBeInstanceOf(OutputTooLargeError);
+    expect(ms).toBeLessThan(2_000);
+  });
+
+  it('counts a value read through a member path in every item that prints it', () => {
+    const { file, variables } = prepare(paragraph('{#d.a}{#d.a}{d.s}{/d.a}{/d.a}'));
+    const input = { d: { s: 'x'.repeat(MiB), a: Array.from({ length: 10 }, () => ({})) } };
+    const { error, ms } = timed(() => renderDocx(file, variables, input, new Map(), { maxOutputBytes: 50 * MiB }));
+    expect(error).toBeInstanceOf(OutputTooLargeError);
+    expect(ms).toBeLessThan(2_000);
+  });
+
+  it('counts a computed section by its value: a false condition adds nothing, a list repeats', () => {
+    const { file, variables } = prepare(paragraph(`{#total > 1000}${'x'.repeat(5_000)}{/}`) + paragraph(`{#d.a}${'y'.repeat(1_000)}{/d.a}`));
+    const input = { total: 5, d: { a: [{}, {}] } };
+    expect(() => renderDocx(file, variables, input, new Map(), { maxOutputBytes: 4_500 })).not.toThrow();
+    expect(() => renderDocx(file, variables, { ...input, total: 5_000 }, new Map(), { maxOutputBytes: 4_500 })).toThrow(OutputTooLargeError);
+    expect(() => renderDocx(file, variables, { total: 5, d: { a: [{}, {}, {}, {}, {}] } }, new Map(), { maxOutputBytes: 4_500 })).toThrow(OutputTooLargeError);
+  });
+
   it('counts long values and images, and lets a fill under the limit through with an estimate close to its real size', () => {
     const { file, variables } = prepare(paragraph('{title}') + table([['{#rows}{name}', '{qty}{/rows}']]) + paragraph('{%logo}'));
     const logo = solidPng(400, 300, [10, 20, 30]);

@@ -7,7 +7,7 @@ import { ImageModule, type ImageData } from '../image-module';
 import { expressionParser } from '../expressions/docx-parser';
 import { DOCXTEMPLATER_OPTIONS } from '../prepare-docx-template';
 import type { TemplateVariable } from '../variables';
-import { checkOutputSize } from './estimate-output';
+import { checkOutputSize, type FillParser } from './estimate-output';
 import { fitImagesToCells } from './fit-images-to-cells';
 import { missingValueRecorder } from './missing-values';
 import { NATIVE_DEFLATE, storeCompressedPictures } from './native-deflate';
@@ -44,6 +44,7 @@ export function renderDocx(
       data,
       images,
       options.maxOutputBytes,
+      expressions.parser as FillParser,
     );
   }
   try {
