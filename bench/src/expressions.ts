@@ -59,7 +59,8 @@ export async function runExpressionsBench(options: BenchOptions) {
       const prepared = prepareDocxTemplate(template);
       const file = storedDocxPackage(prepared.file);
       const variables = prepared.variables as TemplateVariable[];
-      return () => void renderDocx(file, variables, input, new Map(), { compress: false, expressionTimeoutMs: 60_000 });
+      // As the render worker fills: with the output estimate at MAX_OUTPUT_BYTES's default (it reads computed tags through the parser too).
+      return () => void renderDocx(file, variables, input, new Map(), { compress: false, expressionTimeoutMs: 60_000, maxOutputBytes: 50 * 1024 * 1024 });
     });
     const result = pairedCpuMs(blocks, perBlock, fills[0]!, fills[1]!);
     results[`invoice@${count}`] = result;
