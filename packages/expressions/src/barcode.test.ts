@@ -54,4 +54,19 @@ describe('drawBarcode', () => {
     expect(() => drawBarcode(new BarcodeRequest('ean13', 'ABC'))).toThrow(/"ABC" cannot be drawn as EAN-13/);
     expect(() => drawBarcode(new BarcodeRequest('ean13', '4006381333932'))).toThrow(/cannot be drawn as EAN-13/);
   });
+
+  it('tells the pixels it drew, and refuses one larger than maxPixels before drawing it', () => {
+    const small = drawBarcode(new BarcodeRequest('qrcode', 'x'));
+    expect(small.pixels).toBe(small.png.readUInt32BE(16) * small.png.readUInt32BE(20));
+    const long = new BarcodeRequest('code128', 'A'.repeat(500));
+    const started = performance.now();
+    expect(() => drawBarcode(long, { maxPixels: 5_000_000 })).toThrow(
+      /^"A{40}…" as Code 128 would be \d+ × \d+ pixels, more than the document's QR codes and barcodes may draw; shorten the value or use fewer different codes$/,
+    );
+    // Encoding alone: the drawing (about 0.4 s for this one here) and its compression never start.
+    const refusedIn = performance.now() - started;
+    const drawnStarted = performance.now();
+    expect(drawBarcode(long).pixels).toBeGreaterThan(5_000_000);
+    expect(refusedIn).toBeLessThan((performance.now() - drawnStarted) / 2);
+  });
 });

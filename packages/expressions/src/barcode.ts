@@ -7,6 +7,8 @@ export interface BarcodeImage {
   png: Buffer;
   width: number;
   height: number;
+  /** Pixels drawn (the PNG's width × height): what the drawing cost. */
+  pixels: number;
 }
 
 /**
@@ -71,13 +73,16 @@ function encodePng(rows: Buffer, width: number, height: number): Buffer {
 /**
  * Draws a QR code or barcode with bwip-js, synchronously (documents are filled in one
  * synchronous pass). A value the symbology cannot encode is an ExpressionError that says
- * so; the caller adds the tag.
+ * so; the caller adds the tag. A barcode larger than `maxPixels` is refused once its size is
+ * known, before any pixel is drawn (the encoding is cheap; drawing and compressing are not).
  */
-export function drawBarcode(request: BarcodeRequest): BarcodeImage {
+export function drawBarcode(request: BarcodeRequest, options: { maxPixels?: number } = {}): BarcodeImage {
+  const maxPixels = options.maxPixels ?? Infinity;
   let captured: { buffer: Buffer; width: number; height: number } | undefined;
   const drawing = bwipjs.drawingZlibPng() as unknown as { image: (w: number, h: number) => { buffer: Buffer }; end: () => unknown };
   const image = drawing.image.bind(drawing);
   drawing.image = (width, height) => {
+    if (width * height > maxPixels) throw new BarcodeTooLarge(width, height);
     const result = image(width, height);
     captured = { buffer: result.buffer, width, height };
     return result;
@@ -98,17 +103,32 @@ export function drawBarcode(request: BarcodeRequest): BarcodeImage {
       drawing as unknown as Parameters<typeof bwipjs.render>[1],
     );
   } catch (error) {
+    if (error instanceof BarcodeTooLarge) {
+      throw new ExpressionError(
+        `${quoted(request.text)} as ${NAMES[request.symbology]} would be ${error.width} × ${error.height} pixels, more than the document's QR codes and barcodes may draw; shorten the value or use fewer different codes`,
+      );
+    }
     const reason = String((error as Error).message ?? error)
       .replace(/^bwip-js:\s*/, '')
       .replace(/^bwipp\.\w+#?\d*:\s*/, '');
-    throw new ExpressionError(
-      `${JSON.stringify(request.text.length > 40 ? `${request.text.slice(0, 40)}…` : request.text)} cannot be drawn as ${NAMES[request.symbology]}: ${reason}`,
-    );
+    throw new ExpressionError(`${quoted(request.text)} cannot be drawn as ${NAMES[request.symbology]}: ${reason}`);
   }
   if (!captured) throw new ExpressionError(`Nothing was drawn for ${NAMES[request.symbology]}`);
   return {
     png: encodePng(captured.buffer, captured.width, captured.height),
     width: Math.round(captured.width / OVERSAMPLE),
     height: Math.round(captured.height / OVERSAMPLE),
+    pixels: captured.width * captured.height,
   };
 }
+
+class BarcodeTooLarge extends Error {
+  constructor(
+    readonly width: number,
+    readonly height: number,
+  ) {
+    super('barcode too large');
+  }
+}
+
+const quoted = (text: string) => JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);

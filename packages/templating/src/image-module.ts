@@ -1,5 +1,6 @@
 import type PizZip from 'pizzip';
-import { BarcodeRequest, drawBarcode, ExpressionError } from '@docgen/expressions';
+import { BarcodeRequest } from '@docgen/expressions';
+import { DocumentBarcodes } from './document-barcodes';
 import { imageDrawingXml } from './render/image-drawing';
 import { RenderInputError } from './render/render-error';
 import { addStoredPart } from './zip-entry';
@@ -25,8 +26,6 @@ interface RenderOptions {
 }
 
 const EMU_PER_PIXEL = 9_525;
-/** QR codes and barcodes drawn per document: each costs milliseconds of CPU, and a loop can ask for thousands. */
-export const MAX_BARCODES_PER_DOCUMENT = 200;
 const EMU_PER_TWIP = 635;
 const CONTENT_TYPES: Record<ImageData['extension'], string> = { png: 'image/png', jpeg: 'image/jpeg', gif: 'image/gif' };
 
@@ -44,7 +43,7 @@ export class ImageModule {
   readonly partsWithImages = new Set<string>();
   private readonly media = new Map<string, string>();
   private readonly relationships = new Map<string, string>();
-  private readonly barcodes = new Map<string, ImageData>();
+  private readonly barcodes = new DocumentBarcodes();
   /** Read from the template when the first image is placed (most renders place none). */
   textWidthEmu: number | undefined;
 
@@ -63,7 +62,7 @@ export class ImageModule {
     if (part.module !== IMAGE_MODULE_NAME) return null;
     const value = options.scopeManager.getValue(part.value, { part });
     if (value === undefined || value === null || value === '') return { value: '', errors: [] };
-    if (value instanceof BarcodeRequest) return this.place(options.filePath, this.barcodeKey(value), this.barcode(value, part));
+    if (value instanceof BarcodeRequest) return this.place(options.filePath, this.barcodeKey(value), this.barcodes.draw(value, part.value));
     return this.place(options.filePath, String(value), this.images.get(String(value)), part);
   }
 
@@ -83,25 +82,6 @@ export class ImageModule {
 
   private barcodeKey(request: BarcodeRequest): string {
     return `barcode:${request.symbology}:${request.errorCorrection ?? ''}:${request.text}`;
-  }
-
-  /** Draws `{%value | qrcode}` / `{%value | barcode:"…"}`: the same value drawn again is the same picture. */
-  private barcode(request: BarcodeRequest, part: RenderPart): ImageData {
-    const key = this.barcodeKey(request);
-    const known = this.barcodes.get(key);
-    if (known) return known;
-    if (this.barcodes.size >= MAX_BARCODES_PER_DOCUMENT) {
-      throw new RenderInputError(`Tag "{%${part.value}}": the document asks for more than ${MAX_BARCODES_PER_DOCUMENT} different QR codes or barcodes`);
-    }
-    try {
-      const drawn = drawBarcode(request);
-      const image: ImageData = { data: drawn.png, extension: 'png', width: drawn.width, height: drawn.height };
-      this.barcodes.set(key, image);
-      return image;
-    } catch (error) {
-      if (error instanceof ExpressionError) throw new RenderInputError(`Tag "{%${part.value}}": ${error.message}`);
-      throw error;
-    }
   }
 
   /** One media file per distinct source and one relationship per part that shows it: a photo repeated in 100 rows is stored once. */

@@ -8,6 +8,8 @@ import { prepareDocxTemplate } from '../prepare-docx-template';
 import { inputJsonSchema } from '../render/input-schema';
 import { OutputTooLargeError } from '../render/estimate-output';
 import { renderDocx } from '../render/render-docx';
+import { RenderInputError } from '../render/render-error';
+import { fillHtml, prepareHtmlTemplate } from '../html/html-template';
 import { TemplateError, type TemplateIssue } from '../template-error';
 import { renderFailure as failure } from '../test-support/render-failure';
 
@@ -194,6 +196,41 @@ describe('expressions in DOCX templates', () => {
     expect(
       failure(() => renderDocx(prepared(paragraph('{%sku | barcode:"ean13"}')).file, [{ name: 'sku', type: 'text', required: true }], { sku: 'ABC' })),
     ).toMatch(/^Tag "\{%sku \| barcode:"ean13"\}": "ABC" cannot be drawn as EAN-13/);
+  });
+
+  it("keeps a document's barcodes within its pixel budget: long values in a loop are refused before they are drawn", () => {
+    const { file, variables } = prepared(table([['{#codes}{%c | barcode:"code128"}{/codes}']]));
+    const codes = Array.from({ length: 200 }, (_, i) => ({ c: `${i}`.padStart(120, 'A') }));
+    const started = performance.now();
+    expect(failure(() => renderDocx(file, variables, { codes }))).toMatch(
+      /^Tag "\{%c \| barcode:"code128"\}": "A{40}…" as Code 128 would be \d+ × \d+ pixels, more than the document's QR codes and barcodes may draw/,
+    );
+    // About ten of them drawn (50 million pixels), not two hundred (about 30 s of drawing here).
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it('an HTML fill keeps the same budget, and an image it cannot print fails the document as its input', () => {
+    const prepared = prepareHtmlTemplate(Buffer.from('<table>{#codes}<tr><td>{%c | barcode:"code128"}</td></tr>{/codes}</table>'));
+    const codes = Array.from({ length: 200 }, (_, i) => ({ c: `${i}`.padStart(120, 'A') }));
+    expect(failure(() => fillHtml(prepared.html, prepared.variables, { codes }))).toMatch(/more than the document's QR codes and barcodes may draw/);
+
+    // An image fetched under an operator's larger MAX_IMAGE_PIXELS, past what a printed page takes: the header says 10,000 × 10,000.
+    const header = Buffer.alloc(13);
+    header.writeUInt32BE(10_000, 0);
+    header.writeUInt32BE(10_000, 4);
+    header.set([8, 6, 0, 0, 0], 8);
+    const png = Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d', 'hex'), Buffer.from('IHDR'), header, Buffer.alloc(4)]);
+    const withPhoto = prepareHtmlTemplate(Buffer.from('<p>{%photo}</p>'));
+    const images = new Map([['https://example.test/big.png', { data: png, extension: 'png' as const, width: 10_000, height: 10_000 }]]);
+    const error = (() => {
+      try {
+        fillHtml(withPhoto.html, withPhoto.variables, { photo: 'https://example.test/big.png' }, images);
+      } catch (caught) {
+        return caught;
+      }
+    })();
+    expect(error).toBeInstanceOf(RenderInputError);
+    expect((error as Error).message).toMatch(/^The filled template cannot be printed: An <img> data: image /);
   });
 
   it('keeps templates stored before tags could compute working: a tag whose text is a key of the data', () => {

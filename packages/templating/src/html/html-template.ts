@@ -161,7 +161,13 @@ export function fillHtml(
       `The filled document would be larger than ${Math.round(options.maxOutputBytes / 1024 / 1024)} MiB (MAX_OUTPUT_BYTES); send fewer rows`,
     );
   }
-  return printableHtml(restore(filled));
+  try {
+    return printableHtml(restore(filled));
+  } catch (error) {
+    // An image the input put in (a barcode drawn too large) is the input's problem, not a failure to retry.
+    if (error instanceof TemplateError) throw new RenderInputError(`The filled template cannot be printed: ${error.message}`);
+    throw error;
+  }
 }
 
 /** A stored template as uploaded (tags visible), for its preview. */

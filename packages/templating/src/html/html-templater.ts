@@ -1,6 +1,7 @@
 /* eslint-disable @typescript-eslint/no-require-imports -- docxtemplater's text engine is only reachable through its CommonJS files */
-import { BarcodeRequest, drawBarcode, ExpressionError } from '@docgen/expressions';
-import { IMAGE_MODULE_NAME, MAX_BARCODES_PER_DOCUMENT, type ImageData } from '../image-module';
+import { BarcodeRequest } from '@docgen/expressions';
+import { DocumentBarcodes } from '../document-barcodes';
+import { IMAGE_MODULE_NAME, type ImageData } from '../image-module';
 import { RenderInputError } from '../render/render-error';
 import type { InspectedPart } from '../variables';
 
@@ -68,24 +69,7 @@ function textValueModule() {
  * fetch); `{%value | qrcode}` / `{%value | barcode:"…"}`: drawn here, as the DOCX image module does.
  */
 function imageModule(images: Map<string, ImageData>) {
-  const barcodes = new Map<string, ImageData>();
-  const barcode = (request: BarcodeRequest, tag: string): ImageData => {
-    const key = `${request.symbology}:${request.errorCorrection ?? ''}:${request.text}`;
-    const known = barcodes.get(key);
-    if (known) return known;
-    if (barcodes.size >= MAX_BARCODES_PER_DOCUMENT) {
-      throw new RenderInputError(`Tag "{%${tag}}": the document asks for more than ${MAX_BARCODES_PER_DOCUMENT} different QR codes or barcodes`);
-    }
-    try {
-      const drawn = drawBarcode(request);
-      const image: ImageData = { data: drawn.png, extension: 'png', width: drawn.width, height: drawn.height };
-      barcodes.set(key, image);
-      return image;
-    } catch (error) {
-      if (error instanceof ExpressionError) throw new RenderInputError(`Tag "{%${tag}}": ${error.message}`);
-      throw error;
-    }
-  };
+  const barcodes = new DocumentBarcodes();
   return wrapModule({
     name: 'DocgenHtmlImage',
     matchers: () => [['%', IMAGE_MODULE_NAME, {}]],
@@ -93,7 +77,7 @@ function imageModule(images: Map<string, ImageData>) {
       if (part.module !== IMAGE_MODULE_NAME) return null;
       const value = options.scopeManager.getValue(part.value, { part });
       if (value === undefined || value === null || value === '') return { value: '' };
-      const image = value instanceof BarcodeRequest ? barcode(value, part.value) : images.get(String(value));
+      const image = value instanceof BarcodeRequest ? barcodes.draw(value, part.value) : images.get(String(value));
       if (!image) throw new RenderInputError(`Image "${part.value}" has no fetched image for its value`);
       const uri = `data:image/${image.extension};base64,${image.data.toString('base64')}`;
       return { value: `<img src="${uri}" width="${image.width}" alt="" style="max-width: 100%; height: auto">` };
