@@ -8,6 +8,7 @@ import {
   buildDocx,
   makeSigningCa,
   paragraph,
+  withMacIterations,
   type ApiClient,
   type SeededOrganization,
   type Stack,
@@ -44,7 +45,8 @@ describe('signing certificates and signed PDFs (API.md §13): gateway + render w
 
   beforeAll(async () => {
     ca = makeSigningCa();
-    stack = await startStack({ env: { SECRETS_KEY: secretsKey } });
+    // A short upload check bound, for the certificate that asks for billions of key derivation rounds.
+    stack = await startStack({ env: { SECRETS_KEY: secretsKey, UPLOAD_CHECK_TIMEOUT_MS: '5000' } });
     org = await stack.organization();
     api = apiClient(stack.gateways[0]!.url, org.apiKey);
     const person = await createUser(stack.database.url, org.organizationId, `signer-admin-${Date.now()}@example.test`, 'admin');
@@ -98,7 +100,7 @@ describe('signing certificates and signed PDFs (API.md §13): gateway + render w
   let issued: ReturnType<TestSigningCa['issue']>;
   let certificateId: string;
 
-  it('refuses an API key, a wrong password, an expired certificate, garbage and a huge file, with codes', async () => {
+  it('refuses an upload by API key, a wrong password, an expired certificate, garbage and a huge file, with codes', async () => {
     issued = ca.issue({ commonName: 'ACME Contracts GmbH' });
     const byKey = await fetch(`${stack.gateways[0]!.url}/api/v1/signing-certificates`, {
       method: 'POST',
@@ -107,7 +109,8 @@ describe('signing certificates and signed PDFs (API.md §13): gateway + render w
     });
     expect(byKey.status).toBe(403);
     expect(await byKey.json()).toEqual({ detail: 'Sign in to the web UI as an admin to manage signing certificates', code: 'session_required' });
-    expect((await api.call('GET', '/api/v1/signing-certificates')).status).toBe(403);
+    // Listing and deleting are admin operations an API key may do (API.md §13 marks only the upload "session").
+    expect(await api.call('GET', '/api/v1/signing-certificates')).toMatchObject({ status: 200, body: { items: [] } });
 
     const wrong = await asAdmin('POST', '/api/v1/signing-certificates', certificateForm(issued.p12, 'guessed'));
     expect(wrong.status).toBe(422);
@@ -125,6 +128,15 @@ describe('signing certificates and signed PDFs (API.md §13): gateway + render w
     expect([garbage.status, garbage.body.code, garbage.body.errors[0].path]).toEqual([422, 'signing_certificate_invalid', 'file']);
     const huge = await asAdmin('POST', '/api/v1/signing-certificates', certificateForm(randomBytes(65 * 1024), 'x'));
     expect([huge.status, huge.body.code]).toEqual([413, 'body_too_large']);
+
+    // A kilobyte whose MAC asks for 2^31 rounds of key derivation: refused at the upload check's
+    // time bound, in a worker thread (on the event loop it held the gateway for hours).
+    const stalled = await asAdmin('POST', '/api/v1/signing-certificates', certificateForm(withMacIterations(issued.p12, 0x7fffffff), issued.password));
+    expect(stalled.status).toBe(422);
+    expect(stalled.body).toMatchObject({
+      code: 'signing_certificate_invalid',
+      errors: [{ path: 'file', message: 'Opening the PKCS#12 file took longer than 5 s; export it again with the usual settings' }],
+    });
     expect((await asAdmin('GET', '/api/v1/signing-certificates')).body).toEqual({ items: [] });
   });
 
@@ -143,6 +155,7 @@ describe('signing certificates and signed PDFs (API.md §13): gateway + render w
     const listed = await asAdmin('GET', '/api/v1/signing-certificates');
     expect(listed.body).toEqual({ items: [res.body] });
     expect(listed.text).not.toMatch(/PRIVATE|BEGIN|envelope|wrapped/i);
+    expect((await api.call('GET', '/api/v1/signing-certificates')).body).toEqual({ items: [res.body] });
     expect((await asAdmin('GET', '/api/v1/signing-certificates?is_uat=true')).body).toEqual({ items: [] });
   });
 

@@ -88,7 +88,7 @@ export function createApp({ config, db, redis, storage, renderQueue, relay, temp
     ...sessionHandlers(sessionDeps),
     ...apiKeyHandlers({ db, epochs }),
     ...memberHandlers({ db }),
-    ...signingCertificateHandlers({ db, keyring: secretsKeyring(config.SECRETS_KEY, config.SECRETS_KEY_PREVIOUS) }),
+    ...signingCertificateHandlers({ db, keyring: secretsKeyring(config.SECRETS_KEY, config.SECRETS_KEY_PREVIOUS), untrusted }),
     ...templateHandlers({
       db,
       storage,

@@ -70,8 +70,8 @@ const EXPECTED: Record<string, Rule> = {
   createMember: 'admin-session',
   removeMember: 'admin-session',
   uploadSigningCertificate: 'admin-session',
-  listSigningCertificates: 'admin-session',
-  deleteSigningCertificate: 'admin-session',
+  listSigningCertificates: 'admin',
+  deleteSigningCertificate: 'admin',
 };
 
 /** Operations whose body names a resource (the template) of the organisation it acts on. */

@@ -15,4 +15,4 @@ export { startCanary, type Canary } from './canary';
 export { makeTestCertificates, startHttpsReceiver, type HttpsReceiver, type ReceivedWebhook, type TestCertificates, type Reply } from './https-receiver';
 export { hostileDocxTemplates, wellBehavedDocx, picture, withParts, type HostileDocx } from './hostile-docx';
 export { startS3Server, type S3Server } from './s3-server';
-export { makeSigningCa, type SigningCertificateOptions, type TestSigningCa, type TestSigningCertificate } from './signing';
+export { makeSigningCa, withMacIterations, type SigningCertificateOptions, type TestSigningCa, type TestSigningCertificate } from './signing';

@@ -143,3 +143,18 @@ export function makeSigningCa(caCommonName = 'docgen test signing CA'): TestSign
 
   return { caPem, issue, nssDir, pdfsig, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
+
+/**
+ * The same PKCS#12 with its MAC's iteration count set to `iterations` (the MAC no longer
+ * matches, but a reader derives the MAC key before it can tell): a kilobyte that asks a
+ * reader for that many rounds of key derivation.
+ */
+export function withMacIterations(p12: Buffer, iterations: number): Buffer {
+  const pfx = forge.asn1.fromDer(forge.util.createBuffer(p12.toString('binary')));
+  const macData = (pfx.value as forge.asn1.Asn1[])[2]!;
+  const fields = macData.value as forge.asn1.Asn1[];
+  const count = forge.asn1.create(forge.asn1.Class.UNIVERSAL, forge.asn1.Type.INTEGER, false, forge.asn1.integerToDer(iterations).getBytes());
+  if (fields.length > 2) fields[2] = count;
+  else fields.push(count);
+  return Buffer.from(forge.asn1.toDer(pfx).getBytes(), 'binary');
+}

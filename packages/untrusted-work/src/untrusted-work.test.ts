@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { BulkInputError } from '@docgen/bulk';
 import { TemplateError } from '@docgen/templating';
-import { buildDocx, paragraph } from '@docgen/testing';
+import { Pkcs12Error } from '@docgen/security';
+import { buildDocx, makeSigningCa, paragraph, withMacIterations } from '@docgen/testing';
 import { UntrustedWork } from './untrusted-work';
 
 const FIXTURES = path.resolve(__dirname, '../../../../shared/fixtures/docxtemplater');
@@ -53,6 +54,33 @@ describe('UntrustedWork', () => {
       await hurried.close();
     }
   });
+
+  it('opens a PKCS#12 in a thread, and stops one whose MAC asks for billions of key derivation rounds at the time bound', async () => {
+    const ca = makeSigningCa();
+    try {
+      const issued = ca.issue({ commonName: 'ACME Contracts GmbH' });
+      const opened = await work.readPkcs12('org-a', issued.p12, issued.password);
+      expect(opened.certificate.subject).toContain('CN=ACME Contracts GmbH');
+      expect(opened.privateKeyPem).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+      expect(await refusal(work.readPkcs12('org-a', issued.p12, 'guessed'))).toMatchObject({ problem: 'wrong_password' });
+
+      // On the event loop this would block the gateway for hours (node-forge derives in JavaScript).
+      const hurried = new UntrustedWork({ threads: 1, memoryMb: 512, timeoutMs: 2_000 });
+      try {
+        const error = await refusal(hurried.readPkcs12('org-a', withMacIterations(issued.p12, 0x7fffffff), issued.password));
+        expect(error).toBeInstanceOf(Pkcs12Error);
+        expect(error).toMatchObject({
+          problem: 'unreadable',
+          message: 'Opening the PKCS#12 file took longer than 2 s; export it again with the usual settings',
+        });
+        expect((await hurried.readPkcs12('org-a', issued.p12, issued.password)).certificatePems.length).toBeGreaterThan(1);
+      } finally {
+        await hurried.close();
+      }
+    } finally {
+      ca.cleanup();
+    }
+  }, 60_000);
 
   it('stops a check at its memory bound with a 413-kind refusal, not a crash of this process', async () => {
     const small = new UntrustedWork({ threads: 1, memoryMb: 32, timeoutMs: 60_000 });

@@ -1,8 +1,10 @@
+import { X509Certificate } from 'node:crypto';
 import path from 'node:path';
 import { Piscina } from 'piscina';
 import { BulkInputError, type RowInput, type SpreadsheetFormat } from '@docgen/bulk';
+import { Pkcs12Error, type Pkcs12Contents } from '@docgen/security';
 import { TemplateError, type PackageLimits, type PreparedHtmlTemplate, type PreparedTemplate, type TemplateVariable } from '@docgen/templating';
-import type { Refusal, Task, TaskResult } from './tasks';
+import type { OpenedPkcs12, Refusal, Task, TaskResult } from './tasks';
 
 export interface UntrustedWorkOptions {
   /** UPLOAD_CHECK_THREADS: uploads checked at once; more wait their turn. */
@@ -37,7 +39,8 @@ const MAX_WAITING = 128;
 const WORKER_FILE = path.join(__dirname, '..', 'dist', 'worker.js');
 
 /**
- * Work whose cost a stranger controls (checking an uploaded template, reading a spreadsheet)
+ * Work whose cost a stranger controls (checking an uploaded template, reading a spreadsheet,
+ * opening a PKCS#12 whose key derivation counts are the file's to choose)
  * runs here, in worker threads with a memory bound and a time bound, never on the gateway's
  * event loop: a template built to take seconds or gigabytes to parse costs one thread, which is
  * stopped at the bound, while the gateway keeps answering everyone else.
@@ -110,6 +113,23 @@ export class UntrustedWork {
     )) as RowInput[];
   }
 
+  /**
+   * A PKCS#12 opened with its password (readPkcs12), or a Pkcs12Error. Its MAC and each
+   * encrypted bag name their own iteration counts, which node-forge derives in JavaScript:
+   * a file of a kilobyte can ask for hours, so it is read here, under the time bound.
+   */
+  async readPkcs12(organizationId: string, file: Buffer, password: string): Promise<Pkcs12Contents> {
+    const opened = (await this.run(organizationId, { kind: 'read-pkcs12', file, password }, (what) =>
+      what === 'time'
+        ? new Pkcs12Error(
+            'unreadable',
+            `Opening the PKCS#12 file took longer than ${seconds(this.options.timeoutMs)} s; export it again with the usual settings`,
+          )
+        : new Pkcs12Error('unreadable', 'Opening the PKCS#12 file needs more memory than an upload may use; export it again with the usual settings'),
+    )) as OpenedPkcs12;
+    return { ...opened, certificate: new X509Certificate(opened.certificatePems[0]!) };
+  }
+
   close(): Promise<void> {
     return this.pool.destroy();
   }
@@ -118,7 +138,7 @@ export class UntrustedWork {
     organizationId: string,
     task: Task,
     overLimit: (what: 'time' | 'memory') => Error,
-  ): Promise<PreparedTemplate | PreparedHtmlTemplate | RowInput[]> {
+  ): Promise<PreparedTemplate | PreparedHtmlTemplate | RowInput[] | OpenedPkcs12> {
     const release = await this.admit(organizationId);
     const signal = AbortSignal.timeout(this.options.timeoutMs);
     let result: TaskResult;
@@ -184,7 +204,9 @@ export class UntrustedWork {
 }
 
 function fromRefusal(refusal: Refusal): Error {
-  return refusal.error === 'template' ? new TemplateError(refusal.kind, refusal.message, refusal.issues) : new BulkInputError(refusal.code, refusal.message);
+  if (refusal.error === 'template') return new TemplateError(refusal.kind, refusal.message, refusal.issues);
+  if (refusal.error === 'pkcs12') return new Pkcs12Error(refusal.problem, refusal.message);
+  return new BulkInputError(refusal.code, refusal.message);
 }
 
 const seconds = (ms: number) => Math.round(ms / 1000);

@@ -2,6 +2,7 @@ import * as access from '@docgen/access';
 import { presentSigningCertificate } from '@docgen/contracts';
 import type { Database } from '@docgen/db';
 import type { SecretsKeyring } from '@docgen/security';
+import type { UntrustedWork } from '@docgen/untrusted-work';
 import { HttpError } from '../errors';
 import { requireCaller } from '../middleware/authenticate';
 import { singleFileUpload } from '../middleware/single-file-upload';
@@ -11,15 +12,19 @@ import type { OperationHandler, OperationHandlers } from '../operations/operatio
 export const MAX_CERTIFICATE_BYTES = 64 * 1024;
 
 /**
- * The environment's PDF signing certificate (admins in a session; the authorize middleware
- * checks). The PKCS#12 and its password are used once, in memory, and never logged.
+ * The environment's PDF signing certificate: uploaded by an admin in a session, listed and
+ * deleted by an admin or an API key (API.md §13; the authorize middleware checks). The
+ * PKCS#12 and its password are used once, in memory, and never logged.
  */
 export function signingCertificateHandlers({
   db,
   keyring,
+  untrusted,
 }: {
   db: Database;
   keyring: SecretsKeyring | undefined;
+  /** Opens the uploaded file off the event loop, under the upload check's time and memory bounds. */
+  untrusted: UntrustedWork;
 }): OperationHandlers<'uploadSigningCertificate' | 'listSigningCertificates' | 'deleteSigningCertificate'> {
   const upload: OperationHandler<'uploadSigningCertificate'> = async ({ req, body, query, reply }) => {
     const { organization, session } = requireCaller(req);
@@ -28,13 +33,18 @@ export function signingCertificateHandlers({
         errors: [{ path: 'file', message: 'Required' }],
       });
     }
-    const certificate = await access.uploadSigningCertificate(db, keyring, {
-      organizationId: organization.id,
-      isUat: body.is_uat || query.is_uat,
-      file: req.file.buffer,
-      password: body.password ?? '',
-      createdBy: session?.user.id,
-    });
+    const certificate = await access.uploadSigningCertificate(
+      db,
+      keyring,
+      {
+        organizationId: organization.id,
+        isUat: body.is_uat || query.is_uat,
+        file: req.file.buffer,
+        password: body.password ?? '',
+        createdBy: session?.user.id,
+      },
+      (file, password) => untrusted.readPkcs12(organization.id, file, password),
+    );
     req.log.info(
       { signingCertificateId: certificate.id, isUat: certificate.isUat, notAfter: certificate.notAfter, userId: session?.user.id },
       'signing certificate stored',
@@ -48,9 +58,9 @@ export function signingCertificateHandlers({
   };
 
   const remove: OperationHandler<'deleteSigningCertificate'> = async ({ req, params, query, reply }) => {
-    const { organization, session } = requireCaller(req);
+    const { organization, session, apiKey } = requireCaller(req);
     await access.deleteSigningCertificate(db, { id: params.id, organizationId: organization.id, isUat: query.is_uat });
-    req.log.info({ signingCertificateId: params.id, userId: session?.user.id }, 'signing certificate deleted');
+    req.log.info({ signingCertificateId: params.id, userId: session?.user.id, apiKeyId: apiKey?.id }, 'signing certificate deleted');
     reply(204);
   };
 

@@ -1,7 +1,7 @@
 import { randomUUID, X509Certificate } from 'node:crypto';
 import { isUuid } from '@docgen/contracts';
 import type { Database, SigningCertificate } from '@docgen/db';
-import { openSecret, Pkcs12Error, readPkcs12, rewrapSecret, sealSecret, type SecretEnvelope, type SecretsKeyring } from '@docgen/security';
+import { openSecret, Pkcs12Error, readPkcs12, rewrapSecret, sealSecret, type Pkcs12Contents, type SecretEnvelope, type SecretsKeyring } from '@docgen/security';
 import { AccessError, secretsKeyMissing, signingCertificateNotFound } from '../errors';
 
 /** What is shown of a certificate: never its key. */
@@ -44,6 +44,9 @@ export interface UploadSigningCertificate {
   now?: Date;
 }
 
+/** Opens a PKCS#12 with its password: the gateway's does it in a worker thread (UntrustedWork.readPkcs12). */
+export type OpenPkcs12 = (file: Buffer, password: string) => Promise<Pkcs12Contents>;
+
 /**
  * Stores the environment's signing certificate from a PKCS#12 file, replacing the previous
  * one in the same statement. The file is opened with its password here and never stored: the
@@ -55,11 +58,12 @@ export async function uploadSigningCertificate(
   db: Database,
   keyring: SecretsKeyring | undefined,
   input: UploadSigningCertificate,
+  open: OpenPkcs12 = async (file, password) => readPkcs12(file, password),
 ): Promise<SigningCertificateInfo> {
   if (!keyring) throw secretsKeyMissing();
-  let contents: ReturnType<typeof readPkcs12>;
+  let contents: Pkcs12Contents;
   try {
-    contents = readPkcs12(input.file, input.password);
+    contents = await open(input.file, input.password);
   } catch (error) {
     if (error instanceof Pkcs12Error) throw invalid(error.problem === 'wrong_password' ? 'password' : 'file', error.message);
     throw error;
