@@ -150,6 +150,10 @@ describe('live preview of the filled first page', () => {
     const bad = await preview(api, templateId, { input_json: 'text', template_version: 0 });
     expect(bad.status).toBe(422);
     expect((bad.body.errors as { path: string }[]).map((e) => e.path).sort()).toEqual(['input_json', 'template_version']);
+    // Past PostgreSQL's integer: a validation problem, never a statement the database refuses.
+    const huge = await preview(api, templateId, { input_json: INPUT, template_version: 3_000_000_000 });
+    expect(huge.status).toBe(422);
+    expect(huge.body.errors).toEqual([{ path: 'template_version', message: 'must be a version number' }]);
     const nul = await preview(api, templateId, { input_json: { ...INPUT, client_name: 'A\u0000B' } });
     expect(nul.status).toBe(422);
     expect(nul.body.errors[0].path).toBe('input_json.client_name');

@@ -190,6 +190,10 @@ describe('template versions: draft, publish, roll back, promote (API.md §12)', 
     expect(bulk.body.template_version).toBe(1);
     const rows = await harness.database.db.document.findMany({ where: { bulkJobId: bulk.body.id } });
     expect(rows.map((row) => row.templateVersion)).toEqual([1]);
+    const tooLarge = await me()
+      .upload('/api/v1/bulk-jobs/', csv, 'rows.csv', { template_id: template.id, output_format: 'docx', template_version: '3000000000' })
+      .expect(422);
+    expect(tooLarge.body).toMatchObject({ errors: [{ path: 'template_version', message: 'must be a version number of the template' }] });
     const missing = await me().upload('/api/v1/bulk-jobs/', csv, 'rows.csv', { template_id: template.id, output_format: 'docx' }).expect(422);
     expect(missing.body.detail).toContain('amount');
   });

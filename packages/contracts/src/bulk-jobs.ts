@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BinaryFile, CursorParam, IsUatParam, LimitParam, Timestamp, page } from './common';
+import { BinaryFile, CursorParam, IsUatParam, LimitParam, MAX_VERSION_NUMBER, Timestamp, page } from './common';
 import { OutputFormat, PdfOptions } from './documents';
 import { unstorableJson } from './storable-json';
 import { apiSchemas } from './registry';
@@ -54,6 +54,7 @@ export const BulkJobUpload = z.object({
     .number({ error: 'must be a version number of the template' })
     .int({ error: 'must be a version number of the template' })
     .positive({ error: 'must be a version number of the template' })
+    .max(MAX_VERSION_NUMBER, { error: 'must be a version number of the template' })
     .optional()
     .describe('The version every row renders (a draft too); without it, the published version.'),
   output_format: OutputFormat,

@@ -7,6 +7,9 @@ export const IsUatParam = z
   .optional()
   .transform((value) => value === 'true' || value === '1');
 
+/** The largest version number: a version is a PostgreSQL integer, and a larger number names none and must not reach the database as one. */
+export const MAX_VERSION_NUMBER = 2_147_483_647;
+
 export const LimitParam = z.coerce
   .number({ error: 'must be a whole number from 1 to 100' })
   .int({ error: 'must be a whole number from 1 to 100' })

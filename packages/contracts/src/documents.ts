@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CursorParam, IsUatParam, LimitParam, Timestamp, page } from './common';
+import { CursorParam, IsUatParam, LimitParam, MAX_VERSION_NUMBER, Timestamp, page } from './common';
 import { apiSchemas } from './registry';
 import { unstorableJson } from './storable-json';
 
@@ -99,8 +99,7 @@ export const TemplateVersionNumber = z
   .number({ error: 'must be a version number of the template' })
   .int({ error: 'must be a version number of the template' })
   .positive({ error: 'must be a version number of the template' })
-  // A version is a PostgreSQL integer: a larger number names none, and must not reach the database as one.
-  .max(2_147_483_647, { error: 'must be a version number of the template' })
+  .max(MAX_VERSION_NUMBER, { error: 'must be a version number of the template' })
   .describe('A version of the template to render (a draft too, to try it); without it, the published version.');
 
 export const CreateDocumentBody = z

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_VERSION_NUMBER } from './common';
 import { apiSchemas } from './registry';
 import { unstorableJson } from './storable-json';
 
@@ -12,6 +13,7 @@ export const TemplatePreviewBody = z
     template_version: z
       .int({ error: 'must be a version number' })
       .positive({ error: 'must be a version number (1 or more)' })
+      .max(MAX_VERSION_NUMBER, { error: 'must be a version number' })
       .optional()
       .describe('The version to fill (a draft too, to try it); default: the published one.'),
   })
