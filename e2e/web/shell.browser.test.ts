@@ -203,6 +203,11 @@ describe('the web UI shell, /documents and /bulk-jobs in a real browser against 
 
   it('every page links to the API reference and the new pages; at 390 px the links fold behind Menu, usable by keyboard', async () => {
     const page = await newPage();
+    await page.goto(`${base}/login`);
+    await page.getByRole('heading', { name: 'Sign in to docgen', exact: true, level: 1 }).waitFor();
+    const signInNav = page.getByRole('navigation', { name: 'Main' });
+    expect(await signInNav.getByRole('link', { name: 'API reference', exact: true }).getAttribute('href')).toBe('/docs');
+    await shot(page, 'sign-in');
     await signIn(page, '/templates');
     const routes: [string, string][] = [
       ['/templates', 'Templates'],

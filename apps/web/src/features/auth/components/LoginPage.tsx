@@ -46,6 +46,10 @@ export function LoginPage() {
         </button>
         <ErrorAlert error={signIn.error} />
       </form>
+      {/* Every page links to the API reference (API.md §14), this one too: a developer may read it before having an account. */}
+      <nav aria-label="Main" className="login-links">
+        <a href="/docs">API reference</a>
+      </nav>
     </main>
   );
 }
