@@ -60,8 +60,7 @@ export function expressionParser(options: ExpressionParserOptions) {
     throw state.failure;
   };
 
-  const parser = (expression: string, meta?: { tag?: ParsedTag }) => {
-    const part = meta?.tag;
+  const readerOf = (expression: string, part: ParsedTag | undefined) => {
     const tag = tagAsWritten(expression, part);
     const trimmed = expression.trim();
     const simple = SIMPLE_NAME.test(trimmed) && !KEYWORDS.has(trimmed);
@@ -98,6 +97,16 @@ export function expressionParser(options: ExpressionParserOptions) {
       },
     };
   };
+  // One reader per tag text and kind for the whole fill: the output estimate reads the tags
+  // before docxtemplater does, and compiling an expression twice doubled its cost.
+  const readers = new Map<string, { get: (scope: unknown, context: ParserContext) => unknown }>();
+  const parser = (expression: string, meta?: { tag?: ParsedTag }) => {
+    const key = `${meta?.tag?.module ?? ''}${meta?.tag?.inverted ? '^' : ''}\n${expression}`;
+    let reader = readers.get(key);
+    if (!reader) readers.set(key, (reader = readerOf(expression, meta?.tag)));
+    return reader;
+  };
+
   return { parser, state };
 }
 
