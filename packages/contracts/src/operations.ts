@@ -672,7 +672,7 @@ function peopleOperations() {
         ...errorResponses(400, 401, 413, 415, 422, 429, 503),
         503: {
           description:
-            'A dependency (PostgreSQL or Redis) is unreachable, or the service has no SECRETS_KEY to encrypt the key with (code secrets_key_missing)',
+            'A dependency (PostgreSQL or Redis) is unreachable, every upload-check thread is taken (Retry-After), or the service has no SECRETS_KEY to encrypt the key with (code secrets_key_missing)',
           schema: ErrorBody,
         },
       },

@@ -51,7 +51,7 @@ export interface ExpressionParserOptions {
  * A failure is kept in `failure` (docxtemplater wraps what a parser throws) and names the tag.
  */
 export function expressionParser(options: ExpressionParserOptions) {
-  const budget = new EvaluationBudget(options.timeoutMs ?? DEFAULT_EXPRESSION_TIMEOUT_MS);
+  let budget = new EvaluationBudget(options.timeoutMs ?? DEFAULT_EXPRESSION_TIMEOUT_MS);
   const state: { failure: RenderInputError | undefined } = { failure: undefined };
 
   const fail = (tag: string, context: ParserContext, error: unknown): never => {
@@ -107,7 +107,12 @@ export function expressionParser(options: ExpressionParserOptions) {
     return reader;
   };
 
-  return { parser, state };
+  /** The fill's expressions get the whole budget, whatever the output estimate spent reading them first. */
+  const restartBudget = () => {
+    budget = new EvaluationBudget(options.timeoutMs ?? DEFAULT_EXPRESSION_TIMEOUT_MS);
+  };
+
+  return { parser, state, restartBudget };
 }
 
 /** What docxtemplater expects of each kind of tag: text, a section's value, an image source. */

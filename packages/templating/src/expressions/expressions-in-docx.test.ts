@@ -230,7 +230,7 @@ describe('expressions in DOCX templates', () => {
       }
     })();
     expect(error).toBeInstanceOf(RenderInputError);
-    expect((error as Error).message).toMatch(/^The filled template cannot be printed: An <img> data: image /);
+    expect((error as Error).message).toMatch(/^The filled document cannot be printed: An <img> data: image .*; send a smaller image$/);
   });
 
   it('keeps templates stored before tags could compute working: a tag whose text is a key of the data', () => {

@@ -147,7 +147,10 @@ export function fillHtml(
     const parser = options.parser ?? (expressions.parser as TagParser);
     const compiled = compileHtml(text, { images, parser });
     // Before filling, from the compiled template and the data: a loop bomb is refused without the memory.
-    if (options.maxOutputBytes !== undefined) checkOutputSize([compiled.postparsed as never], data, images, options.maxOutputBytes, parser as FillParser);
+    if (options.maxOutputBytes !== undefined) {
+      checkOutputSize([compiled.postparsed as never], data, images, options.maxOutputBytes, parser as FillParser);
+      expressions.restartBudget();
+    }
     filled = compiled.render(data, nullGetter as never);
     if (expressions.state.failure) throw expressions.state.failure;
   } catch (error) {
@@ -164,8 +167,11 @@ export function fillHtml(
   try {
     return printableHtml(restore(filled));
   } catch (error) {
-    // An image the input put in (a barcode drawn too large) is the input's problem, not a failure to retry.
-    if (error instanceof TemplateError) throw new RenderInputError(`The filled template cannot be printed: ${error.message}`);
+    // An image the input put in (fetched under a larger MAX_IMAGE_PIXELS) is the input's problem, not a failure to retry.
+    if (error instanceof TemplateError) {
+      const problem = error.message.replace(/; make it smaller and upload the template again$/, '');
+      throw new RenderInputError(`The filled document cannot be printed: ${problem}; send a smaller image`);
+    }
     throw error;
   }
 }

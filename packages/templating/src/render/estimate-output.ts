@@ -21,19 +21,7 @@ export class OutputTooLargeError extends RenderInputError {}
 
 const mib = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MiB`;
 
-/** A single name: read as docxtemplater reads it, from the innermost scope that has it. */
-const SIMPLE_NAME = /^[\p{L}_$][\p{L}\p{N}_$]*$/u;
-
-function lookup(name: string, scopes: unknown[]): unknown {
-  for (let i = scopes.length - 1; i >= 0; i--) {
-    const scope = scopes[i];
-    if (name === '.') return scope;
-    if (typeof scope === 'object' && scope !== null && Object.hasOwn(scope, name)) return (scope as Record<string, unknown>)[name];
-  }
-  return undefined;
-}
-
-/** docxtemplater's `parser` option: how the fill reads every tag that is more than a name (a member path, a computation). */
+/** docxtemplater's `parser` option: how the fill reads every tag (docx-parser.ts). */
 export type FillParser = (expression: string, meta?: { tag?: unknown }) => { get: (scope: unknown, context: FillContext) => unknown };
 interface FillContext {
   num: number;
@@ -55,9 +43,11 @@ function textBytes(value: unknown): number {
  * docxtemplater spends the memory: static XML once per loop item, values by their length,
  * images by their bytes. Stops with OutputTooLargeError as soon as the running total passes
  * `maxBytes`, so a loop bomb (280,000 items over a 10 KB table row) costs a few thousand
- * steps, not gigabytes. Every tag is read as the fill will read it: a name from the scopes,
- * anything else through `parser` (the fill's own), so a section on a member path (`{#d.a}`)
- * or on a computed list repeats here as often as it will there.
+ * steps, not gigabytes. Every tag is read as the fill reads it, through the fill's own
+ * `parser` and docxtemplater's scope rules (the innermost scope first, outwards while the
+ * answer is null), and every section is entered as docxtemplater enters it (loopOverValue):
+ * a section on a member path (`{#d.a}`), a computed one or one on a number repeats here
+ * exactly as often as there.
  */
 export function checkOutputSize(files: Part[][], data: Record<string, unknown>, images: Map<string, ImageData>, maxBytes: number, parser: FillParser): number {
   let total = 0;
@@ -69,20 +59,17 @@ export function checkOutputSize(files: Part[][], data: Record<string, unknown>, 
       );
     }
   };
-  const parsed = new Map<Part, ReturnType<FillParser>>();
-  const valueOf = (part: Part, scopes: unknown[], loops: { path: string[]; items: number[] }): unknown => {
-    const name = part.value.trim();
-    if (name === '.' || SIMPLE_NAME.test(name)) return lookup(name, scopes);
-    let reader = parsed.get(part);
-    if (!reader) parsed.set(part, (reader = parser(part.value, { tag: part })));
-    // As docxtemplater asks: the innermost scope first, then outwards while the answer is null.
+  const readers = new Map<Part, ReturnType<FillParser>>();
+  const valueOf = (part: Part, scopes: unknown[], loops: Loops): unknown => {
+    let reader = readers.get(part);
+    if (!reader) readers.set(part, (reader = parser(part.value, { tag: part })));
     for (let num = scopes.length - 1; num >= 0; num--) {
       const value = reader.get(scopes[num], { num, scopeList: scopes, scopePath: loops.path, scopePathItem: loops.items });
       if (value !== undefined && value !== null) return value;
     }
     return undefined;
   };
-  const walk = (parts: Part[], scopes: unknown[], loops: { path: string[]; items: number[] }) => {
+  const walk = (parts: Part[], scopes: unknown[], loops: Loops) => {
     for (const part of parts) {
       if (part.type !== 'placeholder') {
         add(part.value.length);
@@ -90,17 +77,21 @@ export function checkOutputSize(files: Part[][], data: Record<string, unknown>, 
       }
       const value = valueOf(part, scopes, loops);
       if (part.module === 'loop' && part.subparsed) {
-        const empty = !value || (Array.isArray(value) && value.length === 0);
-        if (part.inverted) {
-          if (empty) walk(part.subparsed, scopes, loops);
-        } else if (Array.isArray(value)) {
-          for (const [index, item] of value.entries()) {
+        const enter = (scope: unknown, index: number) =>
+          walk(part.subparsed!, [...scopes, scope], { path: [...loops.path, part.value], items: [...loops.items, index] });
+        const type = Object.prototype.toString.call(value);
+        const falsy = !value || (type === '[object Array]' && (value as unknown[]).length === 0);
+        // docxtemplater's loopOverValue: a list repeats, a plain object is the scope, anything else true (a Decimal too) shows once in the scope it is in.
+        if (falsy || part.inverted) {
+          if (falsy && part.inverted) enter(scopes[scopes.length - 1], 0);
+        } else if (type === '[object Array]') {
+          for (const [index, item] of (value as unknown[]).entries()) {
             const before = total;
-            walk(part.subparsed, [...scopes, item], { path: [...loops.path, part.value], items: [...loops.items, index] });
+            enter(item, index);
             if (total - before < MIN_BYTES_PER_ITEM) add(MIN_BYTES_PER_ITEM - (total - before));
           }
-        } else if (!empty) {
-          walk(part.subparsed, typeof value === 'object' ? [...scopes, value] : scopes, loops);
+        } else {
+          enter(type === '[object Object]' ? value : scopes[scopes.length - 1], 0);
         }
       } else if (part.module === IMAGE_MODULE_NAME) {
         const image = value ? images.get(String(value)) : undefined;
@@ -112,4 +103,10 @@ export function checkOutputSize(files: Part[][], data: Record<string, unknown>, 
   };
   for (const parts of files) walk(parts, [data], { path: [], items: [] });
   return total;
+}
+
+/** The sections a tag is inside, as docxtemplater tells the parser (for its messages). */
+interface Loops {
+  path: string[];
+  items: number[];
 }

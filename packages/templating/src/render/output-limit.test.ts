@@ -65,6 +65,39 @@ describe('output size limit (MAX_OUTPUT_BYTES)', () => {
     expect(() => renderDocx(file, variables, { total: 5, d: { a: [{}, {}, {}, {}, {}] } }, new Map(), { maxOutputBytes: 4_500 })).toThrow(OutputTooLargeError);
   });
 
+  it('enters a section as docxtemplater does: a number shows once in its scope, true is true, a null in an item reads the name outside', () => {
+    const KiB = 1024;
+    const limit = { maxOutputBytes: 100 * KiB };
+    const rows = Array.from({ length: 200 }, () => ({ x: 'a' }));
+    // A count is a number (a Decimal object): its section keeps the scope it is in, where d is the list.
+    const onNumber = prepare(paragraph(`{#d | count}{#d}{x}${'n'.repeat(1_000)}{/d}{/}`));
+    expect(() => renderDocx(onNumber.file, onNumber.variables, { d: rows }, new Map(), limit)).toThrow(OutputTooLargeError);
+    const onTrue = prepare(paragraph(`{#d}{x}{#true}${'t'.repeat(1_000)}{/}{/d}`));
+    expect(() => renderDocx(onTrue.file, onTrue.variables, { d: rows }, new Map(), limit)).toThrow(OutputTooLargeError);
+    // title is null in every item, so each prints the title outside: 200 × 10 KB.
+    const throughNull = prepare(paragraph('{#o.a}{title}{/o.a}'));
+    const input = { title: 'T'.repeat(10 * KiB), o: { a: Array.from({ length: 200 }, () => ({ title: null })) } };
+    expect(() => renderDocx(throughNull.file, throughNull.variables, input, new Map(), { maxOutputBytes: MiB })).toThrow(OutputTooLargeError);
+    // Each fill passes when its limit leaves room for what it really writes.
+    expect(() => renderDocx(onNumber.file, onNumber.variables, { d: rows }, new Map(), { maxOutputBytes: 2 * MiB })).not.toThrow();
+    expect(() => renderDocx(throughNull.file, throughNull.variables, input, new Map(), { maxOutputBytes: 4 * MiB })).not.toThrow();
+  });
+
+  it('says what the fill would say about a tag, with the estimate on or off', () => {
+    const { file, variables } = prepare(paragraph('{#total > 1}{a / b}{/}'));
+    const input = { total: 5, a: 1, b: 0 };
+    const message = (options: { maxOutputBytes?: number }) => {
+      try {
+        renderDocx(file, variables, input, new Map(), options);
+        return 'filled';
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    expect(message({ maxOutputBytes: 50 * MiB })).toBe(message({}));
+    expect(message({})).toMatch(/^Tag "\{a \/ b\}" in item 1 of "total > 1": /);
+  });
+
   it('counts long values and images, and lets a fill under the limit through with an estimate close to its real size', () => {
     const { file, variables } = prepare(paragraph('{title}') + table([['{#rows}{name}', '{qty}{/rows}']]) + paragraph('{%logo}'));
     const logo = solidPng(400, 300, [10, 20, 30]);

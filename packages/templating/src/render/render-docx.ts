@@ -37,17 +37,18 @@ export function renderDocx(
   const imageModule = new ImageModule(images);
   const expressions = expressionParser({ locale: options.locale ?? DEFAULT_LOCALE, timeoutMs: options.expressionTimeoutMs });
   const doc = new Docxtemplater(new PizZip(zipInput(template)), { ...DOCXTEMPLATER_OPTIONS, parser: expressions.parser, modules: [imageModule], nullGetter });
-  if (options.maxOutputBytes !== undefined) {
-    const compiled = (doc as unknown as { compiled: Record<string, { postparsed: Parameters<typeof checkOutputSize>[0][number] }> }).compiled;
-    checkOutputSize(
-      Object.values(compiled).map((file) => file.postparsed),
-      data,
-      images,
-      options.maxOutputBytes,
-      expressions.parser as FillParser,
-    );
-  }
   try {
+    if (options.maxOutputBytes !== undefined) {
+      const compiled = (doc as unknown as { compiled: Record<string, { postparsed: Parameters<typeof checkOutputSize>[0][number] }> }).compiled;
+      checkOutputSize(
+        Object.values(compiled).map((file) => file.postparsed),
+        data,
+        images,
+        options.maxOutputBytes,
+        expressions.parser as FillParser,
+      );
+      expressions.restartBudget();
+    }
     doc.render(data);
   } catch (error) {
     if (error instanceof RenderInputError) throw error;
