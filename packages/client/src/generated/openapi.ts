@@ -6145,7 +6145,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description API keys cannot manage API keys or members; a member lacks the admin role; or no X-CSRF-Token */
+            /** @description This needs the admin role (a member signed in to the web UI); a session request without its X-CSRF-Token */
             403: {
                 headers: {
                     /** @description Requests allowed per window */
@@ -6348,7 +6348,7 @@ export interface operations {
                     "application/json": components["schemas"]["RateLimited"];
                 };
             };
-            /** @description A dependency (PostgreSQL or Redis) is unreachable, or the service has no SECRETS_KEY to encrypt the key with (code secrets_key_missing) */
+            /** @description A dependency (PostgreSQL or Redis) is unreachable, every upload-check thread is taken (Retry-After), or the service has no SECRETS_KEY to encrypt the key with (code secrets_key_missing) */
             503: {
                 headers: {
                     /** @description Requests allowed per window */
@@ -6403,7 +6403,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description API keys cannot manage API keys or members; a member lacks the admin role; or no X-CSRF-Token */
+            /** @description This needs the admin role (a member signed in to the web UI); a session request without its X-CSRF-Token */
             403: {
                 headers: {
                     /** @description Requests allowed per window */
