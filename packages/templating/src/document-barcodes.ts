@@ -13,6 +13,11 @@ export const MAX_BARCODES_PER_DOCUMENT = 200;
  */
 export const MAX_BARCODE_PIXELS_PER_DOCUMENT = 50_000_000;
 
+/** What identifies a drawn code: the same key names its picture in the fill's cache and its media file in the DOCX (never equal to an image URL). */
+export function barcodeKey(request: BarcodeRequest): string {
+  return `barcode:${request.symbology}:${request.errorCorrection ?? ''}:${request.text}`;
+}
+
 /** The QR codes and barcodes of one fill: the same value drawn again is the same picture, and the document's budget holds. */
 export class DocumentBarcodes {
   private readonly drawn = new Map<string, ImageData>();
@@ -20,7 +25,7 @@ export class DocumentBarcodes {
 
   /** `tag` as written, for the message of a value that cannot be drawn. */
   draw(request: BarcodeRequest, tag: string): ImageData {
-    const key = `${request.symbology}:${request.errorCorrection ?? ''}:${request.text}`;
+    const key = barcodeKey(request);
     const known = this.drawn.get(key);
     if (known) return known;
     if (this.drawn.size >= MAX_BARCODES_PER_DOCUMENT) {

@@ -1,6 +1,6 @@
 import type PizZip from 'pizzip';
 import { BarcodeRequest } from '@docgen/expressions';
-import { DocumentBarcodes } from './document-barcodes';
+import { barcodeKey, DocumentBarcodes } from './document-barcodes';
 import { imageDrawingXml } from './render/image-drawing';
 import { RenderInputError } from './render/render-error';
 import { addStoredPart } from './zip-entry';
@@ -62,7 +62,7 @@ export class ImageModule {
     if (part.module !== IMAGE_MODULE_NAME) return null;
     const value = options.scopeManager.getValue(part.value, { part });
     if (value === undefined || value === null || value === '') return { value: '', errors: [] };
-    if (value instanceof BarcodeRequest) return this.place(options.filePath, this.barcodeKey(value), this.barcodes.draw(value, part.value));
+    if (value instanceof BarcodeRequest) return this.place(options.filePath, barcodeKey(value), this.barcodes.draw(value, part.value));
     return this.place(options.filePath, String(value), this.images.get(String(value)), part);
   }
 
@@ -78,10 +78,6 @@ export class ImageModule {
     const cy = Math.round(image.height * EMU_PER_PIXEL * scale);
     // The tag sits inside <w:t> in a run: close them, add a run with the picture, reopen.
     return { value: `</w:t></w:r><w:r>${imageDrawingXml(relationshipId, cx, cy, 1000 + this.counter)}</w:r><w:r><w:t xml:space="preserve">`, errors: [] };
-  }
-
-  private barcodeKey(request: BarcodeRequest): string {
-    return `barcode:${request.symbology}:${request.errorCorrection ?? ''}:${request.text}`;
   }
 
   /** One media file per distinct source and one relationship per part that shows it: a photo repeated in 100 rows is stored once. */
