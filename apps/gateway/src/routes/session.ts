@@ -45,7 +45,10 @@ export function signInHandlers({ db, failures, addressFailures, maxJsonBytes, pu
       throw new HttpError('invalid_credentials');
     }
 
-    const { session, token, endsAt, housekeeping } = await access.startSession(db, { userId: found.user_id, organizationId: found.organization_id! });
+    const started = await access.startSession(db, { userId: found.user_id, organizationId: found.organization_id!, passwordHash: found.password_hash });
+    // The password changed, or the person was removed, while their password was being checked.
+    if (!started) throw new HttpError('invalid_credentials');
+    const { session, token, endsAt, housekeeping } = started;
     setSessionCookie(res, token, cameOverHttps(req, publicUrl), access.SESSION_ABSOLUTE_MS);
     // Housekeeping off the request path: this person's ended sessions go when they sign in again.
     housekeeping.catch((error: unknown) => req.log.warn({ err: error }, 'could not delete ended sessions'));

@@ -35,6 +35,8 @@ export async function addMember(
       if (memberships.length) throw memberConflict('other-organization');
       const membership = await tx.membership.create({ data: { organizationId: input.organizationId, userId: existing.id, role: input.role } });
       const user = await tx.user.update({ where: { id: existing.id }, data: { passwordHash: input.passwordHash } });
+      // Sessions of theirs left from before (each ended with its organisation's membership) stay ended.
+      await tx.session.deleteMany({ where: { userId: existing.id } });
       return { user, membership };
     });
   }
