@@ -404,6 +404,39 @@ describe('the web UI shell, /documents and /bulk-jobs in a real browser against 
     await expectAccessible(login, '/login dark');
   });
 
+  it('a sign-out that does not reach the server says so and stays signed in; a next that is not a path of this site is not followed', async () => {
+    // A profile of its own, not watched: Chrome logs the refused request as a console error, as it should.
+    const context = await browser.newContext({ viewport: WIDE });
+    try {
+      const page = await context.newPage();
+      await signIn(page, '/templates');
+      await page.route('**/api/v1/session', (route) => (route.request().method() === 'DELETE' ? route.abort('connectionfailed') : route.fallback()));
+      const signOut = page.getByRole('button', { name: 'Sign out', exact: true });
+      await signOut.click();
+      await page.getByRole('alert').filter({ hasText: 'Could not sign out' }).waitFor();
+      await shot(page, 'sign-out-failed');
+      expect(new URL(page.url()).pathname).toBe('/templates');
+      await page.unroute('**/api/v1/session');
+      await signOut.click();
+      await page.waitForURL((url) => url.pathname === '/login');
+      await page.goto(`${base}/templates`);
+      await page.waitForURL((url) => url.pathname === '/login');
+
+      // Browsers read a backslash as "/" and drop tabs: neither "next" leaves the site, and signing in still lands.
+      for (const next of ['/%5Cevil.example', '/%09/evil.example']) {
+        await page.goto(`${base}/login?next=${next}`);
+        await page.getByLabel('Email', { exact: true }).fill(admin.email);
+        await page.getByLabel('Password', { exact: true }).fill(admin.password);
+        await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+        await page.waitForURL((url) => url.origin === base && url.pathname === '/templates');
+        await page.getByRole('button', { name: 'Sign out', exact: true }).click();
+        await page.waitForURL((url) => url.pathname === '/login');
+      }
+    } finally {
+      await context.close();
+    }
+  });
+
   it('no page logged a console error or a Content-Security-Policy violation', () => {
     expect(contexts.flatMap((c) => c.problems)).toEqual([]);
   });

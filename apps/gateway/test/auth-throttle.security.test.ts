@@ -104,6 +104,21 @@ describe('failed API-key authentications are throttled per address', () => {
     expect((await signIn(gateways[0]!.url, person.email, person.password, '127.0.0.6')).status).toBe(200);
   });
 
+  it('answers a burst of sign-ins past 16 password checks at once with 429 before any hash, so the burst cannot hold the replica', async () => {
+    const org = await seedOrganization(harness.database.db);
+    const person = await seedPerson(harness.database.db, org.organizationId, 'member');
+    // Each from an address of its own: no address has failed yet when its request comes.
+    const burst = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => signIn(gateways[1]!.url, `burst-${i}@example.test`, 'guess-guess-guess', `127.0.1.${i + 1}`)),
+    );
+    const busy = burst.filter((reply) => reply.status === 429);
+    expect(busy.length).toBeGreaterThan(0);
+    for (const reply of busy) expect(reply.body).toEqual({ detail: 'Too many sign-ins at once. Please try again in a moment.' });
+    expect(burst.filter((reply) => reply.status === 401).length).toBeGreaterThanOrEqual(16);
+    expect(busy.length + burst.filter((reply) => reply.status === 401).length).toBe(60);
+    expect((await signIn(gateways[1]!.url, person.email, person.password, '127.0.0.10')).status).toBe(200);
+  });
+
   it('counts failures per address and credential kind: failed sign-ins behind one NAT address never lock out its valid API keys, nor the reverse', async () => {
     const org = await seedOrganization(harness.database.db);
     const person = await seedPerson(harness.database.db, org.organizationId, 'member');

@@ -56,6 +56,19 @@ describe('sessions', () => {
       expect(JSON.stringify(rows)).not.toContain(token);
     });
 
+    it('refuses a request that carries two different session cookies (one planted from a sibling domain) instead of choosing one', async () => {
+      const planted = await seedPerson(harness.database.db, (await seedOrganization(harness.database.db)).organizationId, 'admin');
+      const theirs = cookieFrom((await signIn(a.url, planted.email, planted.password)).headers.get('set-cookie'));
+      const own = cookieFrom((await signIn(a.url, admin.email, admin.password)).headers.get('set-cookie'));
+      const get = (cookie: string) => fetch(`${a.url}/api/v1/session`, { headers: { Cookie: cookie } });
+      // The longer path's cookie is sent first: it would have been taken.
+      const both = await get(`${theirs}; ${own}`);
+      expect(both.status).toBe(401);
+      expect(both.headers.get('set-cookie')).toMatch(/^docgen_session=;/);
+      expect((await get(`${own}; ${own}`)).status).toBe(200);
+      expect(((await (await get(own)).json()) as { user: { email: string } }).user.email).toBe(admin.email);
+    });
+
     it('sets Secure behind a trusted proxy that says HTTPS, and ignores the header from an untrusted one', async () => {
       const trusted = await signIn(b.url, admin.email, admin.password, { 'X-Forwarded-Proto': 'https' });
       expect(trusted.headers.get('set-cookie')).toContain('; Secure');
@@ -338,7 +351,7 @@ describe('sessions', () => {
   });
 
   describe('session rate limit', () => {
-    it('counts each person on their own, never against the organisation’s API-key limit', async () => {
+    it('counts each person on their own, never against the organisation’s API-key limit, and never refuses a sign-out', async () => {
       const gateway = await startService('gateway', { ...harness.env, SESSION_RATE_LIMIT: '5' });
       try {
         const tiny = await seedOrganization(harness.database.db, { rateLimitPerMinute: 2 });
@@ -359,6 +372,9 @@ describe('sessions', () => {
         expect((await withKey(gateway.url, tiny.apiKey, 'GET', '/api/v1/me')).status).toBe(200);
         expect((await withKey(gateway.url, tiny.apiKey, 'GET', '/api/v1/me')).status).toBe(429);
         expect((await two.call(gateway.url, 'GET', '/api/v1/templates')).status).toBe(200);
+        // Past the limit, signing out is still done: a refused sign-out would leave the session alive.
+        expect((await one.call(gateway.url, 'DELETE', '/api/v1/session')).status).toBe(204);
+        expect((await one.call(a.url, 'GET', '/api/v1/session')).status).toBe(401);
       } finally {
         await gateway.stop();
       }

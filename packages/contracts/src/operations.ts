@@ -613,7 +613,7 @@ function peopleOperations() {
       tag: 'Sessions and people',
       authenticated: true,
       access: 'session',
-      responses: { 204: { description: 'Signed out' }, ...errorResponses(401, 429, 503) },
+      responses: { 204: { description: 'Signed out (not rate-limited: ending a session is never refused)' }, ...errorResponses(401, 503) },
     }),
     defineOperation({
       method: 'post',

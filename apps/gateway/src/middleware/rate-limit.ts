@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
+import { matchOperation } from '@docgen/contracts';
 import { HttpError, RATE_LIMITED_DETAIL, limiterDown } from '../errors';
 import type { SlidingWindowRateLimiter } from '../rate-limiter';
 import { requireCaller } from './authenticate';
@@ -8,11 +9,14 @@ import { requireCaller } from './authenticate';
  * Counts every authenticated request: an API key's against its organisation's window (already
  * counted by `authenticate`, in the round trip that checked the key's lookup epoch), a
  * session's against its person's own window (`sessionLimit` per window), so people using the
- * web UI and programs using keys never starve each other.
+ * web UI and programs using keys never starve each other. Signing out is not limited.
  */
 export function rateLimit(limiter: SlidingWindowRateLimiter, countRateLimited: (organizationId: string) => void, sessionLimit: number): RequestHandler {
   return async (req, res, next) => {
     const { organization, session } = requireCaller(req);
+    // Signing out only ends a session: refused at the limit, or failed with Redis down, it
+    // would leave the session alive (on a shared computer, for the next person).
+    if (session && req.method === 'DELETE' && matchOperation('DELETE', req.baseUrl + req.path)?.operationId === 'signOut') return next();
     const [subject, limit] = session ? [`user:${session.user.id}`, sessionLimit] : [organization.id, organization.rateLimitPerMinute];
     // Each request is its own entry in the window; the caller's X-Request-Id is not
     // unique (a client may repeat it, a proxy's retry does), so it cannot be the member.

@@ -5,14 +5,36 @@ import type { SlidingWindowRateLimiter } from '../rate-limiter';
 export const MAX_FAILED_SIGN_INS = 10;
 
 /**
+ * Password checks one replica runs at once. Each holds one of libuv's four threads for tens
+ * of milliseconds, and that pool also reads files and resolves names: a burst of sign-ins
+ * (from many addresses, or with many emails before any has failed) would queue everything
+ * else behind it. Past this, a sign-in is answered 429 at once, before any hash.
+ */
+export const MAX_PASSWORD_CHECKS_IN_FLIGHT = 16;
+let passwordChecksInFlight = 0;
+
+/**
  * More than 10 failed password checks for one email within the window (15 min) answer 429
  * until enough of them age out, on every replica (the window lives in Redis). Each attempt
  * takes a slot *before* the password is checked, atomically, so parallel guesses cannot
  * slip past the limit and a locked email is refused even with the right password; a
  * successful check gives its slot back. Unknown emails count the same as known ones, so
- * the 429 reveals nothing about which emails exist.
+ * the 429 reveals nothing about which emails exist. At most MAX_PASSWORD_CHECKS_IN_FLIGHT
+ * run at once on a replica.
  */
 export async function limitFailures<T>(failures: SlidingWindowRateLimiter, email: string, check: () => Promise<T | undefined>): Promise<T | undefined> {
+  if (passwordChecksInFlight >= MAX_PASSWORD_CHECKS_IN_FLIGHT) {
+    throw new HttpError('rate_limited', 'Too many sign-ins at once. Please try again in a moment.', { headers: { 'Retry-After': '1' } });
+  }
+  passwordChecksInFlight += 1;
+  try {
+    return await limitFailuresOf(failures, email, check);
+  } finally {
+    passwordChecksInFlight -= 1;
+  }
+}
+
+async function limitFailuresOf<T>(failures: SlidingWindowRateLimiter, email: string, check: () => Promise<T | undefined>): Promise<T | undefined> {
   const subject = `signin:${createHash('sha256').update(email).digest('hex')}`;
   const entry = randomUUID();
   let decision;

@@ -1,15 +1,23 @@
 import type { Request, Response } from 'express';
 import { SESSION_COOKIE } from '@docgen/contracts';
 
-/** The docgen_session value from the Cookie header, without a cookie-parsing dependency. */
+/**
+ * The docgen_session value from the Cookie header, without a cookie-parsing dependency. Two
+ * different values are none (''): a cookie planted from a sibling domain with a longer path
+ * is sent first, and taking it would sign the person into someone else's organisation.
+ */
 export function readSessionCookie(req: Request): string | undefined {
   const header = req.headers.cookie;
   if (!header) return undefined;
+  let value: string | undefined;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim();
+    if (eq <= 0 || part.slice(0, eq).trim() !== SESSION_COOKIE) continue;
+    const found = part.slice(eq + 1).trim();
+    if (value !== undefined && value !== found) return '';
+    value = found;
   }
-  return undefined;
+  return value;
 }
 
 /**

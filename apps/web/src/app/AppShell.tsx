@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { NavLink, Outlet, useLocation, useNavigate } from 'react-router';
 import { useSession } from '../lib/session';
 import { useSignOut } from '../features/auth/api/sign-out';
+import { ErrorAlert } from '../components/ErrorAlert';
 
 /**
  * The header on every signed-in page: where to go, who is signed in, Sign out. On a narrow
@@ -53,11 +54,15 @@ export function AppShell() {
         <button
           type="button"
           className="secondary sign-out"
-          onClick={() => signOut.mutate(undefined, { onSettled: () => navigate('/login', { replace: true }) })}
+          onClick={() => signOut.mutate(undefined, { onSuccess: () => navigate('/login', { replace: true }) })}
         >
           Sign out
         </button>
       </header>
+      {/* A sign-out that did not reach the server leaves the session alive: say so, never pretend. */}
+      <div className="shell-alert">
+        <ErrorAlert error={signOut.error} title="Could not sign out" />
+      </div>
       <div id="content" tabIndex={-1}>
         <Outlet />
       </div>

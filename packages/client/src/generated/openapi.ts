@@ -5555,7 +5555,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Signed out */
+            /** @description Signed out (not rate-limited: ending a session is never refused) */
             204: {
                 headers: {
                     /** @description Requests allowed per window */
@@ -5590,23 +5590,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Organisation over its rate limit (see Retry-After) */
-            429: {
-                headers: {
-                    /** @description Requests allowed per window */
-                    "RateLimit-Limit"?: number;
-                    /** @description Requests left in the current window */
-                    "RateLimit-Remaining"?: number;
-                    /** @description Seconds until a request slot frees up */
-                    "RateLimit-Reset"?: number;
-                    /** @description Seconds to wait */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["RateLimited"];
                 };
             };
             /** @description A dependency (PostgreSQL or Redis) is unreachable */

@@ -10,7 +10,9 @@ export function useSignOut() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: signOut,
-    onSettled: () => {
+    // Only once the server has ended the session: after a failure it is still alive, and the
+    // page says so (a session already ended elsewhere answers 401, which signs out anyway).
+    onSuccess: () => {
       setCsrfToken(null);
       queryClient.clear();
       queryClient.setQueryData(sessionKey, null);

@@ -4,10 +4,17 @@ import { ErrorAlert } from '../../../components/ErrorAlert';
 import { useSession } from '../../../lib/session';
 import { useSignIn } from '../api/sign-in';
 
-/** Only a same-site path may be the page to go back to. */
+/**
+ * Only a same-site path may be the page to go back to. Browsers read `\` as `/` and drop tabs
+ * and newlines in a URL, so `/\evil.example` would be another site (the router refuses to go
+ * there, and signing in would seem to hang): such a `next` is not taken.
+ */
 export function safeNext(next: string | null): string {
-  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/login') ? next : '/templates';
+  const samePath = next && next.startsWith('/') && !next.startsWith('//') && !Array.from(next).some(readAsAnotherSite) && !next.startsWith('/login');
+  return samePath ? next : '/templates';
 }
+
+const readAsAnotherSite = (character: string) => character === '\\' || character.charCodeAt(0) < 0x20 || character.charCodeAt(0) === 0x7f;
 
 export function LoginPage() {
   const [params] = useSearchParams();
