@@ -12,7 +12,7 @@ import { deliveryLog, deliveryQueue, eventually } from './helpers';
 
 const TIMEOUT_MS = 6_000;
 
-describe('per-endpoint cap (dispatcher process: WEBHOOK_CONCURRENCY=4, WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT=2)', () => {
+describe('per-endpoint and per-organisation caps (dispatcher process: WEBHOOK_CONCURRENCY=4, WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT=2, WEBHOOK_MAX_IN_FLIGHT_PER_ORG=3)', () => {
   let stack: Stack;
   let receiver: HttpsReceiver;
   let dispatcher: RunningService;
@@ -20,7 +20,7 @@ describe('per-endpoint cap (dispatcher process: WEBHOOK_CONCURRENCY=4, WEBHOOK_M
 
   beforeAll(async () => {
     const certificates = makeTestCertificates();
-    receiver = await startHttpsReceiver(certificates, (path) => (path === '/dead' ? 'hang' : 200));
+    receiver = await startHttpsReceiver(certificates, (path) => (path.startsWith('/dead') ? 'hang' : 200));
     stack = await startStack({
       workers: 0,
       env: {
@@ -28,6 +28,7 @@ describe('per-endpoint cap (dispatcher process: WEBHOOK_CONCURRENCY=4, WEBHOOK_M
         NODE_EXTRA_CA_CERTS: certificates.caPath,
         WEBHOOK_CONCURRENCY: '4',
         WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: '2',
+        WEBHOOK_MAX_IN_FLIGHT_PER_ORG: '3',
         WEBHOOK_TIMEOUT_MS: String(TIMEOUT_MS),
         // No retry of the timed-out attempts while the test runs.
         WEBHOOK_RETRY_BASE_MS: '600000',
@@ -103,5 +104,35 @@ describe('per-endpoint cap (dispatcher process: WEBHOOK_CONCURRENCY=4, WEBHOOK_M
       `no answer within ${TIMEOUT_MS / 1000} s`,
       `no answer within ${TIMEOUT_MS / 1000} s`,
     ]);
+    // The last two end with their timeout too, so that the next test starts with every slot free.
+    await eventually(
+      async () => (await deliveryLog(deadOrg, dead.id)).every((entry) => entry.status === 'failed'),
+      'every attempt of the dead endpoint over',
+      TIMEOUT_MS + 10_000,
+    );
+  }, 60_000);
+
+  it("an organisation with several dead endpoints holds at most 3 of the 4 slots; another organisation's delivery goes through at once", async () => {
+    const deadOrg = await client();
+    const liveOrg = await client();
+    const deadEndpoints = [await register(deadOrg, '/dead-a'), await register(deadOrg, '/dead-b')];
+    const live = await register(liveOrg, '/live-b');
+
+    // Two events to each dead endpoint: each endpoint's cap (2) alone would let them take all 4 slots.
+    const sent: { subject: string; endpointId: string }[] = [];
+    for (const endpoint of deadEndpoints) for (let i = 0; i < 2; i++) sent.push({ subject: await sendTest(deadOrg, endpoint.id), endpointId: endpoint.id });
+    const deadArrivals = () => receiver.received.filter((hook) => hook.path === '/dead-a' || hook.path === '/dead-b').length;
+    await eventually(() => deadArrivals() === 3, 'three attempts to the dead organisation under way');
+    const deferred = await eventually(async () => {
+      const jobs = (await Promise.all(sent.map(({ subject, endpointId }) => queue.jobFor(subject, 'webhook.test', endpointId)))).filter((job) => job);
+      return jobs.length === 1 && jobs[0]!.attemptsStarted >= 2 && jobs;
+    }, "the dead organisation's fourth delivery deferred, as a job, twice more");
+    expect(deferred[0]!.attemptsMade).toBe(0);
+
+    const started = Date.now();
+    await sendTest(liveOrg, live.id);
+    await receiver.waitFor('/live-b', 1, 2_000);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(deadArrivals()).toBe(3); // the fourth still waits for a slot of its organisation
   }, 60_000);
 });

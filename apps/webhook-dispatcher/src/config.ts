@@ -13,6 +13,8 @@ export const webhookDispatcherEnv = z.object({
   WEBHOOK_CONCURRENCY: envVar.integer(50, 1, 1_000),
   /** Attempts in flight to one endpoint per dispatcher; more wait without using an attempt. */
   WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: envVar.integer(5, 1, 1_000),
+  /** Attempts in flight to one organisation's endpoints per dispatcher: many slow endpoints of one organisation cannot hold the pool. */
+  WEBHOOK_MAX_IN_FLIGHT_PER_ORG: envVar.integer(20, 1, 1_000),
   WEBHOOK_LOCK_MS: envVar.integer(30_000, 500),
   /** How often unfinished deliveries without a job (Redis lost its data) are looked for. */
   WEBHOOK_RECOVERY_INTERVAL_MS: envVar.integer(30_000, 200),

@@ -2,31 +2,49 @@ import { DelayedError, type Job } from 'bullmq';
 import { DeliveryJob } from '@docgen/queue';
 
 /**
- * Delivery attempts in flight per endpoint in this dispatcher process. Taking and giving
- * back a slot are synchronous, so two jobs of one endpoint can never both see the last one.
+ * Delivery attempts in flight per endpoint, and per organisation, in this dispatcher process.
+ * The organisation's cap keeps one organisation with many slow endpoints from holding the
+ * whole pool (each endpoint alone stays within its own cap). Taking and giving back a slot
+ * are synchronous, so two attempts can never both see the last one.
  */
 export class EndpointSlots {
   private readonly inFlight = new Map<string, number>();
 
-  constructor(readonly perEndpoint: number) {}
+  constructor(
+    readonly perEndpoint: number,
+    readonly perOrganization = Infinity,
+  ) {}
 
-  /** A release function, or undefined if the endpoint already has `perEndpoint` attempts running. */
-  tryAcquire(endpointId: string): (() => void) | undefined {
-    const current = this.inFlight.get(endpointId) ?? 0;
-    if (current >= this.perEndpoint) return undefined;
-    this.inFlight.set(endpointId, current + 1);
+  /**
+   * A release function, or undefined if the endpoint already has `perEndpoint` attempts
+   * running, or its organisation `perOrganization` (an endpoint whose organisation is not
+   * known, deleted since, counts for itself alone).
+   */
+  tryAcquire(endpointId: string, organizationId?: string): (() => void) | undefined {
+    const endpoint = `endpoint:${endpointId}`;
+    const organization = organizationId ? `organization:${organizationId}` : undefined;
+    if (this.count(endpointId) >= this.perEndpoint) return undefined;
+    if (organization && (this.inFlight.get(organization) ?? 0) >= this.perOrganization) return undefined;
+    const held = organization ? [endpoint, organization] : [endpoint];
+    for (const key of held) this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      const left = (this.inFlight.get(endpointId) ?? 1) - 1;
-      if (left > 0) this.inFlight.set(endpointId, left);
-      else this.inFlight.delete(endpointId);
+      for (const key of held) {
+        const left = (this.inFlight.get(key) ?? 1) - 1;
+        if (left > 0) this.inFlight.set(key, left);
+        else this.inFlight.delete(key);
+      }
     };
   }
 
   count(endpointId: string): number {
-    return this.inFlight.get(endpointId) ?? 0;
+    return this.inFlight.get(`endpoint:${endpointId}`) ?? 0;
+  }
+
+  countForOrganization(organizationId: string): number {
+    return this.inFlight.get(`organization:${organizationId}`) ?? 0;
   }
 }
 
@@ -45,7 +63,7 @@ export function deferralDelayMs(timesDeferredBefore: number, random: () => numbe
 }
 
 /**
- * Runs one delivery attempt if its endpoint has a free slot in this process. Otherwise the
+ * Runs one delivery attempt if its endpoint (and its organisation) has a free slot in this process. Otherwise the
  * job goes back to the delayed set and the processor throws DelayedError: BullMQ's
  * Job.moveToDelayed moves it with `skipAttempt`, so attemptsMade (and with it the attempt
  * number, the backoff and the 4-attempt budget) is untouched, and nothing is logged as an
@@ -59,9 +77,10 @@ export async function withEndpointSlot<R>(
   slots: EndpointSlots,
   attempt: (releaseSlot: () => void) => Promise<R>,
   onDeferred?: (delayMs: number) => void,
+  organizationOf: (endpointId: string) => Promise<string | undefined> = async () => undefined,
 ): Promise<R> {
   const { endpointId } = DeliveryJob.parse(job.data);
-  const acquired = slots.tryAcquire(endpointId);
+  const acquired = slots.tryAcquire(endpointId, await organizationOf(endpointId));
   if (!acquired) {
     const delayMs = deferralDelayMs(job.attemptsStarted - job.attemptsMade - 1);
     await job.moveToDelayed(Date.now() + delayMs, token);

@@ -10,6 +10,8 @@ export interface FirstAttemptRunnerDeps {
   /** `webhook-deliveries`: where a retry, or a first attempt deferred by the endpoint cap, is scheduled. */
   retries: Queue<DeliveryJob>;
   slots: EndpointSlots;
+  /** The endpoint's organisation, for its cap (EndpointOrganizations). */
+  organizationOf: (endpointId: string) => Promise<string | undefined>;
   /** First attempts in flight at once (WEBHOOK_CONCURRENCY). */
   concurrency: number;
   retryBaseMs: number;
@@ -25,8 +27,8 @@ export interface FirstAttemptRunnerDeps {
  * Runs the first attempts published on the FirstAttempts list (@docgen/queue), up to
  * `concurrency` at once, through a ListRunner (which takes, beats and gives back). An attempt
  * that fails becomes a BullMQ job on `webhook-deliveries` with the attempts left (attempt 2
- * after WEBHOOK_RETRY_BASE_MS, then as every retry); one whose endpoint is at its in-flight
- * cap becomes a job that asks again later, with all four attempts. An entry leaves this
+ * after WEBHOOK_RETRY_BASE_MS, then as every retry); one whose endpoint, or organisation, is
+ * at its in-flight cap becomes a job that asks again later, with all four attempts. An entry leaves this
  * dispatcher's list only once its outcome is written or its job exists, so a dispatcher
  * killed at any point leaves it to be given back (reclaimAbandoned).
  */
@@ -67,7 +69,7 @@ export class FirstAttemptRunner {
 
   /** Runs or defers the attempt; false if the job that must follow it could not be queued (only when stopping). */
   private async attempt(attempt: FirstAttempt): Promise<boolean> {
-    const release = this.deps.slots.tryAcquire(attempt.endpointId);
+    const release = this.deps.slots.tryAcquire(attempt.endpointId, await this.deps.organizationOf(attempt.endpointId));
     if (!release) {
       const delayMs = deferralDelayMs(0);
       if (!(await this.runner.untilDone(() => this.schedule(attempt, 0, delayMs), 'deferred first attempt not scheduled'))) return false;

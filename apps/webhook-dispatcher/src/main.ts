@@ -8,6 +8,7 @@ import { createGuardedAgent } from '@docgen/security';
 import { webhookDispatcherEnv } from './config';
 import { deliver } from './deliver';
 import { EndpointSlots, withEndpointSlot } from './endpoint-cap';
+import { EndpointOrganizations } from './endpoint-organizations';
 import { FirstAttemptRunner } from './first-attempt-runner';
 import { recoverLostDeliveries } from './recover-deliveries';
 
@@ -46,7 +47,10 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
   // Many deliveries at once, but at most WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT of them to one
   // endpoint: a slow or dead receiver holds that many slots for at most WEBHOOK_TIMEOUT_MS
   // each, and its other jobs step aside (without using an attempt) for everyone else's.
-  const slots = new EndpointSlots(config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT);
+  // And at most WEBHOOK_MAX_IN_FLIGHT_PER_ORG to one organisation's endpoints, however many it registers.
+  const slots = new EndpointSlots(config.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, config.WEBHOOK_MAX_IN_FLIGHT_PER_ORG);
+  const endpointOrganizations = new EndpointOrganizations(db);
+  const organizationOf = (endpointId: string) => endpointOrganizations.of(endpointId);
   const outcomes = new AttemptOutcomes(db, { maxBatch: Math.max(1, Math.floor(config.WEBHOOK_CONCURRENCY / 2)) });
   // Registered before the worker, so it closes after the worker's last jobs.
   shutdown.register('attempt outcomes', () => outcomes.flush());
@@ -62,7 +66,7 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
   };
   const onDeferred = (endpointId: string, delayMs: number) => {
     deferrals.inc();
-    logger.debug({ endpointId, delayMs }, 'webhook deferred: endpoint at its in-flight cap');
+    logger.debug({ endpointId, delayMs }, 'webhook deferred: endpoint or its organisation at its in-flight cap');
   };
   // Retries (and first attempts deferred by the cap) are BullMQ jobs; a job's attempt number continues the attempts before it.
   const deliveryWorker = new Worker<DeliveryJob>(
@@ -77,6 +81,7 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
           return deliver({ eventId, endpointId, attempt: attemptsBefore + job.attemptsMade + 1 }, deliveryDeps, releaseSlot);
         },
         (delayMs) => onDeferred(job.data.endpointId, delayMs),
+        organizationOf,
       ),
     {
       connection: redis,
@@ -100,6 +105,7 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
       taker,
       retries: deliveryQueue,
       slots,
+      organizationOf,
       concurrency: config.WEBHOOK_CONCURRENCY,
       retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
       deliver: (attempt, releaseSlot) =>

@@ -18,6 +18,22 @@ describe('EndpointSlots and deferralDelayMs', () => {
     expect(slots.count('a')).toBe(1);
   });
 
+  it('gives an organisation at most its cap across its endpoints, and each endpoint still its own', () => {
+    const slots = new EndpointSlots(2, 3);
+    const held = [slots.tryAcquire('a', 'org-1')!, slots.tryAcquire('a', 'org-1')!, slots.tryAcquire('b', 'org-1')!];
+    expect(slots.tryAcquire('b', 'org-1')).toBeUndefined();
+    expect(slots.tryAcquire('c', 'org-1')).toBeUndefined();
+    expect(slots.countForOrganization('org-1')).toBe(3);
+    // Another organisation, and an endpoint whose organisation is unknown, are not held back.
+    expect(slots.tryAcquire('d', 'org-2')).toBeDefined();
+    expect(slots.tryAcquire('e')).toBeDefined();
+    held[0]!();
+    held[0]!();
+    expect([slots.count('a'), slots.countForOrganization('org-1')]).toEqual([1, 2]);
+    expect(slots.tryAcquire('c', 'org-1')).toBeDefined();
+    expect(slots.tryAcquire('b', 'org-1')).toBeUndefined();
+  });
+
   it('waits 250 ms at first, doubling per deferral up to 5 s, within ±50 %', () => {
     expect([0, 1, 2, 3, 4, 5, 50].map((n) => deferralDelayMs(n, () => 0.5))).toEqual([250, 500, 1000, 2000, 4000, 5000, 5000]);
     expect(deferralDelayMs(0, () => 0)).toBe(125);

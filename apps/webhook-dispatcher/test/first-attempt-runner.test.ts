@@ -6,6 +6,7 @@ import { createTestDatabase, seedOrganization, type TestDatabase } from '@docgen
 import { AttemptOutcomes, deliveryProgress } from '@docgen/webhooks';
 import { deliver } from '../src/deliver';
 import { EndpointSlots } from '../src/endpoint-cap';
+import { EndpointOrganizations } from '../src/endpoint-organizations';
 import { FirstAttemptRunner } from '../src/first-attempt-runner';
 
 /**
@@ -33,6 +34,7 @@ describe('first attempts offered again', () => {
         taker: firstAttempts.taker(blockingConnection(redis)),
         retries,
         slots: new EndpointSlots(5),
+        organizationOf: (endpointId) => new EndpointOrganizations(db).of(endpointId),
         concurrency: 4,
         retryBaseMs: 60_000,
         deliver: (attempt, releaseSlot) => deliver({ eventId: attempt.eventId, endpointId: attempt.endpointId, attempt: 1, fromList: true }, deps, releaseSlot),
