@@ -1,7 +1,7 @@
-import { lookup as dnsLookup } from 'node:dns';
 import type { LookupAddress } from 'node:dns';
 import { Agent } from 'undici';
 import { blockedAddressReason } from './blocked-address';
+import { processLookupGate, type LookupGate } from './lookup-gate';
 import { OutboundBlockedError } from './outbound-errors';
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
@@ -10,10 +10,11 @@ type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Lo
  * Resolves a host and refuses it if ANY of its addresses is blocked (an attacker's DNS
  * may mix public and private answers), then hands the connection exactly the address it
  * checked: there is no second lookup for a rebinding DNS server to answer differently.
+ * Lookups go through the process's LookupGate: a few at once, each within a time limit.
  */
-export function guardedLookup(allowPrivate: boolean) {
+export function guardedLookup(allowPrivate: boolean, gate: LookupGate = processLookupGate) {
   return (hostname: string, options: { all?: boolean }, callback: LookupCallback) => {
-    dnsLookup(hostname, { all: true, verbatim: true }, (error, addresses) => {
+    gate.resolve(hostname, (error, addresses) => {
       if (error) return callback(error, []);
       if (!allowPrivate) {
         for (const { address } of addresses) {

@@ -22,6 +22,10 @@ describe('blockedAddressReason', () => {
     ['fd00:ec2::254', 'uniqueLocal'],
     ['::ffff:127.0.0.1', 'loopback'],
     ['::ffff:10.1.2.3', 'private'],
+    ['::7f00:1', 'ipv4Compatible'],
+    ['::a9fe:a9fe', 'ipv4Compatible'],
+    ['168.63.129.16', 'cloudHostEndpoint'],
+    ['::ffff:168.63.129.16', 'cloudHostEndpoint'],
   ])('refuses %s (%s)', (address, range) => {
     expect(blockedAddressReason(address)).toBe(range);
   });
