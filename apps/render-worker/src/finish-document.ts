@@ -1,10 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, randomBytes } from 'node:crypto';
 import type { z } from 'zod';
 import { REDACTED, type PdfOptions } from '@docgen/contracts';
 import { FinishingInputError, finishPdf, type FinishingOptions } from '@docgen/finishing';
 import { deleteRenderSecrets, readRenderSecrets, type RenderSecrets } from '@docgen/queue';
 import { AccessError, type SigningMaterial } from '@docgen/access';
-import { SecretEnvelopeError } from '@docgen/security';
+import { SecretEnvelopeError, SUPPORTED_SIGNING_KEYS, unsupportedSigningKey } from '@docgen/security';
 
 /** Where the worker finds a document's passwords (deleted once its render is over). */
 export interface RenderSecretsStore {
@@ -97,6 +97,13 @@ async function signature(doc: FinishedDocument, asked: { reason?: string; locati
   if (material.certificate.notAfter <= now) {
     throw new FinishingInputError(
       `The PDF could not be signed: the signing certificate expired on ${material.certificate.notAfter.toISOString()}; upload a current one ${AGAIN}`,
+    );
+  }
+  // Stored before uploads were checked for it: signing with a huge key would hold this thread for seconds to minutes.
+  const unsupported = unsupportedSigningKey(createPrivateKey(material.privateKeyPem));
+  if (unsupported) {
+    throw new FinishingInputError(
+      `The PDF could not be signed: the signing certificate's key is ${unsupported}, and only ${SUPPORTED_SIGNING_KEYS} are supported; upload a certificate with such a key ${AGAIN}`,
     );
   }
   return {

@@ -2,7 +2,7 @@ import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import { FinishingInputError } from '@docgen/finishing';
 import { secretsKeyMissing } from '@docgen/access';
 import { readPkcs12 } from '@docgen/security';
-import { makeSigningCa, pdfText } from '@docgen/testing';
+import { makeSigningCa, pdfText, type SigningCertificateOptions } from '@docgen/testing';
 import { finishDocumentPdf, type RenderSecretsStore } from '../src/finish-document';
 
 async function onePagePdf(): Promise<Buffer> {
@@ -33,9 +33,12 @@ describe('finishDocumentPdf', () => {
     const doc = { id: 'd1', organizationId: 'o1', isUat: false, pdfOptions: { sign: { reason: 'Issued' } } };
     const ca = makeSigningCa();
     afterAll(() => ca.cleanup());
-    const material = (notAfter: Date) => {
-      const issued = ca.issue();
-      const { privateKeyPem, certificatePems } = readPkcs12(issued.p12, issued.password);
+    const material = (notAfter: Date, key?: SigningCertificateOptions) => {
+      const issued = ca.issue(key);
+      // A key uploads refuse now is read around readPkcs12, as certificates stored before that check were.
+      const { privateKeyPem, certificatePems } = key
+        ? { privateKeyPem: issued.privateKeyPem, certificatePems: [issued.certificatePem] }
+        : readPkcs12(issued.p12, issued.password);
       const certificate = {
         id: 'c1',
         organizationId: 'o1',
@@ -67,6 +70,11 @@ describe('finishDocumentPdf', () => {
         /the signing certificate expired on .*; upload a current one/,
       ],
       ['the worker has no SECRETS_KEY', () => Promise.reject(secretsKeyMissing()), /Signing certificates need SECRETS_KEY/],
+      [
+        "the certificate, stored before uploads were checked for it, has a key too large to sign with on the worker's thread",
+        () => Promise.resolve(material(new Date(Date.now() + 86_400_000), { keyBits: 16384, madeUpKey: true })),
+        "The PDF could not be signed: the signing certificate's key is a 16384-bit RSA key with public exponent 65537, and only RSA keys of 2048 to 8192 bits with public exponent 65537 are supported; upload a certificate with such a key and request the document again",
+      ],
     ])('fails the document with what to do when %s', async (_case, signingMaterial, message) => {
       const finishing = finishDocumentPdf(await onePagePdf(), doc, { signingMaterial });
       await expect(finishing).rejects.toThrow(FinishingInputError);

@@ -26,6 +26,7 @@ export {
   uploadSigningCertificate,
   listSigningCertificates,
   hasSigningCertificate,
+  signingCertificateStatus,
   deleteSigningCertificate,
   loadSigningMaterial,
   rewrapSigningKeys,

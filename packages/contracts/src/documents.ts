@@ -35,7 +35,7 @@ export const PdfOptions = z
       .optional()
       .describe('Drawn diagonally on every page, under the text. UAT documents get "UAT" (UAT_WATERMARK) unless this is set.'),
     password: PdfPassword.optional().describe('Needed to open the PDF (AES-256). Used for this render only; shown as "***".'),
-    owner_password: PdfPassword.optional().describe('Needed to change the permissions. Used for this render only; shown as "***".'),
+    owner_password: PdfPassword.optional().describe('Needed to change the permissions; must differ from password. Used for this render only; shown as "***".'),
     permissions: z
       .object({ print: z.boolean().default(true), copy: z.boolean().default(true), modify: z.boolean().default(true) })
       .strict()
@@ -145,6 +145,12 @@ export function pdfOptionsIssues(body: {
   }
   if (body.output_format === 'both' && (options.password || options.owner_password || options.permissions)) {
     issues.push({ path: ['pdf_options'], message: 'only the PDF can be encrypted, and the DOCX would be handed out unprotected; use output_format "pdf"' });
+  }
+  if (options.owner_password !== undefined && options.owner_password === options.password) {
+    issues.push({
+      path: ['pdf_options', 'owner_password'],
+      message: 'must differ from password: whoever opens the PDF with the password would get every permission; choose another, or leave it out',
+    });
   }
   if (options.sign && (options.password || options.owner_password || options.permissions)) {
     issues.push({

@@ -1,6 +1,5 @@
 import { createHash, createPrivateKey, sign as rsaSign, type KeyObject } from 'node:crypto';
 import forge from 'node-forge';
-import { Signer } from '@signpdf/utils';
 
 const { asn1 } = forge;
 const { Class, Type } = asn1;
@@ -53,18 +52,29 @@ function certificateParts(pem: string) {
  * signing-time attribute (B-B takes the claimed time from the signature dictionary's /M).
  * @signpdf/signer-p12 cannot do this: it adds signing-time and has no signing-certificate-v2.
  */
-export class PadesSigner extends Signer {
+export class PadesSigner {
   private readonly key: KeyObject;
 
   constructor(private readonly signingKey: SigningKey) {
-    super();
     this.key = createPrivateKey(signingKey.privateKeyPem);
   }
 
-  /** Bytes the CMS needs beyond the certificates; the placeholder must hold all of it. */
-  static readonly OVERHEAD_BYTES = 2048;
+  /**
+   * The CMS's length in bytes, exactly: the same structure with a zero signature, since an RSA
+   * PKCS#1 v1.5 signature is as long as the modulus and every other part's length is fixed.
+   * (The issuer name is in it three times: an estimate from the certificates' size falls short
+   * for a long one.)
+   */
+  get length(): number {
+    const modulusBytes = Math.ceil((this.key.asymmetricKeyDetails?.modulusLength ?? 0) / 8);
+    return this.signedData(Buffer.alloc(0), () => Buffer.alloc(modulusBytes)).length;
+  }
 
-  override async sign(content: Buffer): Promise<Buffer> {
+  sign(content: Buffer): Buffer {
+    return this.signedData(content, (signedAttributes) => rsaSign('sha256', signedAttributes, this.key));
+  }
+
+  private signedData(content: Buffer, signAttributes: (signedAttributes: Buffer) => Buffer): Buffer {
     const certificates = this.signingKey.certificatePems.map(certificateParts);
     const signer = certificates[0]!;
     const essCertId = seq([
@@ -78,7 +88,7 @@ export class PadesSigner extends Signer {
       attribute(OID.signingCertificateV2, seq([seq([essCertId])])),
     ];
     // The signature covers the attributes encoded as a SET OF; in the SignerInfo they are [0] IMPLICIT.
-    const signature = rsaSign('sha256', der(setOf(signedAttributes)), this.key);
+    const signature = signAttributes(der(setOf(signedAttributes)));
     const signerInfo = seq([
       integer(1),
       seq([signer.issuer, signer.serial]),

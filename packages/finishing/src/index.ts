@@ -28,8 +28,7 @@ export async function finishPdf(pdf: Buffer, options: FinishingOptions): Promise
     if (options.watermark) await drawWatermark(doc, options.watermark.text, options.watermark.opacity);
     if (options.metadata) setMetadata(doc, options.metadata);
     if (options.signature) {
-      addSignaturePlaceholder(doc, options.signature);
-      return saveSigned(doc, options.signature);
+      return saveSigned(doc, addSignaturePlaceholder(doc, options.signature));
     }
     bytes = await doc.save();
   }

@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { PDFArray, PDFDict, PDFHexString, PDFInvalidObject, PDFName, PDFNumber, PDFString, type PDFDocument } from '@cantoo/pdf-lib';
-import signpdf from '@signpdf/signpdf';
-import { DEFAULT_BYTE_RANGE_PLACEHOLDER, SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
+import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
 import { PadesSigner, type SigningKey } from './cms';
+import { FinishingInputError } from './options';
 
 export type { SigningKey } from './cms';
 
@@ -19,27 +20,33 @@ const PRINT = 4; // annotation flag: PDF/A wants every annotation printable
 const SIGNATURES_EXIST = 1;
 const APPEND_ONLY = 2;
 
+/** The signature dictionary as written into the file, found again there by its bytes once the file is saved. */
+export interface SignaturePlaceholder {
+  signer: PadesSigner;
+  dictionary: Buffer;
+}
+
 /**
  * Adds an invisible signature field whose value is a signature dictionary with room for the
  * CMS (`/Contents`, zeros) and a `/ByteRange` to fill in, on the first page. Done with the
  * pdf-lib we already use (@signpdf/placeholder-pdf-lib needs the unmaintained `pdf-lib`
  * 1.17 and checks objects with `instanceof` against it). The dictionary is written as raw
- * bytes so it never lands in a compressed object stream, where the byte range could not be
- * found.
+ * bytes so it never lands in a compressed object stream, where it could not be found.
  */
-export function addSignaturePlaceholder(doc: PDFDocument, signature: PdfSignature): void {
+export function addSignaturePlaceholder(doc: PDFDocument, signature: PdfSignature): SignaturePlaceholder {
   const { context } = doc;
-  const certificateBytes = signature.key.certificatePems.reduce((sum, pem) => sum + pem.length, 0);
-  const contentsBytes = certificateBytes + PadesSigner.OVERHEAD_BYTES;
+  const signer = new PadesSigner(signature.key);
+  // A name nobody can know before the file is saved: no text in the document (a title, a link) can pass for it.
+  const unguessable = PDFName.of(randomBytes(5).toString('hex'));
   const byteRange = PDFArray.withContext(context);
   byteRange.push(PDFNumber.of(0));
-  for (let i = 0; i < 3; i++) byteRange.push(PDFName.of(DEFAULT_BYTE_RANGE_PLACEHOLDER));
+  for (let i = 0; i < 3; i++) byteRange.push(unguessable);
   const signatureDict = context.obj({
     Type: 'Sig',
     Filter: 'Adobe.PPKLite',
     SubFilter: SUBFILTER_ETSI_CADES_DETACHED,
     ByteRange: byteRange,
-    Contents: PDFHexString.of('0'.repeat(contentsBytes * 2)),
+    Contents: PDFHexString.of('0'.repeat(signer.length * 2)),
     M: PDFString.fromDate(signature.signingTime ?? new Date()),
     Name: PDFHexString.fromText(signature.name),
     ...(signature.reason ? { Reason: PDFHexString.fromText(signature.reason) } : {}),
@@ -83,14 +90,34 @@ export function addSignaturePlaceholder(doc: PDFDocument, signature: PdfSignatur
     acroForm.set(PDFName.of('Fields'), fields);
   }
   fields.push(widget);
+  return { signer, dictionary: Buffer.from(raw) };
 }
 
 /**
- * Signs a document that already holds the placeholder: it is saved without object streams
- * (so `/ByteRange` stays findable), then @signpdf/signpdf fills in the byte range and the
- * CMS over every byte but the `/Contents` hole. Nothing may change the bytes afterwards.
+ * Signs a document that already holds the placeholder: it is saved without object streams,
+ * the placeholder's dictionary is found by its own bytes (exactly once), and the byte range
+ * and the CMS over every byte but the `/Contents` hole are written into it. Nothing may
+ * change the bytes afterwards. (@signpdf/signpdf looks for the first "/ByteRange" anywhere in
+ * the file, where a document's title or a link can put one.)
  */
-export async function saveSigned(doc: PDFDocument, signature: PdfSignature): Promise<Buffer> {
-  const unsigned = Buffer.from(await doc.save({ useObjectStreams: false }));
-  return signpdf.sign(unsigned, new PadesSigner(signature.key));
+export async function saveSigned(doc: PDFDocument, placeholder: SignaturePlaceholder): Promise<Buffer> {
+  const pdf = Buffer.from(await doc.save({ useObjectStreams: false }));
+  const { dictionary } = placeholder;
+  const at = pdf.indexOf(dictionary);
+  if (at < 0 || pdf.indexOf(dictionary, at + 1) >= 0) throw new Error('The signature dictionary is not in the saved PDF exactly once');
+  const rangeStart = at + dictionary.indexOf('/ByteRange') + '/ByteRange'.length;
+  const rangeEnd = at + dictionary.indexOf(']', rangeStart - at) + 1;
+  const holeStart = at + dictionary.indexOf('<', dictionary.indexOf('/Contents'));
+  const holeEnd = pdf.indexOf('>', holeStart) + 1;
+  const range = ` [0 ${holeStart} ${holeEnd} ${pdf.length - holeEnd}]`;
+  if (range.length > rangeEnd - rangeStart) throw new FinishingInputError('The PDF is too large to be signed');
+  pdf.write(range.padEnd(rangeEnd - rangeStart, ' '), rangeStart, 'latin1');
+
+  const cms = placeholder.signer.sign(Buffer.concat([pdf.subarray(0, holeStart), pdf.subarray(holeEnd)]));
+  const room = holeEnd - holeStart - 2;
+  if (cms.length * 2 > room) {
+    throw new FinishingInputError(`The PDF could not be signed: its signature takes ${cms.length} bytes, and ${room / 2} were reserved for it`);
+  }
+  pdf.write(cms.toString('hex'), holeStart + 1, 'latin1');
+  return pdf;
 }

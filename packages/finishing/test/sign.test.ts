@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
+import { PDFDict, PDFDocument, PDFName, PDFString, StandardFonts } from '@cantoo/pdf-lib';
 import { readPkcs12 } from '@docgen/security';
 import { makeSigningCa, type TestSigningCa } from '@docgen/testing';
 import { FinishingInputError, finishPdf, type SigningKey } from '../src';
@@ -87,6 +87,34 @@ describe('signing', () => {
       expect(report).not.toContain('Certificate Validation: Certificate is Trusted.');
     } finally {
       other.cleanup();
+    }
+  });
+
+  const PLACEHOLDER_TEXT = '/ByteRange [0 /********** /********** /**********]';
+
+  it.each([
+    ['a metadata title (XMP) that copies the byte range placeholder', { title: PLACEHOLDER_TEXT }, undefined],
+    ['a metadata title (XMP) that opens a byte range and never closes it', { title: '/ByteRange [' }, undefined],
+    ['a metadata title (XMP) naming /ByteRange without a bracket', { title: 'Contract /ByteRange' }, undefined],
+    ["the converter's own title, a literal string in the information dictionary (Chromium's <title>)", undefined, PLACEHOLDER_TEXT],
+  ])('signs a PDF with %s', async (_case, metadata, producerTitle) => {
+    const pdf = await PDFDocument.load(await bodyPdf(), { updateMetadata: false });
+    if (producerTitle) pdf.context.lookup(pdf.context.trailerInfo.Info, PDFDict).set(PDFName.of('Title'), PDFString.of(producerTitle));
+    const signed = await finishPdf(Buffer.from(await pdf.save()), { metadata, signature: { key, name: 'ACME Invoicing GmbH' } });
+    const report = ca.pdfsig(signed);
+    expect(report).toContain('Signature Validation: Signature is Valid.');
+    expect(report).toContain('Total document signed');
+    expect(execFileSync('pdfinfo', ['-'], { input: signed }).toString().split('\n')).toContain(`Title:           ${metadata?.title ?? producerTitle}`);
+  });
+
+  it('makes room for the whole CMS, even when the issuer name (in it three times) is long', async () => {
+    const longNamed = makeSigningCa(`docgen test CA ${'with a very long name '.repeat(140)}`);
+    try {
+      const issued = longNamed.issue();
+      const signed = await finishPdf(await bodyPdf(), { signature: { key: readPkcs12(issued.p12, issued.password), name: 'ACME Invoicing GmbH' } });
+      expect(longNamed.pdfsig(signed)).toContain('Signature Validation: Signature is Valid.');
+    } finally {
+      longNamed.cleanup();
     }
   });
 

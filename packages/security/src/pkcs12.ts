@@ -1,4 +1,4 @@
-import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { X509Certificate, createPrivateKey, randomBytes, sign, verify, type KeyObject } from 'node:crypto';
 import forge from 'node-forge';
 
 /** What a PKCS#12 file holds, once its password opened it. */
@@ -11,7 +11,7 @@ export interface Pkcs12Contents {
   certificate: X509Certificate;
 }
 
-export type Pkcs12Problem = 'unreadable' | 'wrong_password' | 'no_private_key' | 'unsupported_key' | 'no_certificate';
+export type Pkcs12Problem = 'unreadable' | 'wrong_password' | 'no_private_key' | 'unsupported_key' | 'broken_key' | 'no_certificate';
 
 /** The file cannot be used; `problem` says why, the message says it to a person. */
 export class Pkcs12Error extends Error {
@@ -23,10 +23,22 @@ export class Pkcs12Error extends Error {
   }
 }
 
+/** The keys the CMS signer takes. Past 8192 bits one RSA signature holds the render worker's thread for seconds. */
+export const SUPPORTED_SIGNING_KEYS = 'RSA keys of 2048 to 8192 bits with public exponent 65537';
+
+/** The key as a person would name it ("a 16384-bit RSA key with public exponent 65537") when it is not one of SUPPORTED_SIGNING_KEYS. */
+export function unsupportedSigningKey(key: KeyObject): string | undefined {
+  if (key.asymmetricKeyType !== 'rsa') return `a ${key.asymmetricKeyType ?? 'symmetric'} key`;
+  const { modulusLength = 0, publicExponent } = key.asymmetricKeyDetails ?? {};
+  if (modulusLength >= 2048 && modulusLength <= 8192 && publicExponent === 65537n) return undefined;
+  return `a ${modulusLength}-bit RSA key with public exponent ${publicExponent}`;
+}
+
 /**
  * Opens a .p12/.pfx with its password (node-forge: the MAC and the encrypted bags, including
- * OpenSSL 3's default AES-256/PBKDF2). Only RSA keys: node-forge reads no other, and the CMS
- * signer signs with RSA.
+ * OpenSSL 3's default AES-256/PBKDF2). Only SUPPORTED_SIGNING_KEYS: node-forge reads no other
+ * type, and the CMS signer signs with RSA. The key must make one test signature its
+ * certificate verifies: matching public numbers alone would let made-up private ones through.
  */
 export function readPkcs12(file: Buffer, password: string): Pkcs12Contents {
   let p12: forge.pkcs12.Pkcs12Pfx;
@@ -46,16 +58,33 @@ export function readPkcs12(file: Buffer, password: string): Pkcs12Contents {
   ];
   if (bags.length === 0) throw new Pkcs12Error('no_private_key', 'The PKCS#12 file holds no private key; export it with its key');
   const key = bags[0]!.key;
-  if (!key) throw new Pkcs12Error('unsupported_key', 'The private key is not an RSA key; only RSA signing keys are supported');
+  if (!key) throw new Pkcs12Error('unsupported_key', `The private key is not an RSA key; only ${SUPPORTED_SIGNING_KEYS} are supported`);
   const privateKey = createPrivateKey(forge.pki.privateKeyToPem(key as forge.pki.rsa.PrivateKey));
+  const unsupported = unsupportedSigningKey(privateKey);
+  if (unsupported) throw new Pkcs12Error('unsupported_key', `The private key is ${unsupported}; only ${SUPPORTED_SIGNING_KEYS} are supported`);
   const certificates = (p12.getBags({ bagType: forge.pki.oids.certBag })[forge.pki.oids.certBag!] ?? [])
     .filter((bag) => bag.cert)
     .map((bag) => new X509Certificate(forge.pki.certificateToPem(bag.cert!)));
   const own = certificates.find((certificate) => certificate.checkPrivateKey(privateKey));
   if (!own) throw new Pkcs12Error('no_certificate', 'The PKCS#12 file holds no certificate for its private key');
+  if (!signsForCertificate(privateKey, own)) {
+    throw new Pkcs12Error(
+      'broken_key',
+      "The private key does not make signatures its certificate's public key verifies; export the key and its certificate again",
+    );
+  }
   return {
     privateKeyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     certificatePems: [own, ...certificates.filter((certificate) => certificate !== own)].map((certificate) => certificate.toString()),
     certificate: own,
   };
+}
+
+function signsForCertificate(privateKey: KeyObject, certificate: X509Certificate): boolean {
+  const probe = randomBytes(32);
+  try {
+    return verify('sha256', probe, certificate.publicKey, sign('sha256', probe, privateKey));
+  } catch {
+    return false; // private numbers OpenSSL cannot even compute with
+  }
 }

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,6 +14,15 @@ export interface SigningCertificateOptions {
   notAfter?: Date;
   /** Leave the private key out of the PKCS#12 (a certificate-only file). */
   withoutKey?: boolean;
+  /** The signer's RSA key size (default 2048). */
+  keyBits?: number;
+  /** The signer's RSA public exponent (default 65537). */
+  publicExponent?: number;
+  /**
+   * A made-up key: a random modulus of keyBits bits (certified as the public key) and random
+   * private numbers, made in no time whatever its size; it signs nothing its certificate verifies.
+   */
+  madeUpKey?: boolean;
 }
 
 export interface TestSigningCertificate {
@@ -21,6 +31,9 @@ export interface TestSigningCertificate {
   password: string;
   commonName: string;
   caCommonName: string;
+  /** The key and the signer's certificate as PEM, for tests that need them without opening the file. */
+  privateKeyPem: string;
+  certificatePem: string;
 }
 
 export interface TestSigningCa {
@@ -71,6 +84,30 @@ function certificate(
   return cert;
 }
 
+const randomNumber = (bits: number) => {
+  const bytes = randomBytes(Math.ceil(bits / 8));
+  bytes[0]! |= 0x80; // exactly `bits` bits (bits a multiple of 8)
+  bytes[bytes.length - 1]! |= 1;
+  return new forge.jsbn.BigInteger(bytes.toString('hex'), 16);
+};
+
+function signerKeys(options: SigningCertificateOptions): forge.pki.rsa.KeyPair {
+  const bits = options.keyBits ?? 2048;
+  const exponent = options.publicExponent ?? 65537;
+  if (options.madeUpKey) {
+    const n = randomNumber(bits);
+    const e = new forge.jsbn.BigInteger(String(exponent), 10);
+    const half = () => randomNumber(bits / 2);
+    return {
+      publicKey: forge.pki.setRsaPublicKey(n, e),
+      privateKey: forge.pki.setRsaPrivateKey(n, e, randomNumber(bits), half(), half(), half(), half(), half()),
+    };
+  }
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: bits, publicExponent: exponent });
+  const key = forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs1', format: 'pem' }).toString()) as forge.pki.rsa.PrivateKey;
+  return { privateKey: key, publicKey: forge.pki.setRsaPublicKey(key.n, key.e) };
+}
+
 /**
  * A throwaway CA for signing tests, made at test time: its signers' certificates come as
  * PKCS#12 files packed by the openssl CLI (what people upload), and an NSS database that
@@ -97,14 +134,16 @@ export function makeSigningCa(caCommonName = 'docgen test signing CA'): TestSign
   const issue = (options: SigningCertificateOptions = {}): TestSigningCertificate => {
     const name = `signer-${++issued}`;
     const commonName = options.commonName ?? 'ACME Invoicing GmbH';
-    const keys = forge.pki.rsa.generateKeyPair(2048);
+    const keys = signerKeys(options);
     const cert = certificate(commonName, caCommonName, keys.publicKey, caKeys.privateKey, {
       ca: false,
       notBefore: options.notBefore ?? new Date(now - DAY_MS),
       notAfter: options.notAfter ?? new Date(now + 10 * DAY_MS),
     });
-    writeFileSync(file(`${name}.pem`), forge.pki.certificateToPem(cert));
-    writeFileSync(file(`${name}.key`), forge.pki.privateKeyToPem(keys.privateKey));
+    const certificatePem = forge.pki.certificateToPem(cert);
+    const privateKeyPem = forge.pki.privateKeyToPem(keys.privateKey);
+    writeFileSync(file(`${name}.pem`), certificatePem);
+    writeFileSync(file(`${name}.key`), privateKeyPem);
     const password = `pw-${name}-${forge.util.bytesToHex(forge.random.getBytesSync(4))}`;
     execFileSync(
       'openssl',
@@ -125,7 +164,7 @@ export function makeSigningCa(caCommonName = 'docgen test signing CA'): TestSign
       ],
       { stdio: 'pipe' },
     );
-    return { p12: readFileSync(file(`${name}.p12`)), password, commonName, caCommonName };
+    return { p12: readFileSync(file(`${name}.p12`)), password, commonName, caCommonName, privateKeyPem, certificatePem };
   };
 
   const pdfsig = (pdf: Uint8Array): string => {

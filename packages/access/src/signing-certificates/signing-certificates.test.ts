@@ -8,6 +8,7 @@ import {
   listSigningCertificates,
   loadSigningMaterial,
   rewrapSigningKeys,
+  signingCertificateStatus,
   uploadSigningCertificate,
 } from './signing-certificates';
 
@@ -98,6 +99,35 @@ describe('signing certificates', () => {
     expect(await hasSigningCertificate(database.db, b.organizationId, true)).toBe(false);
   });
 
+  it.each([
+    [{ keyBits: 1024 }, 'The private key is a 1024-bit RSA key with public exponent 65537'],
+    [{ keyBits: 16384, madeUpKey: true }, 'The private key is a 16384-bit RSA key with public exponent 65537'],
+    [{ keyBits: 2048, publicExponent: 3 }, 'The private key is a 2048-bit RSA key with public exponent 3'],
+  ])('refuses a signing key outside RSA 2048 to 8192 bits with exponent 65537 (%j), saying what is allowed', async (key, described) => {
+    const issued = ca.issue(key);
+    const refused = await problem(
+      uploadSigningCertificate(database.db, keyring, { organizationId: b.organizationId, isUat: true, file: issued.p12, password: issued.password }),
+    );
+    expect([refused.code, refused.problems[0]?.path, refused.message]).toEqual([
+      'signing_certificate_invalid',
+      'file',
+      `${described}; only RSA keys of 2048 to 8192 bits with public exponent 65537 are supported`,
+    ]);
+    expect(await hasSigningCertificate(database.db, b.organizationId, true)).toBe(false);
+  });
+
+  it('refuses a made-up key whose public numbers match its certificate: its test signature does not verify', async () => {
+    const issued = ca.issue({ madeUpKey: true });
+    const refused = await problem(
+      uploadSigningCertificate(database.db, keyring, { organizationId: b.organizationId, isUat: true, file: issued.p12, password: issued.password }),
+    );
+    expect([refused.code, refused.problems[0]?.path, refused.message]).toEqual([
+      'signing_certificate_invalid',
+      'file',
+      "The private key does not make signatures its certificate's public key verifies; export the key and its certificate again",
+    ]);
+  });
+
   it('needs SECRETS_KEY to store or use a key', async () => {
     const issued = ca.issue();
     const missing = await problem(
@@ -151,5 +181,19 @@ describe('signing certificates', () => {
     await expect(loadSigningMaterial(database.db, keyring, { organizationId: fresh.organizationId, isUat: true })).rejects.toThrow(
       /tampered with, or moved from another record/,
     );
+  });
+
+  it('counts only a certificate that has not expired as one to sign with', async () => {
+    const fresh = await seedOrganization(database.db);
+    const issued = ca.issue();
+    await uploadSigningCertificate(database.db, keyring, { organizationId: fresh.organizationId, isUat: false, file: issued.p12, password: issued.password });
+    expect(await signingCertificateStatus(database.db, fresh.organizationId, false)).toEqual({ current: true, notAfter: expect.any(Date) });
+    expect(await hasSigningCertificate(database.db, fresh.organizationId, false)).toBe(true);
+
+    await database.db
+      .$executeRaw`UPDATE signing_certificates SET not_after = now() - interval '1 second' WHERE organization_id = ${fresh.organizationId}::uuid`;
+    expect(await signingCertificateStatus(database.db, fresh.organizationId, false)).toEqual({ current: false, notAfter: expect.any(Date) });
+    expect(await hasSigningCertificate(database.db, fresh.organizationId, false)).toBe(false);
+    expect(await signingCertificateStatus(database.db, fresh.organizationId, true)).toBeUndefined();
   });
 });

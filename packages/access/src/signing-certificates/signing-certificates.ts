@@ -51,8 +51,8 @@ export type OpenPkcs12 = (file: Buffer, password: string) => Promise<Pkcs12Conte
  * Stores the environment's signing certificate from a PKCS#12 file, replacing the previous
  * one in the same statement. The file is opened with its password here and never stored: the
  * private key goes into an envelope sealed with SECRETS_KEY, the certificates as PEM. Refuses
- * a wrong password, a file without a key or with a non-RSA key, and a certificate that is
- * expired or not yet valid.
+ * a wrong password, a file without a key or with a key the signer does not take
+ * (readPkcs12), and a certificate that is expired or not yet valid.
  */
 export async function uploadSigningCertificate(
   db: Database,
@@ -94,8 +94,21 @@ export async function uploadSigningCertificate(
 export const listSigningCertificates = (db: Database, organizationId: string, isUat: boolean): Promise<SigningCertificateInfo[]> =>
   db.signingCertificate.findMany({ where: { organizationId, isUat }, select: INFO_COLUMNS });
 
+/** The environment's certificate's expiry, and whether it is still current (by the database's clock); undefined when none is uploaded. */
+export async function signingCertificateStatus(
+  db: Database,
+  organizationId: string,
+  isUat: boolean,
+): Promise<{ notAfter: Date; current: boolean } | undefined> {
+  const [row] = await db.$queryRaw<{ notAfter: Date; current: boolean }[]>`
+    SELECT not_after AS "notAfter", not_after > now() AS current FROM signing_certificates
+    WHERE organization_id = ${organizationId}::uuid AND is_uat = ${isUat}`;
+  return row;
+}
+
+/** Whether the environment has a certificate to sign with: uploaded and not expired. */
 export async function hasSigningCertificate(db: Database, organizationId: string, isUat: boolean): Promise<boolean> {
-  return (await db.signingCertificate.count({ where: { organizationId, isUat } })) > 0;
+  return (await signingCertificateStatus(db, organizationId, isUat))?.current ?? false;
 }
 
 /** Deletes it for good, key and all; another organisation's or environment's id is not found. */

@@ -642,7 +642,7 @@ export interface components {
             };
             /** @description Needed to open the PDF (AES-256). Used for this render only; shown as "***". */
             password?: string;
-            /** @description Needed to change the permissions. Used for this render only; shown as "***". */
+            /** @description Needed to change the permissions; must differ from password. Used for this render only; shown as "***". */
             owner_password?: string;
             /** @description What a reader without the owner password may do; the PDF is encrypted when set. */
             permissions?: {
