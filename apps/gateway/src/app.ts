@@ -120,6 +120,7 @@ export function createApp({ config, db, redis, storage, renderQueue, relay, temp
       renderQueue,
       maxUploadBytes: config.MAX_UPLOAD_BYTES,
       maxRows: config.BULK_MAX_ROWS,
+      maxInputBytes: config.MAX_JSON_BODY_BYTES,
       untrusted,
       maxActivePerOrg: config.MAX_ACTIVE_PER_ORG,
       activeCounts,

@@ -79,6 +79,13 @@ describe('hostile spreadsheets at POST /api/v1/bulk-jobs: a 413 or 422 with a de
     if (renderList.length) await harness.redis.del(...renderList);
   }
 
+  /** Undoes the uploads accepted so far, so that a case can prove that nothing at all was written. */
+  async function undoAccepted() {
+    await forgetQueuedRenders();
+    await harness.database.db.document.deleteMany();
+    await harness.database.db.bulkJob.deleteMany();
+  }
+
   async function expectNothingQueued() {
     expect(await harness.database.db.bulkJob.count()).toBe(0);
     expect(await harness.database.db.document.count()).toBe(0);
@@ -97,10 +104,7 @@ describe('hostile spreadsheets at POST /api/v1/bulk-jobs: a 413 or 422 with a de
     expect(localHeaderDisagrees(workbook).equals(workbook)).toBe(false);
     const res = await upload(workbook, 'clients.xlsx');
     expect(res.status).toBe(202);
-    // Undo it, so the other cases can prove that nothing at all was written.
-    await forgetQueuedRenders();
-    await harness.database.db.document.deleteMany();
-    await harness.database.db.bulkJob.deleteMany();
+    await undoAccepted();
   });
 
   it.each([
@@ -164,5 +168,42 @@ describe('hostile spreadsheets at POST /api/v1/bulk-jobs: a 413 or 422 with a de
     expect(accepted.status).toBe(202);
     const inputs = await harness.database.db.document.findMany({ orderBy: { rowNumber: 'asc' }, select: { inputJson: true } });
     expect(inputs.map((doc) => doc.inputJson)).toEqual([{ name: '=HYPERLINK("http://127.0.0.1:9/x","y")' }, { name: '+1+2' }]);
+  });
+
+  it('refuses one long text repeated down the rows (a small upload, gigabytes of input): a row larger than a document, and rows past 100 MiB together', async () => {
+    await undoAccepted();
+    const row = (text: string) => [text];
+    // A shared string is stored once in the file, but copied into every row's input.
+    const repeated = buildXlsx([['name'], ...Array.from({ length: 200 }, () => row('x'.repeat(600 * 1024)))], { sharedStrings: true });
+    expect(repeated.length).toBeLessThan(64 * 1024);
+    const rowBytes = JSON.stringify({ name: 'x'.repeat(600 * 1024) }).length;
+    const res = await upload(repeated, 'clients.xlsx');
+    expect({ status: res.status, detail: res.body.detail }).toEqual({
+      status: 413,
+      detail: `The rows up to row ${2 + Math.floor((100 * 1024 * 1024) / rowBytes)} hold more than 100 MiB of input (as JSON), the most one bulk job may hold; split the spreadsheet into smaller files and upload them again`,
+    });
+    await expectNothingQueued();
+
+    // One row over MAX_JSON_BODY_BYTES (1 MiB here), the limit of a single document's request.
+    const oneLarge = buildXlsx([['name'], row('Ada'), row('x'.repeat(1536 * 1024))], { sharedStrings: true });
+    const large = await upload(oneLarge, 'clients.xlsx');
+    expect({ status: large.status, detail: large.body.detail }).toEqual({
+      status: 413,
+      detail: "Row 3 holds 1.5 MiB of input (as JSON); a document's input may be at most 1 MiB: shorten its cells and upload again",
+    });
+    await expectNothingQueued();
+  }, 60_000);
+
+  it('refuses rows whose numbers repeat, go backwards or pass the grid, naming the row (never two row-0002 files, never a 500)', async () => {
+    await undoAccepted();
+    const rows = [['name'], ['Ada'], ['Bob']];
+    for (const [rowNumbers, detail] of [
+      [[1, 2, 2], /^Row 2 comes after row 2: the rows are out of order or repeated; /],
+      [[1, 2, 3_000_000_000], /^Row 3000000000 is past row 1048576, the last row a spreadsheet has; /],
+    ] as const) {
+      const res = await upload(buildXlsx(rows, { rowNumbers: [...rowNumbers] }), 'clients.xlsx');
+      expect({ status: res.status, detail: res.body.detail }).toEqual({ status: 422, detail: expect.stringMatching(detail) });
+    }
+    await expectNothingQueued();
   });
 });

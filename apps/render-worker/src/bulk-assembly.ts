@@ -1,9 +1,10 @@
-import type { Job } from 'bullmq';
+import { UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { buildErrorsWorkbook, fileNamer, rowFileName, streamZip, type ZipEntry } from '@docgen/bulk';
 import type { Database } from '@docgen/db';
 import { finishBulkJob, type OutboxRelay } from '@docgen/documents';
 import type { Logger } from '@docgen/observability';
-import { BulkAssemblyJob } from '@docgen/queue';
+import { BULK_ASSEMBLY_QUEUE, BulkAssemblyJob, bullPrefix } from '@docgen/queue';
 import { bulkZipKey, documentFileKey, type FileStorage } from '@docgen/storage';
 
 export interface BulkAssemblyDeps {
@@ -14,22 +15,54 @@ export interface BulkAssemblyDeps {
 }
 
 /**
+ * The bulk-assembly worker: one ZIP at a time per process (assembly is I/O, it must not crowd
+ * out renders). A job that will not run again fails its bulk job (failAbandonedBulkJob).
+ */
+export function startBulkAssemblyWorker(connection: Redis, redisKeyPrefix: string, lockMs: number, deps: BulkAssemblyDeps): Worker<BulkAssemblyJob> {
+  const worker = new Worker<BulkAssemblyJob>(BULK_ASSEMBLY_QUEUE, (job) => assembleBulkJob(job, deps), {
+    connection,
+    prefix: bullPrefix(redisKeyPrefix),
+    concurrency: 1,
+    lockDuration: lockMs,
+    stalledInterval: Math.max(500, Math.floor(lockMs / 2)),
+  });
+  worker.on('failed', (job, error) => {
+    failAbandonedBulkJob(job, error, deps).catch((err: unknown) =>
+      // The bulk job stays running; the finished-bulk-job sweep queues its assembly again.
+      deps.logger.error({ err, jobId: job?.id }, 'bulk job could not be marked failed'),
+    );
+  });
+  return worker;
+}
+
+/**
  * Writes the ZIP of a bulk job whose rows are all done: one file per successful row, named
  * by its spreadsheet row, and errors.xlsx. Files are streamed from storage into storage, so
  * memory stays flat whatever the row count. A crash mid-way leaves no ZIP (storage writes
  * are atomic) and BullMQ runs the job again; a bulk job already completed is left alone.
  */
 export async function assembleBulkJob(job: Job<BulkAssemblyJob>, deps: BulkAssemblyDeps): Promise<string> {
+  return assemble(BulkAssemblyJob.parse(job.data).bulkJobId, deps);
+}
+
+/**
+ * Once an assembly job will not run again, its bulk job is failed (with its bulk.completed
+ * event): its last attempt threw, or BullMQ failed it without running it, which it does to a
+ * job whose worker died during it twice (stalled past maxStalledCount).
+ */
+export async function failAbandonedBulkJob(job: Job<BulkAssemblyJob> | undefined, error: Error, deps: BulkAssemblyDeps): Promise<void> {
+  const unrecoverable = error instanceof UnrecoverableError || error.name === 'UnrecoverableError';
+  if (!job || (!unrecoverable && job.attemptsMade < (job.opts.attempts ?? 1))) return; // BullMQ retries it
   const { bulkJobId } = BulkAssemblyJob.parse(job.data);
-  try {
-    return await assemble(bulkJobId, deps);
-  } catch (error) {
-    if (job.attemptsMade + 1 >= (job.opts.attempts ?? 1)) {
-      deps.logger.error({ err: error, bulkJobId }, 'bulk job ZIP could not be assembled; bulk job failed');
-      await deps.relay.publishSoon(await finishBulkJob(deps.db, bulkJobId, { status: 'failed' }));
-    }
-    throw error;
-  }
+  const event = await finishBulkJob(deps.db, bulkJobId, { status: 'failed' });
+  if (!event) return; // already completed or failed
+  deps.logger.error(
+    { err: error, bulkJobId, attempts: job.attemptsMade },
+    unrecoverable
+      ? 'bulk job failed: the worker assembling its ZIP stopped twice without finishing (killed, or out of memory); its rows can still be downloaded one by one'
+      : `bulk job failed: its ZIP could not be assembled in ${job.attemptsMade} attempts (${error.message}); its rows can still be downloaded one by one`,
+  );
+  await deps.relay.publishSoon(event);
 }
 
 async function assemble(bulkJobId: string, deps: BulkAssemblyDeps): Promise<string> {
@@ -40,7 +73,17 @@ async function assemble(bulkJobId: string, deps: BulkAssemblyDeps): Promise<stri
   const rows = await deps.db.document.findMany({
     where: { bulkJobId },
     orderBy: { rowNumber: 'asc' },
-    select: { id: true, organizationId: true, generation: true, status: true, files: true, rowNumber: true, errorMessage: true, inputJson: true },
+    // Each row's input only for a file_name pattern to read (up to 100 MiB in all; docs/bulk.md).
+    select: {
+      id: true,
+      organizationId: true,
+      generation: true,
+      status: true,
+      files: true,
+      rowNumber: true,
+      errorMessage: true,
+      inputJson: bulk.fileName !== null,
+    },
   });
   const nameOf = bulk.fileName ? fileNamer(bulk.fileName) : undefined;
   const entries: ZipEntry[] = rows

@@ -1,6 +1,5 @@
 import { Worker } from 'bullmq';
 import {
-  BULK_ASSEMBLY_QUEUE,
   LIVE_PREVIEW_QUEUE,
   RENDER_QUEUE,
   TEMPLATE_IMPORT_QUEUE,
@@ -12,7 +11,6 @@ import {
   createRenderQueue,
   pumpFairQueue,
   renderTakeList,
-  type BulkAssemblyJob,
   type LivePreviewJob,
   type RenderJob,
   type TemplateImportJob,
@@ -31,7 +29,7 @@ import { connectDataStores, runService, serveOps, startSweep, superviseWorker } 
 import { createGuardedAgent, secretsKeyring } from '@docgen/security';
 import { loadSigningMaterial } from '@docgen/access';
 import { createStorage, describeStorage } from '@docgen/storage';
-import { assembleBulkJob } from './bulk-assembly';
+import { startBulkAssemblyWorker } from './bulk-assembly';
 import { heavyRenders, renderConcurrency, renderWorkerEnv } from './config';
 import { Slots } from './slots';
 import { cachedTemplateFiles, cachedTemplateHtml } from './template-files';
@@ -183,14 +181,7 @@ runService('render-worker', renderWorkerEnv, async (context) => {
     stalledInterval: Math.max(500, Math.floor(config.RENDER_LOCK_MS / 2)),
     maxStalledCount: 2,
   });
-  // One ZIP at a time per worker process: assembly is I/O, it must not crowd out renders.
-  const bulkWorker = new Worker<BulkAssemblyJob>(BULK_ASSEMBLY_QUEUE, (job) => assembleBulkJob(job, { db, storage, relay, logger }), {
-    connection: redis,
-    prefix: bullPrefix(config.REDIS_KEY_PREFIX),
-    concurrency: 1,
-    lockDuration: config.RENDER_LOCK_MS,
-    stalledInterval: Math.max(500, Math.floor(config.RENDER_LOCK_MS / 2)),
-  });
+  const bulkWorker = startBulkAssemblyWorker(redis, config.REDIS_KEY_PREFIX, config.RENDER_LOCK_MS, { db, storage, relay, logger });
   superviseWorker(context, 'bulk assembly', bulkWorker);
   superviseWorker(context, 'render', worker);
   // Registered after the workers, so stopped first: no more takes; a render still running at

@@ -1,3 +1,5 @@
+import { readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import ExcelJS from 'exceljs';
 import PizZip from 'pizzip';
 import { buildXlsx, withHiddenEntry } from '@docgen/testing';
@@ -144,5 +146,42 @@ describe('readSpreadsheet', () => {
       code: 'spreadsheet_invalid',
       message: 'The spreadsheet has no rows below the header',
     });
+  });
+
+  it("refuses rows whose numbers (the file's r) are missing, repeated, out of order or past the grid, naming the row", async () => {
+    const rows = [['name'], ['Ada'], ['Bob']];
+    const resave = 'save the file again from your spreadsheet program as Excel Workbook (.xlsx)';
+    expect((await readSpreadsheet(buildXlsx(rows, { rowNumbers: [1, 2, 5] }), 'xlsx', 10)).rows.map((row) => row.rowNumber)).toEqual([2, 5]);
+    for (const [rowNumbers, message] of [
+      [[1, 2, 2], `Row 2 comes after row 2: the rows are out of order or repeated; ${resave}`],
+      [[1, 3, 2], `Row 2 comes after row 3: the rows are out of order or repeated; ${resave}`],
+      [[1, 2, 3_000_000_000], `Row 3000000000 is past row 1048576, the last row a spreadsheet has; ${resave}`],
+    ] as const) {
+      expect(await refusal(readSpreadsheet(buildXlsx(rows, { rowNumbers: [...rowNumbers] }), 'xlsx', 10))).toEqual({ code: 'spreadsheet_invalid', message });
+    }
+    // A row without r (ExcelJS cannot place the cells of one: "could not be read").
+    expect(await refusal(readSpreadsheet(buildXlsx([['name'], ['Ada'], []], { rowNumbers: [1, 2, null] }), 'xlsx', 10))).toEqual({
+      code: 'spreadsheet_invalid',
+      message: `The row after row 2 has no row number; ${resave}`,
+    });
+  });
+
+  it('leaves no ExcelJS temp file behind, whether the sheet comes before the shared strings or there are none, on a read or a refusal', async () => {
+    // ExcelJS's reader makes them with the tmp package: tmp-<pid>-<random> in os.tmpdir().
+    const ownTempFiles = async () => new Set((await readdir(tmpdir())).filter((name) => name.startsWith(`tmp-${process.pid}-`)));
+    const before = await ownTempFiles();
+    // As Excel writes them: the sheets, then the shared strings.
+    const sheetFirst = await xlsx([['name'], ['Ada']]);
+    expect(sheetFirst.indexOf('xl/worksheets/sheet1.xml')).toBeLessThan(sheetFirst.indexOf('xl/sharedStrings.xml'));
+    const noSharedStrings = buildXlsx([['name'], ['Ada']]);
+    expect(noSharedStrings.includes('sharedStrings')).toBe(false);
+    const wrongHeader = () => {
+      throw new BulkInputError('spreadsheet_invalid', 'Unknown column "name"');
+    };
+    for (const file of [sheetFirst, noSharedStrings]) {
+      expect((await readSpreadsheet(file, 'xlsx', 10)).rows).toEqual([{ rowNumber: 2, cells: ['Ada'] }]);
+      expect(await refusal(readSpreadsheet(file, 'xlsx', 10, wrongHeader))).toEqual({ code: 'spreadsheet_invalid', message: 'Unknown column "name"' });
+    }
+    expect([...(await ownTempFiles())].filter((name) => !before.has(name))).toEqual([]);
   });
 });

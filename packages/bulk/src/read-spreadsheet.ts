@@ -6,6 +6,7 @@ import { TemplateError, zipExpandsWithin } from '@docgen/templating';
 import { BulkInputError } from './bulk-input-error';
 import { checkZipIntegrity } from './check-zip-integrity';
 import { excelJsLibrary } from './excel-library';
+import { MAX_EXPANDED_XLSX_BYTES, MAX_SHEET_ROW } from './limits';
 import { withStallLimit } from './stall-limit';
 
 export type CellValue = string | number | boolean;
@@ -38,7 +39,6 @@ function cellValue(value: ExcelJS.CellValue): CellValue | undefined {
   return String(value);
 }
 
-const MAX_EXPANDED_XLSX_BYTES = 100 * 1024 * 1024;
 // Longest wait for the next row (a large shared-strings part is read before the first one).
 const XLSX_STALL_MS = 10_000;
 
@@ -67,11 +67,27 @@ function assertExpandedSize(zip: PizZip): void {
 }
 
 /**
+ * ExcelJS's streaming reader parses a sheet as it arrives only once it has read the workbook's
+ * relationships and shared strings; a sheet met before them (Excel and ExcelJS both write the
+ * sheets first) is copied to a temp file deleted only if the reader runs to its end (exceljs
+ * issue #2147), which ours never does: it stops after the first sheet or at a refusal. So these
+ * parts go first (a part the workbook lacks is skipped), the workbook and styles too, which a
+ * sheet read at once needs for its name and its dates.
+ */
+const READ_FIRST = ['[Content_Types].xml', '_rels/.rels', 'xl/workbook.xml', 'xl/_rels/workbook.xml.rels', 'xl/styles.xml', 'xl/sharedStrings.xml'];
+// Without them ExcelJS would wait for them, with every sheet in a temp file.
+const EMPTY_PARTS = {
+  'xl/_rels/workbook.xml.rels': '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"/>',
+  'xl/sharedStrings.xml': '<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"/>',
+};
+
+/**
  * The workbook as exactly the entries its central directory lists, after checking their sizes
  * and CRCs. ExcelJS's streaming reader reads local headers in file order instead, so bytes the
  * directory does not list (an entry placed before the real parts, a second copy of a part)
  * would reach it unchecked: a 51 KB upload inflating a hidden 50 MB sharedStrings.xml. The
- * rebuilt zip reuses each checked entry's compressed bytes, so nothing is deflated again.
+ * rebuilt zip reuses each checked entry's compressed bytes, so nothing is deflated again, and
+ * puts the parts ExcelJS must read before any sheet first (READ_FIRST).
  */
 export function checkedWorkbook(file: Buffer): Buffer {
   let zip: PizZip;
@@ -82,7 +98,9 @@ export function checkedWorkbook(file: Buffer): Buffer {
   }
   assertExpandedSize(zip);
   checkZipIntegrity(zip, MAX_EXPANDED_XLSX_BYTES);
-  return zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' });
+  for (const [name, part] of Object.entries(EMPTY_PARTS)) if (!zip.files[name]) zip.file(name, part);
+  const rest = Object.keys(zip.files).filter((name) => !READ_FIRST.includes(name));
+  return zip.generate({ type: 'nodebuffer', compression: 'DEFLATE', fileOrder: () => [...READ_FIRST, ...rest] });
 }
 
 /**
@@ -101,7 +119,9 @@ async function* xlsxRows(file: Buffer): AsyncGenerator<SourceRow> {
   try {
     for await (const sheet of reader) {
       sheets += 1;
+      let previous = 0;
       for await (const row of sheet) {
+        previous = checkedRowNumber(row.number, previous);
         const values = Array.isArray(row.values) ? row.values.slice(1) : [];
         yield { rowNumber: row.number, cells: values.map((value) => cellValue(value as ExcelJS.CellValue)) };
       }
@@ -112,6 +132,22 @@ async function* xlsxRows(file: Buffer): AsyncGenerator<SourceRow> {
     throw new BulkInputError('spreadsheet_invalid', 'The .xlsx file could not be read; save it again from your spreadsheet program as Excel Workbook (.xlsx)');
   }
   if (sheets === 0) throw new BulkInputError('spreadsheet_invalid', 'The workbook has no sheet');
+}
+
+/**
+ * A row's number as the file states it (its `r`), which becomes the document's row_number and
+ * its file's name in the ZIP: a whole number, past the previous row's, within the grid.
+ */
+function checkedRowNumber(rowNumber: number, previous: number): number {
+  const resave = 'save the file again from your spreadsheet program as Excel Workbook (.xlsx)';
+  if (!Number.isInteger(rowNumber)) {
+    throw new BulkInputError('spreadsheet_invalid', `${previous ? `The row after row ${previous}` : 'The first row'} has no row number; ${resave}`);
+  }
+  if (rowNumber <= previous)
+    throw new BulkInputError('spreadsheet_invalid', `Row ${rowNumber} comes after row ${previous}: the rows are out of order or repeated; ${resave}`);
+  if (rowNumber > MAX_SHEET_ROW)
+    throw new BulkInputError('spreadsheet_invalid', `Row ${rowNumber} is past row ${MAX_SHEET_ROW}, the last row a spreadsheet has; ${resave}`);
+  return rowNumber;
 }
 
 function* csvRows(file: Buffer): Generator<SourceRow> {

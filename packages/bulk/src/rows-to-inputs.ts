@@ -1,6 +1,7 @@
 import { unstorableJson } from '@docgen/contracts';
 import { correctedName, type TemplateVariable } from '@docgen/templating';
 import { BulkInputError } from './bulk-input-error';
+import { MAX_BULK_INPUT_BYTES } from './limits';
 import type { Sheet } from './read-spreadsheet';
 
 export interface RowInput {
@@ -12,11 +13,13 @@ export interface RowInput {
  * Matches the header to the template's tokens (corrected like template tokens: "client
  * name" is client_name) and turns each row into an input_json. A list token's cell holds
  * a JSON array, an object token's a JSON object; a cell that is not valid JSON is passed on as text, so the row fails with
- * the message a single document would get.
+ * the message a single document would get. A row's input may be as large as a document's
+ * (`maxRowBytes`, the JSON body limit), the rows' together MAX_BULK_INPUT_BYTES.
  */
-export function rowsToInputs(sheet: Sheet, variables: TemplateVariable[]): RowInput[] {
+export function rowsToInputs(sheet: Sheet, variables: TemplateVariable[], maxRowBytes: number): RowInput[] {
   const names = checkHeader(sheet.header, variables);
   const types = new Map(variables.map((v) => [v.name, v.type]));
+  let totalBytes = 0;
   return sheet.rows.map(({ rowNumber, cells }) => {
     const input: Record<string, unknown> = {};
     names.forEach((name, column) => {
@@ -26,6 +29,21 @@ export function rowsToInputs(sheet: Sheet, variables: TemplateVariable[]): RowIn
     });
     const unstorable = unstorableJson(input);
     if (unstorable) throw new BulkInputError('spreadsheet_invalid', `Row ${rowNumber}, column "${unstorable.path[0]}" ${unstorable.message} and upload again`);
+    // After the depth check, which keeps JSON.stringify within the stack.
+    const bytes = Buffer.byteLength(JSON.stringify(input));
+    if (bytes > maxRowBytes) {
+      throw new BulkInputError(
+        'body_too_large',
+        `Row ${rowNumber} holds ${size(bytes)} of input (as JSON); a document's input may be at most ${size(maxRowBytes)}: shorten its cells and upload again`,
+      );
+    }
+    totalBytes += bytes;
+    if (totalBytes > MAX_BULK_INPUT_BYTES) {
+      throw new BulkInputError(
+        'body_too_large',
+        `The rows up to row ${rowNumber} hold more than ${size(MAX_BULK_INPUT_BYTES)} of input (as JSON), the most one bulk job may hold; split the spreadsheet into smaller files and upload them again`,
+      );
+    }
     return { rowNumber, input };
   });
 }
@@ -68,4 +86,10 @@ function parseJson(cell: string): unknown {
   } catch {
     return cell;
   }
+}
+
+function size(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${Number((bytes / 1024 / 1024).toFixed(1))} MiB`;
+  if (bytes >= 1024) return `${Number((bytes / 1024).toFixed(1))} KiB`;
+  return `${bytes} bytes`;
 }

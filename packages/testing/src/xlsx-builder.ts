@@ -1,13 +1,37 @@
 import PizZip from 'pizzip';
 
-/** The smallest workbook ExcelJS reads: one sheet of inline strings, row 1 first. */
-export function buildXlsx(rows: string[][]): Buffer {
+export interface XlsxOptions {
+  /** Each row's `r` as the file states it (null: no `r`); by default 1, 2, 3, … */
+  rowNumbers?: (number | null)[];
+  /** Text in xl/sharedStrings.xml, each distinct text once, after the sheet (as Excel writes it); else inline. */
+  sharedStrings?: boolean;
+}
+
+const escapeXml = (value: string) => value.replaceAll('&', '&amp;').replaceAll('<', '&lt;');
+
+/** The smallest workbook ExcelJS reads: one sheet, row 1 first; inline strings unless `sharedStrings`. */
+export function buildXlsx(rows: string[][], { rowNumbers = rows.map((_, index) => index + 1), sharedStrings = false }: XlsxOptions = {}): Buffer {
   const zip = new PizZip();
-  const cell = (value: string, column: number, row: number) =>
-    `<c r="${String.fromCharCode(65 + column)}${row}" t="inlineStr"><is><t>${value.replaceAll('&', '&amp;').replaceAll('<', '&lt;')}</t></is></c>`;
+  const strings = new Map<string, number>();
+  const cell = (value: string, column: number, row: number) => {
+    const ref = `${String.fromCharCode(65 + column)}${row}`;
+    if (!sharedStrings) return `<c r="${ref}" t="inlineStr"><is><t>${escapeXml(value)}</t></is></c>`;
+    if (!strings.has(value)) strings.set(value, strings.size);
+    return `<c r="${ref}" t="s"><v>${strings.get(value)}</v></c>`;
+  };
+  const row = (cells: string[], index: number) => {
+    const number = rowNumbers[index];
+    return `<row${number === null ? '' : ` r="${number}"`}>${cells.map((v, c) => cell(v, c, number ?? index + 1)).join('')}</row>`;
+  };
+  const sharedStringsType = sharedStrings
+    ? '<Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/>'
+    : '';
+  const sharedStringsRelationship = sharedStrings
+    ? '<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings" Target="sharedStrings.xml"/>'
+    : '';
   zip.file(
     '[Content_Types].xml',
-    '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/></Types>',
+    `<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/xl/workbook.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml"/><Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>${sharedStringsType}</Types>`,
   );
   zip.file(
     '_rels/.rels',
@@ -19,12 +43,18 @@ export function buildXlsx(rows: string[][]): Buffer {
   );
   zip.file(
     'xl/_rels/workbook.xml.rels',
-    '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/></Relationships>',
+    `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/>${sharedStringsRelationship}</Relationships>`,
   );
   zip.file(
     'xl/worksheets/sheet1.xml',
-    `<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>${rows.map((cells, r) => `<row r="${r + 1}">${cells.map((v, c) => cell(v, c, r + 1)).join('')}</row>`).join('')}</sheetData></worksheet>`,
+    `<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>${rows.map(row).join('')}</sheetData></worksheet>`,
   );
+  if (sharedStrings) {
+    zip.file(
+      'xl/sharedStrings.xml',
+      `<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" uniqueCount="${strings.size}">${[...strings.keys()].map((text) => `<si><t>${escapeXml(text)}</t></si>`).join('')}</sst>`,
+    );
+  }
   return zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' });
 }
 

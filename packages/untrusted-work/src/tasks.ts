@@ -15,7 +15,7 @@ import {
 export type Task =
   | { kind: 'prepare-template'; docx: Buffer; limits: PackageLimits }
   | { kind: 'prepare-html-template'; html: Buffer }
-  | { kind: 'read-bulk-rows'; file: Buffer; format: SpreadsheetFormat; maxRows: number; variables: TemplateVariable[] }
+  | { kind: 'read-bulk-rows'; file: Buffer; format: SpreadsheetFormat; maxRows: number; maxRowBytes: number; variables: TemplateVariable[] }
   | { kind: 'read-pkcs12'; file: Buffer; password: string };
 
 /** An opened PKCS#12 as it crosses back: PEM text (an X509Certificate does not survive structured cloning). */
@@ -45,7 +45,7 @@ export async function runTask(task: Task): Promise<TaskResult> {
       return { ok: true, value: { privateKeyPem, certificatePems } };
     }
     const sheet = await readSpreadsheet(asBuffer(task.file), task.format, task.maxRows, (header) => checkHeader(header, task.variables));
-    return { ok: true, value: rowsToInputs(sheet, task.variables) };
+    return { ok: true, value: rowsToInputs(sheet, task.variables, task.maxRowBytes) };
   } catch (error) {
     if (error instanceof TemplateError) return { ok: false, refusal: { error: 'template', kind: error.kind, message: error.message, issues: error.issues } };
     if (error instanceof BulkInputError) return { ok: false, refusal: { error: 'bulk-input', code: error.code, message: error.message } };

@@ -35,10 +35,19 @@ describe('UntrustedWork', () => {
 
   it('reads spreadsheet rows in a thread, refusing a bad header as a BulkInputError', async () => {
     const variables = [{ name: 'name', type: 'text' as const, required: true }];
-    expect(await work.readBulkRows('org-a', Buffer.from('name\nAda\n'), 'csv', 10, variables)).toEqual([{ rowNumber: 2, input: { name: 'Ada' } }]);
-    const error = await refusal(work.readBulkRows('org-a', Buffer.from('nom\nAda\n'), 'csv', 10, variables));
+    expect(await work.readBulkRows('org-a', Buffer.from('name\nAda\n'), 'csv', { maxRows: 10, maxRowBytes: 1024 }, variables)).toEqual([
+      { rowNumber: 2, input: { name: 'Ada' } },
+    ]);
+    const error = await refusal(work.readBulkRows('org-a', Buffer.from('nom\nAda\n'), 'csv', { maxRows: 10, maxRowBytes: 1024 }, variables));
     expect(error).toBeInstanceOf(BulkInputError);
     expect(error).toMatchObject({ code: 'spreadsheet_invalid', message: 'Unknown column "nom"; the template\'s tokens are name' });
+    const tooLarge = await refusal(
+      work.readBulkRows('org-a', Buffer.from(`name\nAda\n${'x'.repeat(2_000)}\n`), 'csv', { maxRows: 10, maxRowBytes: 1024 }, variables),
+    );
+    expect(tooLarge).toMatchObject({
+      code: 'body_too_large',
+      message: expect.stringMatching(/^Row 3 holds 2 KiB of input \(as JSON\); a document's input may be at most 1 KiB/),
+    });
   });
 
   it('stops a check at its time bound (its thread is ended) and keeps serving the next one', async () => {
@@ -63,6 +72,11 @@ describe('UntrustedWork', () => {
       expect(opened.certificate.subject).toContain('CN=ACME Contracts GmbH');
       expect(opened.privateKeyPem).toMatch(/^-----BEGIN PRIVATE KEY-----/);
       expect(await refusal(work.readPkcs12('org-a', issued.p12, 'guessed'))).toMatchObject({ problem: 'wrong_password' });
+      // The key is tried in the thread too: its size first (a 16384-bit one), then one test signature (a made-up one).
+      const huge = ca.issue({ keyBits: 16384, madeUpKey: true });
+      expect(await refusal(work.readPkcs12('org-a', huge.p12, huge.password))).toMatchObject({ problem: 'unsupported_key' });
+      const madeUp = ca.issue({ madeUpKey: true });
+      expect(await refusal(work.readPkcs12('org-a', madeUp.p12, madeUp.password))).toMatchObject({ problem: 'broken_key' });
 
       // On the event loop this would block the gateway for hours (node-forge derives in JavaScript).
       const hurried = new UntrustedWork({ threads: 1, memoryMb: 512, timeoutMs: 2_000 });

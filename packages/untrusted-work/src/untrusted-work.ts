@@ -98,9 +98,18 @@ export class UntrustedWork {
     return { ...prepared, file: Buffer.from(prepared.file) };
   }
 
-  /** The spreadsheet's rows as document inputs, checked against the template's variables, or a BulkInputError. */
-  async readBulkRows(organizationId: string, file: Buffer, format: SpreadsheetFormat, maxRows: number, variables: TemplateVariable[]): Promise<RowInput[]> {
-    return (await this.run(organizationId, { kind: 'read-bulk-rows', file, format, maxRows, variables }, (what) =>
+  /**
+   * The spreadsheet's rows as document inputs, checked against the template's variables, or a BulkInputError.
+   * `maxRowBytes`: a row's input_json at most, as JSON (a single document's body limit).
+   */
+  async readBulkRows(
+    organizationId: string,
+    file: Buffer,
+    format: SpreadsheetFormat,
+    limits: { maxRows: number; maxRowBytes: number },
+    variables: TemplateVariable[],
+  ): Promise<RowInput[]> {
+    return (await this.run(organizationId, { kind: 'read-bulk-rows', file, format, ...limits, variables }, (what) =>
       what === 'time'
         ? new BulkInputError(
             'spreadsheet_invalid',

@@ -13,6 +13,8 @@ export interface CreateBulkJobDeps {
   db: Database;
   renderQueue: Queue<RenderJob>;
   maxRows: number;
+  /** MAX_JSON_BODY_BYTES: a row's input may be as large as a single document's. */
+  maxInputBytes: number;
   maxActivePerOrg: number;
   untrusted: UntrustedWork;
   /** This replica's counts of documents in progress: a bulk job's rows make its organisation's count stale. */
@@ -51,7 +53,13 @@ export async function createBulkJob(deps: CreateBulkJobDeps, caller: Caller, req
   const fileNameIssue = request.fileName === undefined ? undefined : fileNameProblem(request.fileName, namingTokens(variables));
   if (fileNameIssue) throw new HttpError('validation_failed', `file_name ${fileNameIssue}`, { errors: [{ path: 'file_name', message: fileNameIssue }] });
   // In a worker thread, stopped at its memory and time bounds (@docgen/untrusted-work).
-  const rows = await deps.untrusted.readBulkRows(caller.organization.id, request.file, request.format, deps.maxRows, variables);
+  const rows = await deps.untrusted.readBulkRows(
+    caller.organization.id,
+    request.file,
+    request.format,
+    { maxRows: deps.maxRows, maxRowBytes: deps.maxInputBytes },
+    variables,
+  );
   const bulkJob = await createBulkJobRows(deps, {
     organizationId: caller.organization.id,
     template,

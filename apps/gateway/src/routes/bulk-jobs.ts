@@ -23,6 +23,7 @@ export interface BulkJobRouteDeps {
   renderQueue: Queue<RenderJob>;
   maxUploadBytes: number;
   maxRows: number;
+  maxInputBytes: number;
   maxActivePerOrg: number;
   untrusted: UntrustedWork;
   activeCounts?: ActiveDocumentCounts;

@@ -1,4 +1,5 @@
-import { createBulkAssemblyQueue, createRedisConnection } from '@docgen/queue';
+import { UnrecoverableError, Worker } from 'bullmq';
+import { BULK_ASSEMBLY_QUEUE, bullPrefix, createBulkAssemblyQueue, createRedisConnection } from '@docgen/queue';
 import { createTestDatabase, rowsRead, seedOrganization, uniqueId, type TestDatabase } from '@docgen/testing';
 import { FINISHED_BULK_JOBS, sweepFinishedBulkJobs } from './bulk-assembly-jobs';
 
@@ -45,5 +46,47 @@ describe('the finished-bulk-job sweep', () => {
     expect(await queue.getJob(halfway.id)).toBeUndefined();
 
     expect(await rowsRead(database.db, FINISHED_BULK_JOBS, [10])).toBeLessThan(100);
+  });
+
+  it('queues the assembly again when the job of the same id failed or completed without finishing the bulk job', async () => {
+    const { organizationId } = await seedOrganization(database.db);
+    const template = await database.db.template.create({
+      data: { organizationId, name: 't', format: 'docx', fileKey: `templates/${organizationId}-2.docx`, fileSize: 1, variables: [] },
+    });
+    const due = () =>
+      database.db.bulkJob.create({
+        data: {
+          organizationId,
+          templateId: template.id,
+          outputFormat: 'pdf',
+          status: 'running',
+          totalRows: 1,
+          succeeded: 1,
+          updatedAt: new Date(Date.now() - 60_000),
+        },
+      });
+    await queue.drain(); // the first case's waiting job
+    const failed = await due();
+    const completed = await due();
+    // Assembly jobs that ended, kept by BullMQ under the bulk jobs' ids: one failed by BullMQ
+    // (as after its worker died twice), one that found its rows not all done yet.
+    const worker = new Worker(BULK_ASSEMBLY_QUEUE, null, { connection: redis, prefix: bullPrefix(prefix) });
+    try {
+      for (const bulk of [failed, completed]) {
+        await queue.add('assemble', { bulkJobId: bulk.id }, { jobId: bulk.id });
+        const job = (await worker.getNextJob('token', { block: false }))!;
+        expect(job.id).toBe(bulk.id);
+        if (bulk === failed) await job.moveToFailed(new UnrecoverableError('job stalled more than allowable limit'), 'token');
+        else await job.moveToCompleted('not finished', 'token', false);
+      }
+    } finally {
+      await worker.close();
+    }
+    expect(await (await queue.getJob(failed.id))!.getState()).toBe('failed');
+    expect(await (await queue.getJob(completed.id))!.getState()).toBe('completed');
+
+    await sweepFinishedBulkJobs({ db: database.db, queue }, 10_000);
+    expect(await (await queue.getJob(failed.id))!.getState()).toBe('waiting');
+    expect(await (await queue.getJob(completed.id))!.getState()).toBe('waiting');
   });
 });

@@ -20,10 +20,17 @@ export const FINISHED_BULK_JOBS = {
 
 /**
  * The finished-bulk-job sweep: bulk jobs whose last row finished but whose assembly was
- * never queued (the worker died between the commit and the enqueue, or Redis was away)
- * get it queued. `settledMs` leaves the fast path its time first.
+ * never queued (the worker died between the commit and the enqueue, or Redis was away), or
+ * ended without finishing the bulk job, get it queued. `settledMs` leaves the fast path its time first.
  */
 export async function sweepFinishedBulkJobs(deps: { db: Database; queue: Queue<BulkAssemblyJob> }, settledMs: number): Promise<void> {
   const due = await deps.db.sql.query<{ id: string }>(FINISHED_BULK_JOBS, [settledMs / 1000]);
-  for (const { id } of due) await queueAssembly(deps.queue, id);
+  for (const { id } of due) {
+    // BullMQ ignores an add under a job id it still holds, and keeps a finished assembly job (a
+    // failed one 7 days): one that ended without finishing its bulk job goes first.
+    const previous = await deps.queue.getJob(id);
+    const state = await previous?.getState();
+    if (state === 'failed' || state === 'completed') await previous!.remove().catch(() => undefined); // or another sweep did
+    await queueAssembly(deps.queue, id);
+  }
 }
