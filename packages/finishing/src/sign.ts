@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { PDFArray, PDFDict, PDFHexString, PDFInvalidObject, PDFName, PDFNumber, PDFString, type PDFDocument } from '@cantoo/pdf-lib';
-import { SUBFILTER_ETSI_CADES_DETACHED } from '@signpdf/utils';
 import { PadesSigner, type SigningKey } from './cms';
 import { FinishingInputError } from './options';
 
@@ -29,7 +28,7 @@ export interface SignaturePlaceholder {
 /**
  * Adds an invisible signature field whose value is a signature dictionary with room for the
  * CMS (`/Contents`, zeros) and a `/ByteRange` to fill in, on the first page. Done with the
- * pdf-lib we already use (@signpdf/placeholder-pdf-lib needs the unmaintained `pdf-lib`
+ * pdf-lib we already use (@signpdf/placeholder-pdf-lib would need the unmaintained `pdf-lib`
  * 1.17 and checks objects with `instanceof` against it). The dictionary is written as raw
  * bytes so it never lands in a compressed object stream, where it could not be found.
  */
@@ -44,7 +43,7 @@ export function addSignaturePlaceholder(doc: PDFDocument, signature: PdfSignatur
   const signatureDict = context.obj({
     Type: 'Sig',
     Filter: 'Adobe.PPKLite',
-    SubFilter: SUBFILTER_ETSI_CADES_DETACHED,
+    SubFilter: 'ETSI.CAdES.detached',
     ByteRange: byteRange,
     Contents: PDFHexString.of('0'.repeat(signer.length * 2)),
     M: PDFString.fromDate(signature.signingTime ?? new Date()),
