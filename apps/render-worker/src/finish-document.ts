@@ -4,7 +4,7 @@ import { REDACTED, type PdfOptions } from '@docgen/contracts';
 import { FinishingInputError, finishPdf, type FinishingOptions } from '@docgen/finishing';
 import { deleteRenderSecrets, readRenderSecrets, type RenderSecrets } from '@docgen/queue';
 import { AccessError, type SigningMaterial } from '@docgen/access';
-import { SecretEnvelopeError, SUPPORTED_SIGNING_KEYS, unsupportedSigningKey } from '@docgen/security';
+import { checkedSigningKey, Pkcs12Error, SecretEnvelopeError } from '@docgen/security';
 
 /** Where the worker finds a document's passwords (deleted once its render is over). */
 export interface RenderSecretsStore {
@@ -99,15 +99,19 @@ async function signature(doc: FinishedDocument, asked: { reason?: string; locati
       `The PDF could not be signed: the signing certificate expired on ${material.certificate.notAfter.toISOString()}; upload a current one ${AGAIN}`,
     );
   }
-  // Stored before uploads were checked for it: signing with a huge key would hold this thread for seconds to minutes.
-  const unsupported = unsupportedSigningKey(createPrivateKey(material.privateKeyPem));
-  if (unsupported) {
+  // Checked and rebuilt here too, for keys stored before uploads were: a huge key, or a huge
+  // private exponent behind wrong CRT numbers, would hold this thread for seconds to minutes.
+  let privateKeyPem: string;
+  try {
+    privateKeyPem = checkedSigningKey(createPrivateKey(material.privateKeyPem)).export({ type: 'pkcs8', format: 'pem' }).toString();
+  } catch (error) {
+    if (!(error instanceof Pkcs12Error)) throw error;
     throw new FinishingInputError(
-      `The PDF could not be signed: the signing certificate's key is ${unsupported}, and only ${SUPPORTED_SIGNING_KEYS} are supported; upload a certificate with such a key ${AGAIN}`,
+      `The PDF could not be signed: the signing certificate's key cannot be used (${error.message}); upload another certificate ${AGAIN}`,
     );
   }
   return {
-    key: { privateKeyPem: material.privateKeyPem, certificatePems: material.certificatePems },
+    key: { privateKeyPem, certificatePems: material.certificatePems },
     name: material.commonName,
     reason: asked.reason,
     location: asked.location,

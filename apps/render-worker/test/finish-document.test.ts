@@ -73,7 +73,7 @@ describe('finishDocumentPdf', () => {
       [
         "the certificate, stored before uploads were checked for it, has a key too large to sign with on the worker's thread",
         () => Promise.resolve(material(new Date(Date.now() + 86_400_000), { keyBits: 16384, madeUpKey: true })),
-        "The PDF could not be signed: the signing certificate's key is a 16384-bit RSA key with public exponent 65537, and only RSA keys of 2048 to 8192 bits with public exponent 65537 are supported; upload a certificate with such a key and request the document again",
+        "The PDF could not be signed: the signing certificate's key cannot be used (The private key is a 16384-bit RSA key with public exponent 65537; only RSA keys of 2048 to 8192 bits with public exponent 65537 are supported); upload another certificate and request the document again",
       ],
     ])('fails the document with what to do when %s', async (_case, signingMaterial, message) => {
       const finishing = finishDocumentPdf(await onePagePdf(), doc, { signingMaterial });

@@ -18,4 +18,4 @@ export {
   type SecretsKeyring,
   type SecretEnvelope,
 } from './secrets-envelope';
-export { readPkcs12, Pkcs12Error, SUPPORTED_SIGNING_KEYS, unsupportedSigningKey, type Pkcs12Contents, type Pkcs12Problem } from './pkcs12';
+export { readPkcs12, checkedSigningKey, Pkcs12Error, type Pkcs12Contents, type Pkcs12Problem } from './pkcs12';

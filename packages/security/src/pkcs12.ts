@@ -35,6 +35,51 @@ export function unsupportedSigningKey(key: KeyObject): string | undefined {
 }
 
 /**
+ * The key to sign with, checked and rebuilt: one of SUPPORTED_SIGNING_KEYS, its private
+ * exponent and CRT numbers computed again from the modulus, the public exponent and the two
+ * primes, never taken from the file. A file may carry a valid but huge private exponent with
+ * wrong CRT numbers: OpenSSL then falls back to exponentiating with it (seconds a signature
+ * on the render worker's thread) and the signature still verifies. Throws Pkcs12Error.
+ */
+export function checkedSigningKey(key: KeyObject): KeyObject {
+  const unsupported = unsupportedSigningKey(key);
+  if (unsupported) throw new Pkcs12Error('unsupported_key', `The private key is ${unsupported}; only ${SUPPORTED_SIGNING_KEYS} are supported`);
+  const jwk = key.export({ format: 'jwk' });
+  const [n, e, p, q] = [jwk.n, jwk.e, jwk.p, jwk.q].map((part) => (part ? BigInt(`0x${Buffer.from(part, 'base64url').toString('hex') || '0'}`) : 0n)) as [
+    bigint,
+    bigint,
+    bigint,
+    bigint,
+  ];
+  if (p <= 1n || q <= 1n || p * q !== n) {
+    throw new Pkcs12Error('broken_key', 'The private key is not a consistent RSA key (its primes do not make its modulus); export it again');
+  }
+  const d = inverse(e, (p - 1n) * (q - 1n));
+  if (d === undefined) throw new Pkcs12Error('broken_key', 'The private key is not a consistent RSA key (no private exponent fits it); export it again');
+  const part = (value: bigint) => {
+    const hex = value.toString(16);
+    return Buffer.from(hex.length % 2 ? `0${hex}` : hex, 'hex').toString('base64url');
+  };
+  return createPrivateKey({
+    format: 'jwk',
+    key: { kty: 'RSA', n: jwk.n, e: jwk.e, d: part(d), p: jwk.p, q: jwk.q, dp: part(d % (p - 1n)), dq: part(d % (q - 1n)), qi: part(inverse(q, p) ?? 0n) },
+  });
+}
+
+/** `value`'s inverse modulo `modulus` (extended Euclid), or undefined when they share a factor. */
+function inverse(value: bigint, modulus: bigint): bigint | undefined {
+  let [oldR, r] = [value % modulus, modulus];
+  let [oldS, s] = [1n, 0n];
+  while (r !== 0n) {
+    const quotient = oldR / r;
+    [oldR, r] = [r, oldR - quotient * r];
+    [oldS, s] = [s, oldS - quotient * s];
+  }
+  if (oldR !== 1n) return undefined;
+  return ((oldS % modulus) + modulus) % modulus;
+}
+
+/**
  * Opens a .p12/.pfx with its password (node-forge: the MAC and the encrypted bags, including
  * OpenSSL 3's default AES-256/PBKDF2). Only SUPPORTED_SIGNING_KEYS: node-forge reads no other
  * type, and the CMS signer signs with RSA. The key must make one test signature its
@@ -59,9 +104,7 @@ export function readPkcs12(file: Buffer, password: string): Pkcs12Contents {
   if (bags.length === 0) throw new Pkcs12Error('no_private_key', 'The PKCS#12 file holds no private key; export it with its key');
   const key = bags[0]!.key;
   if (!key) throw new Pkcs12Error('unsupported_key', `The private key is not an RSA key; only ${SUPPORTED_SIGNING_KEYS} are supported`);
-  const privateKey = createPrivateKey(forge.pki.privateKeyToPem(key as forge.pki.rsa.PrivateKey));
-  const unsupported = unsupportedSigningKey(privateKey);
-  if (unsupported) throw new Pkcs12Error('unsupported_key', `The private key is ${unsupported}; only ${SUPPORTED_SIGNING_KEYS} are supported`);
+  const privateKey = checkedSigningKey(createPrivateKey(forge.pki.privateKeyToPem(key as forge.pki.rsa.PrivateKey)));
   const certificates = (p12.getBags({ bagType: forge.pki.oids.certBag })[forge.pki.oids.certBag!] ?? [])
     .filter((bag) => bag.cert)
     .map((bag) => new X509Certificate(forge.pki.certificateToPem(bag.cert!)));

@@ -23,6 +23,12 @@ export interface SigningCertificateOptions {
    * private numbers, made in no time whatever its size; it signs nothing its certificate verifies.
    */
   madeUpKey?: boolean;
+  /**
+   * A real key whose private exponent is padded with a multiple of φ(n) to about this many
+   * bits (still correct), beside wrong CRT numbers: OpenSSL falls back to exponentiating
+   * with the padded exponent, so a signature costs seconds and still verifies.
+   */
+  paddedPrivateExponentBits?: number;
 }
 
 export interface TestSigningCertificate {
@@ -105,7 +111,14 @@ function signerKeys(options: SigningCertificateOptions): forge.pki.rsa.KeyPair {
   }
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: bits, publicExponent: exponent });
   const key = forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs1', format: 'pem' }).toString()) as forge.pki.rsa.PrivateKey;
-  return { privateKey: key, publicKey: forge.pki.setRsaPublicKey(key.n, key.e) };
+  const publicKey = forge.pki.setRsaPublicKey(key.n, key.e);
+  if (options.paddedPrivateExponentBits) {
+    const one = forge.jsbn.BigInteger.ONE;
+    const phi = key.p.subtract(one).multiply(key.q.subtract(one));
+    const padded = key.d.add(phi.multiply(randomNumber(options.paddedPrivateExponentBits - bits)));
+    return { publicKey, privateKey: forge.pki.setRsaPrivateKey(key.n, key.e, padded, key.p, key.q, one, one, one) };
+  }
+  return { privateKey: key, publicKey };
 }
 
 /**

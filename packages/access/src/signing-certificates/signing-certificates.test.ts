@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, randomBytes } from 'node:crypto';
 import { secretsKeyring } from '@docgen/security';
 import { createTestDatabase, makeSigningCa, seedOrganization, type SeededOrganization, type TestDatabase, type TestSigningCa } from '@docgen/testing';
 import { AccessError } from '../errors';
@@ -116,7 +116,7 @@ describe('signing certificates', () => {
     expect(await hasSigningCertificate(database.db, b.organizationId, true)).toBe(false);
   });
 
-  it('refuses a made-up key whose public numbers match its certificate: its test signature does not verify', async () => {
+  it('refuses a made-up key whose public numbers match its certificate: its primes do not make its modulus', async () => {
     const issued = ca.issue({ madeUpKey: true });
     const refused = await problem(
       uploadSigningCertificate(database.db, keyring, { organizationId: b.organizationId, isUat: true, file: issued.p12, password: issued.password }),
@@ -124,8 +124,19 @@ describe('signing certificates', () => {
     expect([refused.code, refused.problems[0]?.path, refused.message]).toEqual([
       'signing_certificate_invalid',
       'file',
-      "The private key does not make signatures its certificate's public key verifies; export the key and its certificate again",
+      'The private key is not a consistent RSA key (its primes do not make its modulus); export it again',
     ]);
+  });
+
+  it('stores a key rebuilt from its primes, not the private exponent and CRT numbers its file carries (a padded exponent costs seconds a signature)', async () => {
+    const issued = ca.issue({ paddedPrivateExponentBits: 100_000 });
+    await uploadSigningCertificate(database.db, keyring, { organizationId: b.organizationId, isUat: true, file: issued.p12, password: issued.password });
+    const material = await loadSigningMaterial(database.db, keyring, { organizationId: b.organizationId, isUat: true });
+    const stored = createPrivateKey(material!.privateKeyPem).export({ format: 'jwk' });
+    const bytes = (part: string | undefined) => Buffer.from(part ?? '', 'base64url').length;
+    expect(bytes(stored.d)).toBeLessThanOrEqual(bytes(stored.n));
+    expect(createPrivateKey(issued.privateKeyPem).export({ format: 'jwk' }).n).toBe(stored.n);
+    await deleteSigningCertificate(database.db, { organizationId: b.organizationId, isUat: true, id: material!.certificate.id });
   });
 
   it('needs SECRETS_KEY to store or use a key', async () => {
