@@ -119,6 +119,15 @@ describe('failed API-key authentications are throttled per address', () => {
     expect((await signIn(gateways[1]!.url, person.email, person.password, '127.0.0.10')).status).toBe(200);
   });
 
+  it('lets one address run at most 4 password checks at once, so it cannot take the whole replica', async () => {
+    const burst = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => signIn(gateways[1]!.url, `one-source-${i}@example.test`, 'guess-guess-guess', '127.0.2.1')),
+    );
+    const atOnce = burst.filter((reply) => (reply.body as { detail?: string }).detail === 'Too many sign-ins at once. Please try again in a moment.');
+    expect(atOnce.length).toBeGreaterThan(0);
+    expect(burst.every((reply) => reply.status === 401 || reply.status === 429)).toBe(true);
+  });
+
   it('counts failures per address and credential kind: failed sign-ins behind one NAT address never lock out its valid API keys, nor the reverse', async () => {
     const org = await seedOrganization(harness.database.db);
     const person = await seedPerson(harness.database.db, org.organizationId, 'member');

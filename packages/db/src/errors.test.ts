@@ -9,6 +9,27 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable(error)).toBe(true);
   });
 
+  it('counts an interactive transaction that gets no connection in its time as the database being unavailable', async () => {
+    const db = createPrismaClient(
+      process.env.TEST_POSTGRES_URL ? `${process.env.TEST_POSTGRES_URL}/postgres` : 'postgresql://postgres@127.0.0.1:5432/postgres',
+      { poolSize: 1 },
+    );
+    let release!: () => void;
+    let holding!: () => void;
+    const held = new Promise<void>((resolve) => (holding = resolve));
+    const holder = db.$transaction(async () => {
+      holding();
+      await new Promise<void>((resolve) => (release = resolve));
+    });
+    await held;
+    const error = await db.$transaction(async (tx) => tx.$queryRaw`SELECT 1`, { maxWait: 100 }).catch((e: unknown) => e);
+    release();
+    await holder;
+    await db.$disconnect();
+    expect(error).toMatchObject({ code: 'P2028' });
+    expect(isDatabaseUnavailable(error)).toBe(true);
+  });
+
   it('does not mistake a bad query for an outage', async () => {
     const db = createPrismaClient(
       process.env.TEST_POSTGRES_URL ? `${process.env.TEST_POSTGRES_URL}/postgres` : 'postgresql://postgres@127.0.0.1:5432/postgres',

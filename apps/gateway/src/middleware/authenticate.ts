@@ -29,7 +29,8 @@ const LAST_USED_GRANULARITY_MS = 60_000;
 async function authenticateSession(db: Database, req: Request, res: Response, publicUrl: string | undefined): Promise<Caller> {
   const token = readSessionCookie(req);
   const dead = () => {
-    if (token !== undefined) clearSessionCookie(res, cameOverHttps(req, publicUrl));
+    // Not when the cookies were two ('' from readSessionCookie): clearing ours would leave the planted one alone.
+    if (token) clearSessionCookie(res, cameOverHttps(req, publicUrl));
     return invalidApiKey();
   };
   if (!token || !looksLikeSessionToken(token)) throw dead();

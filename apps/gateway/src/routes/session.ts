@@ -35,7 +35,7 @@ export function signInHandlers({ db, failures, addressFailures, maxJsonBytes, pu
   const signIn: OperationHandler<'signIn'> = async ({ req, res, body, reply }) => {
     const address = clientAddress(req);
     const email = body.email.trim().toLowerCase();
-    const found = await limitFailures(failures, email, async () => {
+    const found = await limitFailures(failures, email, address, async () => {
       const row = await access.findSignIn(db, email);
       const matches = await verifyPassword(row?.password_hash ?? (await dummyHash), body.password);
       return matches && row?.organization_id ? row : undefined;
@@ -82,7 +82,7 @@ export function sessionHandlers({ db, failures, publicUrl }: SessionRouteDeps): 
     const session = requireCaller(req).session!;
     const user = await db.user.findUniqueOrThrow({ where: { id: session.user.id } });
     // A stolen session guessing the current password meets the same limit as sign-in.
-    const matches = await limitFailures(failures, user.email, async () =>
+    const matches = await limitFailures(failures, user.email, clientAddress(req), async () =>
       (await verifyPassword(user.passwordHash, body.current_password)) ? true : undefined,
     );
     if (!matches) {
