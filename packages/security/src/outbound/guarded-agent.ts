@@ -1,8 +1,8 @@
 import type { LookupAddress } from 'node:dns';
 import { Agent } from 'undici';
 import { blockedAddressReason } from './blocked-address';
-import { processLookupGate, type LookupGate } from './lookup-gate';
 import { OutboundBlockedError } from './outbound-errors';
+import { resolveAnyName, resolvePublicName } from './public-names';
 
 type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
@@ -10,11 +10,12 @@ type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Lo
  * Resolves a host and refuses it if ANY of its addresses is blocked (an attacker's DNS
  * may mix public and private answers), then hands the connection exactly the address it
  * checked: there is no second lookup for a rebinding DNS server to answer differently.
- * Lookups go through the process's LookupGate: a few at once, each within a time limit.
+ * Names are asked of the name servers on the event loop (resolvePublicName), off the
+ * thread pool; with private addresses allowed, of the system's resolver.
  */
-export function guardedLookup(allowPrivate: boolean, gate: LookupGate = processLookupGate) {
+export function guardedLookup(allowPrivate: boolean, resolve = allowPrivate ? resolveAnyName : resolvePublicName) {
   return (hostname: string, options: { all?: boolean }, callback: LookupCallback) => {
-    gate.resolve(hostname, (error, addresses) => {
+    resolve(hostname, (error, addresses) => {
       if (error) return callback(error, []);
       if (!allowPrivate) {
         for (const { address } of addresses) {
