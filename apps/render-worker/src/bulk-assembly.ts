@@ -5,7 +5,7 @@ import type { Database } from '@docgen/db';
 import { finishBulkJob, type OutboxRelay } from '@docgen/documents';
 import type { Logger } from '@docgen/observability';
 import { BULK_ASSEMBLY_QUEUE, BulkAssemblyJob, bullPrefix } from '@docgen/queue';
-import { bulkZipKey, documentFileKey, type FileStorage } from '@docgen/storage';
+import { FileNotFoundError, bulkZipKey, documentFileKey, type FileStorage } from '@docgen/storage';
 
 export interface BulkAssemblyDeps {
   db: Database;
@@ -82,10 +82,18 @@ async function assemble(bulkJobId: string, deps: BulkAssemblyDeps): Promise<stri
       files: true,
       rowNumber: true,
       errorMessage: true,
+      purgedAt: true,
       inputJson: bulk.fileName !== null,
     },
   });
   const nameOf = bulk.fileName ? fileNamer(bulk.fileName) : undefined;
+  const failures = rows.filter((row) => row.status === 'failed').map((row) => ({ row: row.rowNumber!, error: row.errorMessage ?? 'Rendering failed' }));
+  // Retention does not wait for the ZIP (a compliance limit is not extended by a slow job): a
+  // row purged before it is reported rather than dropped, as is a file missing from storage.
+  for (const row of rows) {
+    if (row.status === 'ready' && row.purgedAt) failures.push({ row: row.rowNumber!, error: purgedMessage(row.purgedAt) });
+  }
+  let missing = 0;
   const entries: ZipEntry[] = rows
     .filter((row) => row.status === 'ready')
     .flatMap((row) =>
@@ -93,15 +101,35 @@ async function assemble(bulkJobId: string, deps: BulkAssemblyDeps): Promise<stri
         name: nameOf
           ? nameOf((row.inputJson ?? {}) as Record<string, unknown>, rowFileName(row.rowNumber!, format).replace(/\.[^.]+$/, ''), format)
           : rowFileName(row.rowNumber!, format),
-        open: async () => (await deps.storage.open(documentFileKey(row, format as 'pdf' | 'docx'))).stream,
+        open: async () => {
+          try {
+            return (await deps.storage.open(documentFileKey(row, format as 'pdf' | 'docx'))).stream;
+          } catch (error) {
+            if (!(error instanceof FileNotFoundError)) throw error;
+            missing += 1;
+            failures.push({ row: row.rowNumber!, error: missingMessage(format) });
+            return undefined;
+          }
+        },
       })),
     );
-  const failures = rows.filter((row) => row.status === 'failed').map((row) => ({ row: row.rowNumber!, error: row.errorMessage ?? 'Rendering failed' }));
+  const errorsWorkbook = () => buildErrorsWorkbook(failures.sort((a, b) => a.row - b.row));
   const zipKey = bulkZipKey(bulk.organizationId, bulk.id);
-  const bytes = await deps.storage.putStream(zipKey, streamZip(entries, { name: 'errors.xlsx', data: await buildErrorsWorkbook(failures) }));
+  const bytes = await deps.storage.putStream(zipKey, streamZip(entries, { name: 'errors.xlsx', data: errorsWorkbook }));
 
   const event = await finishBulkJob(deps.db, bulkJobId, { status: 'completed', zipKey });
   await deps.relay.publishSoon(event);
-  deps.logger.info({ bulkJobId, files: entries.length, failed: failures.length, bytes }, 'bulk job completed');
+  if (missing) {
+    deps.logger.warn(
+      { bulkJobId, missing },
+      'bulk job ZIP made without row files missing from storage (its errors.xlsx lists them); unless they were deleted, check the storage settings (STORAGE_DIR a shared volume, the same S3 bucket for every service)',
+    );
+  }
+  deps.logger.info({ bulkJobId, files: entries.length - missing, failed: failures.length, bytes }, 'bulk job completed');
   return 'completed';
 }
+
+const purgedMessage = (purgedAt: Date) =>
+  `Its files were removed by the retention policy on ${purgedAt.toISOString()}, before the ZIP was made; run this row again (in a new bulk job or as one document) to get them`;
+const missingMessage = (format: string) =>
+  `Its ${format.toUpperCase()} file is no longer stored; run this row again (in a new bulk job or as one document) to get it`;

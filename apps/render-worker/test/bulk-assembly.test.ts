@@ -1,8 +1,10 @@
 import { once } from 'node:events';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { inflateRawSync } from 'node:zlib';
 import { Worker } from 'bullmq';
+import { readSpreadsheet } from '@docgen/bulk';
 import type { Database } from '@docgen/db';
 import { OutboxRelay, queueAssembly } from '@docgen/documents';
 import { createLogger } from '@docgen/observability';
@@ -18,6 +20,17 @@ function zipEntryNames(zip: Buffer): string[] {
     names.push(zip.subarray(at + 46, at + 46 + zip.readUInt16LE(at + 28)).toString());
   }
   return names;
+}
+
+/** One entry of a ZIP, found through its central directory. */
+function zipEntry(zip: Buffer, name: string): Buffer {
+  for (let at = zip.indexOf('PK\x01\x02'); at >= 0; at = zip.indexOf('PK\x01\x02', at + 46)) {
+    if (zip.subarray(at + 46, at + 46 + zip.readUInt16LE(at + 28)).toString() !== name) continue;
+    const local = zip.readUInt32LE(at + 42);
+    const start = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
+    return inflateRawSync(zip.subarray(start, start + zip.readUInt32LE(at + 20)));
+  }
+  throw new Error(`no ${name} in the ZIP`);
 }
 
 // Short: a worker's stalled check holds off every other one's for half of it.
@@ -51,20 +64,18 @@ describe('bulk assembly', () => {
     await rm(storageDir, { recursive: true, force: true });
   });
 
-  /** A running bulk job whose two rows are ready, their PDFs stored. */
-  async function finishedBulkJob(fileName: string | null) {
+  /** A running bulk job whose rows (one a name, from row 2) are ready, their PDFs stored. */
+  async function finishedBulkJob(fileName: string | null, names = ['Ada', 'Bob']) {
     const { db } = database;
     const { organizationId } = await seedOrganization(db);
     const template = await db.template.create({
       data: { organizationId, name: 't', format: 'docx', fileKey: `templates/${organizationId}.docx`, fileSize: 1, variables: [] },
     });
     const bulk = await db.bulkJob.create({
-      data: { organizationId, templateId: template.id, outputFormat: 'pdf', status: 'running', totalRows: 2, succeeded: 2, fileName },
+      data: { organizationId, templateId: template.id, outputFormat: 'pdf', status: 'running', totalRows: names.length, succeeded: names.length, fileName },
     });
-    for (const [rowNumber, name] of [
-      [2, 'Ada'],
-      [3, 'Bob'],
-    ] as const) {
+    for (const [index, name] of names.entries()) {
+      const rowNumber = index + 2;
       const doc = await db.document.create({
         data: {
           organizationId,
@@ -120,10 +131,42 @@ describe('bulk assembly', () => {
     }
   });
 
+  it("still delivers the other rows when a row's file is gone from storage or was purged by retention, naming those rows in errors.xlsx", async () => {
+    const bulk = await finishedBulkJob(null, ['Ada', 'Bob', 'Cy']);
+    const [lost, purged] = await database.db.document.findMany({ where: { bulkJobId: bulk.id }, orderBy: { rowNumber: 'asc' } });
+    await deps.storage.delete(documentFileKey(lost!, 'pdf'));
+    // What retention leaves of a row it purged before the ZIP was made.
+    const purgedAt = new Date('2026-03-01T10:00:00.000Z');
+    await deps.storage.delete(documentFileKey(purged!, 'pdf'));
+    await database.db.document.update({ where: { id: purged!.id }, data: { files: [], inputJson: {}, purgedAt } });
+    const worker = startBulkAssemblyWorker(redis, prefix, LOCK_MS, deps);
+    try {
+      const attempt = Promise.race([once(worker, 'completed'), once(worker, 'failed').then(([, error]) => Promise.reject(error as Error))]);
+      await queueAssembly(queue, bulk.id);
+      await attempt;
+    } finally {
+      await worker.close();
+    }
+    const { zipKey, status } = await database.db.bulkJob.findUniqueOrThrow({ where: { id: bulk.id } });
+    expect(status).toBe('completed');
+    const zip = await deps.storage.get(zipKey!);
+    expect(zipEntryNames(zip)).toEqual(['row-0004.pdf', 'errors.xlsx']);
+    expect((await readSpreadsheet(zipEntry(zip, 'errors.xlsx'), 'xlsx', 10)).rows.map((row) => row.cells)).toEqual([
+      [2, 'Its PDF file is no longer stored; run this row again (in a new bulk job or as one document) to get it'],
+      [
+        3,
+        'Its files were removed by the retention policy on 2026-03-01T10:00:00.000Z, before the ZIP was made; run this row again (in a new bulk job or as one document) to get them',
+      ],
+    ]);
+  });
+
   it('fails the bulk job, with its bulk.completed event, when the last attempt to assemble its ZIP fails', async () => {
     const bulk = await finishedBulkJob(null);
-    const [lost] = await database.db.document.findMany({ where: { bulkJobId: bulk.id } });
-    await deps.storage.delete(documentFileKey(lost!, 'pdf'));
+    const [unreadable] = await database.db.document.findMany({ where: { bulkJobId: bulk.id } });
+    // A file storage cannot read (a folder where the PDF should be): the ZIP breaks off.
+    const file = path.join(storageDir, documentFileKey(unreadable!, 'pdf'));
+    await rm(file);
+    await mkdir(file);
     const worker = startBulkAssemblyWorker(redis, prefix, LOCK_MS, deps);
     try {
       const failed = once(worker, 'failed');

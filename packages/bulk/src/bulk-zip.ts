@@ -1,28 +1,44 @@
 import type { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { ZipFile } from 'yazl';
 
 export interface ZipEntry {
   name: string;
-  /** Opened only when the entry is written: 10,000 files never mean 10,000 open files. */
-  open: () => Promise<Readable>;
+  /**
+   * Opened only when the entry is written: 10,000 files never mean 10,000 open files.
+   * Undefined when the file is gone: the entry is left out (its caller reports it).
+   */
+  open: () => Promise<Readable | undefined>;
 }
 
-/** A ZIP written as a stream, one entry after another: memory stays flat whatever the count. */
-export function streamZip(entries: Iterable<ZipEntry>, finalEntry: { name: string; data: Buffer }): Readable {
+/**
+ * A ZIP written as a stream, one entry after another: memory stays flat whatever the count.
+ * Each file is opened before its entry is added (yazl writes an entry's header before asking
+ * for its data, so an entry added lazily could not be left out), the next once it is read.
+ * The final entry is made last, so it can report the files that were gone.
+ */
+export function streamZip(entries: Iterable<ZipEntry>, finalEntry: { name: string; data: () => Promise<Buffer> }): Readable {
   const zip = new ZipFile();
-  for (const entry of entries) {
-    zip.addReadStreamLazy(entry.name, (callback) => {
-      entry.open().then(
-        (stream) => callback(null, stream),
-        (error: Error) => callback(error, undefined as unknown as Readable),
-      );
-    });
-  }
-  zip.addBuffer(finalEntry.data, finalEntry.name);
-  zip.end();
   const output = zip.outputStream as Readable;
-  // yazl reports a file that could not be read on the ZipFile; whoever reads the ZIP must see it.
-  zip.on('error', (error: Error) => output.destroy(error));
+  const fail = (error: Error) => output.destroy(error);
+  zip.on('error', fail);
+  let reading: Readable | undefined;
+  // A reader that gave up (a storage write failed) leaves no file open behind it.
+  output.once('close', () => reading?.destroy());
+  void (async () => {
+    for (const entry of entries) {
+      if (output.destroyed) return;
+      const stream = await entry.open();
+      if (!stream) continue;
+      if (output.destroyed) return void stream.destroy();
+      reading = stream;
+      zip.addReadStream(stream, entry.name);
+      // yazl does not watch a stream it pipes: an error mid-file would otherwise go unheard.
+      await finished(stream);
+    }
+    zip.addBuffer(await finalEntry.data(), finalEntry.name);
+    zip.end();
+  })().catch(fail);
   return output;
 }
 

@@ -22,6 +22,21 @@ describe('bulk ZIP file names from a pattern', () => {
     expect(name({ a: 'x'.repeat(500) }, 'row-0009', 'pdf')).toBe(`${'x'.repeat(100)}.pdf`);
   });
 
+  it('never names a file as a Windows device, and never cuts a character in half', () => {
+    const name = fileNamer('{a}');
+    const names = ['CON', 'con.pdf', 'Nul .txt', 'aux', 'PRN', 'com1', 'LPT9', 'COM¹'].map((a, i) => name({ a }, `row-${i}`, 'pdf'));
+    expect(names).toEqual(['CON_.pdf', 'con_.pdf.pdf', 'Nul_ .txt.pdf', 'aux_.pdf', 'PRN_.pdf', 'com1_.pdf', 'LPT9_.pdf', 'COM¹_.pdf']);
+    // Only whole names: these are ordinary files.
+    expect(['console', 'com10', 'nullable', 'my con'].map((a, i) => name({ a }, `row-${i}`, 'pdf'))).toEqual([
+      'console.pdf',
+      'com10.pdf',
+      'nullable.pdf',
+      'my con.pdf',
+    ]);
+    // The 100th character is an emoji (two UTF-16 units): kept whole, not half a surrogate pair.
+    expect(name({ a: `${'x'.repeat(99)}😀tail` }, 'row-0002', 'pdf')).toBe(`${'x'.repeat(99)}😀.pdf`);
+  });
+
   it('refuses a pattern that names no token, an unknown one, or a stray brace', () => {
     const tokens = ['invoice_number', 'client_name'];
     expect(fileNameProblem('{invoice_number}', tokens)).toBeUndefined();

@@ -24,19 +24,21 @@ export function fileNameProblem(pattern: string, tokens: readonly string[]): str
   return undefined;
 }
 
+// Device names Windows will not open as files, whatever follows them ("con.pdf", "nul .txt" too).
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³])(\s*\.|$)/i;
+
 /** Text safe as a file name everywhere: no path separators, control or reserved characters, no leading dots. */
 function sanitise(text: string): string {
-  return (
-    text
-      .normalize('NFC')
-      // Control characters and what Windows reserves.
-      // eslint-disable-next-line no-control-regex
-      .replace(/[\u0000-\u001f\u007f<>:"/\\|?*]+/g, '_')
-      .replace(/\s+/g, ' ')
-      .replace(/^[\s.]+|[\s.]+$/g, '')
-      .slice(0, MAX_STEM)
-      .trim()
-  );
+  const cleaned = text
+    .normalize('NFC')
+    // Control characters and what Windows reserves.
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f<>:"/\\|?*]+/g, '_')
+    .replace(/\s+/g, ' ')
+    .replace(/^[\s.]+|[\s.]+$/g, '');
+  // By code point, so an emoji is never cut in half.
+  const stem = [...cleaned].slice(0, MAX_STEM).join('').trim();
+  return stem.replace(WINDOWS_DEVICE, '$1_$2');
 }
 
 const valueText = (value: unknown): string => (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '');

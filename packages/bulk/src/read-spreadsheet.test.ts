@@ -35,6 +35,16 @@ describe('readSpreadsheet', () => {
     ]);
   });
 
+  it('refuses a CSV that is not UTF-8 (Excel\'s plain "CSV" is Windows-1252) instead of garbling it', async () => {
+    const cp1252 = Buffer.from([...Buffer.from('client name\nRen'), 0xe9, ...Buffer.from(' M'), 0xfc, ...Buffer.from('ller\n')]);
+    expect(await refusal(readSpreadsheet(cp1252, 'csv', 100))).toEqual({
+      code: 'spreadsheet_invalid',
+      message: 'The .csv file is not UTF-8 text; save it again from your spreadsheet program as "CSV UTF-8 (comma delimited)"',
+    });
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('client name\nRené Müller\n', 'utf16le')]);
+    expect((await readSpreadsheet(utf16, 'csv', 100)).rows).toEqual([{ rowNumber: 2, cells: ['René Müller'] }]);
+  });
+
   it('reads the first sheet of a workbook: formulas as their result, dates as ISO dates', async () => {
     const file = await xlsx([['name', 'due', 'total'], ['Ada', new Date(Date.UTC(2026, 10, 22)), { formula: '1+2', result: 3 }], [], ['Bob', '2026-12-01', 4]]);
     const sheet = await readSpreadsheet(file, 'xlsx', 100);

@@ -150,10 +150,30 @@ function checkedRowNumber(rowNumber: number, previous: number): number {
   return rowNumber;
 }
 
+const UTF16LE_BOM = Buffer.from([0xff, 0xfe]);
+
+/**
+ * The CSV's text: UTF-16 when it starts with its BOM, otherwise UTF-8 (a BOM is dropped).
+ * Bytes that are not UTF-8 are refused rather than read as U+FFFD: Excel's plain "CSV" is
+ * Windows-1252, and its accented letters would otherwise be garbled in every document.
+ */
+function csvText(file: Buffer): string {
+  const utf16 = file.subarray(0, 2).equals(UTF16LE_BOM);
+  try {
+    return new TextDecoder(utf16 ? 'utf-16le' : 'utf-8', { fatal: true }).decode(file);
+  } catch {
+    throw new BulkInputError(
+      'spreadsheet_invalid',
+      `The .csv file is not ${utf16 ? 'valid UTF-16' : 'UTF-8'} text; save it again from your spreadsheet program as "CSV UTF-8 (comma delimited)"`,
+    );
+  }
+}
+
 function* csvRows(file: Buffer): Generator<SourceRow> {
+  const text = csvText(file);
   let table: string[][];
   try {
-    table = parse(file, { bom: true, relax_column_count: true, skip_empty_lines: false }) as string[][];
+    table = parse(text, { relax_column_count: true, skip_empty_lines: false }) as string[][];
   } catch (error) {
     throw new BulkInputError('spreadsheet_invalid', `The .csv file could not be read: ${(error as Error).message}`);
   }

@@ -1,11 +1,8 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import type { PdfEncryption } from './options';
-
-const run = promisify(execFile);
+import { QPDF_LENIENT, runQpdf } from './qpdf';
 
 /**
  * AES-256 encryption (R6) with qpdf. The passwords go to qpdf in a job file inside a
@@ -30,7 +27,13 @@ export async function encryptPdf(pdf: Uint8Array, encryption: PdfEncryption, tim
       },
     };
     await writeFile(job, JSON.stringify(jobJson), { mode: 0o600 });
-    await run('qpdf', [`--job-json-file=${job}`], { timeout: timeoutMs });
+    await runQpdf(
+      [...QPDF_LENIENT, `--job-json-file=${job}`],
+      [input],
+      (_, why) =>
+        `The PDF could not be encrypted: qpdf cannot read the rendered PDF, damaged beyond repair (${why}); generate it again without password, owner_password and permissions`,
+      timeoutMs,
+    );
     return await readFile(output);
   } finally {
     await rm(dir, { recursive: true, force: true });

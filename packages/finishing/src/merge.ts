@@ -1,10 +1,7 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { QPDF_LENIENT, runQpdf } from './qpdf';
 
 /**
  * One PDF of the given PDFs' pages, in order (qpdf --empty --pages). The building block of
@@ -22,7 +19,12 @@ export async function mergePdfs(pdfs: Uint8Array[], timeoutMs = 60_000): Promise
       }),
     );
     const output = path.join(dir, 'merged.pdf');
-    await run('qpdf', ['--empty', '--pages', ...inputs, '--', output], { timeout: timeoutMs });
+    await runQpdf(
+      [...QPDF_LENIENT, '--empty', '--pages', ...inputs, '--', output],
+      inputs,
+      (input, why) => `The PDF of document ${input + 1} of the merge is damaged beyond repair (${why}); generate that document again, or merge without it`,
+      timeoutMs,
+    );
     return await readFile(output);
   } finally {
     await rm(dir, { recursive: true, force: true });

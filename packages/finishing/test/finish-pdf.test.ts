@@ -5,6 +5,7 @@ import path from 'node:path';
 import { PDFArray, PDFDocument, PDFRawStream, StandardFonts, decodePDFRawStream } from '@cantoo/pdf-lib';
 import { pdfText } from '@docgen/testing';
 import { FinishingInputError, finishPdf } from '../src';
+import { slightlyDamagedPdf } from './damaged-pdf';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -102,6 +103,23 @@ describe('finishPdf', () => {
     expect(tool('qpdf', finished, '--show-encryption', '--password=owner-9f2')).toContain('Supplied password is owner password');
     // Nothing of the passwords is left in the file in clear.
     expect(finished.toString('latin1')).not.toContain('open sesame');
+  });
+
+  it('encrypts a slightly damaged PDF, which qpdf repairs with warnings', async () => {
+    const finished = await finishPdf(await slightlyDamagedPdf('Invoice 43'), {
+      encryption: { userPassword: '', ownerPassword: 'owner-only', permissions: { print: true, copy: true, modify: false } },
+    });
+    expect(tool('qpdf', finished, '--show-encryption')).toContain('R = 6');
+    expect(pdfText(finished)).toContain('Invoice 43');
+  });
+
+  it('fails to encrypt a PDF qpdf cannot read with a FinishingInputError saying what to do', async () => {
+    const encryption = { userPassword: '', ownerPassword: 'owner-only', permissions: { print: true, copy: true, modify: false } };
+    const failure = finishPdf(Buffer.from('not a pdf'), { encryption });
+    await expect(failure).rejects.toThrow(FinishingInputError);
+    await expect(failure).rejects.toThrow(
+      'The PDF could not be encrypted: qpdf cannot read the rendered PDF, damaged beyond repair (unable to find trailer dictionary while recovering damaged file); generate it again without password, owner_password and permissions',
+    );
   });
 
   it('encrypts without an open password: anyone opens it, the permissions still apply', async () => {

@@ -1,6 +1,7 @@
 import { PDFDocument, StandardFonts } from '@cantoo/pdf-lib';
 import { pdfPageTexts } from '@docgen/testing';
-import { mergePdfs } from '../src';
+import { FinishingInputError, mergePdfs } from '../src';
+import { slightlyDamagedPdf } from './damaged-pdf';
 
 async function pdfWithPages(...texts: string[]): Promise<Buffer> {
   const doc = await PDFDocument.create();
@@ -15,8 +16,16 @@ describe('mergePdfs', () => {
     expect(pdfPageTexts(merged)).toEqual(['A1', 'A2', 'B1', 'C1', 'C2', 'C3']);
   });
 
-  it('refuses fewer than two PDFs and fails on one that is not a PDF', async () => {
+  it('merges a slightly damaged PDF, which qpdf repairs with warnings', async () => {
+    expect(pdfPageTexts(await mergePdfs([await pdfWithPages('A1'), await slightlyDamagedPdf('B1')]))).toEqual(['A1', 'B1']);
+  });
+
+  it('refuses fewer than two PDFs, and fails on one qpdf cannot read with a FinishingInputError naming it', async () => {
     await expect(mergePdfs([await pdfWithPages('A1')])).rejects.toThrow(RangeError);
-    await expect(mergePdfs([await pdfWithPages('A1'), Buffer.from('not a pdf')])).rejects.toThrow();
+    const failure = mergePdfs([await pdfWithPages('A1'), Buffer.from('not a pdf')]);
+    await expect(failure).rejects.toThrow(FinishingInputError);
+    await expect(failure).rejects.toThrow(
+      'The PDF of document 2 of the merge is damaged beyond repair (unable to find trailer dictionary while recovering damaged file); generate that document again, or merge without it',
+    );
   });
 });
