@@ -27,7 +27,7 @@ async function assemble(rows: number) {
       name: rowFileName(i + 2, 'pdf'),
       open: async () => (await storage.open(`rows/${i + 2}.pdf`)).stream,
     }));
-    const bytes = await storage.putStream('bulk.zip', streamZip(entries, { name: 'errors.xlsx', data: await buildErrorsWorkbook(failures) }));
+    const bytes = await storage.putStream('bulk.zip', streamZip(entries, { name: 'errors.xlsx', data: () => buildErrorsWorkbook(failures) }));
     const seconds = (performance.now() - began) / 1000;
     clearInterval(sampler);
     peak = Math.max(peak, process.memoryUsage().rss);
