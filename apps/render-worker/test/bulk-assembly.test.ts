@@ -94,6 +94,9 @@ describe('bulk assembly', () => {
     return bulk;
   }
 
+  const bulkJobFailed = (id: string) =>
+    eventually(async () => (await database.db.bulkJob.findUniqueOrThrow({ where: { id } })).status === 'failed', 'the bulk job failed', 10_000);
+
   it("reads the rows' inputs only when a file_name pattern names the files", async () => {
     const selects: Record<string, boolean>[] = [];
     // The real database, its row reads noted.
@@ -172,11 +175,7 @@ describe('bulk assembly', () => {
       const failed = once(worker, 'failed');
       await queue.add('assemble', { bulkJobId: bulk.id }, { jobId: bulk.id, attempts: 1 });
       await failed;
-      await eventually(
-        async () => (await database.db.bulkJob.findUniqueOrThrow({ where: { id: bulk.id } })).status === 'failed',
-        'the bulk job failed',
-        10_000,
-      );
+      await bulkJobFailed(bulk.id);
     } finally {
       await worker.close();
     }
@@ -210,11 +209,7 @@ describe('bulk assembly', () => {
     try {
       const [, error] = (await once(worker, 'failed')) as [unknown, Error];
       expect(error.name).toBe('UnrecoverableError');
-      await eventually(
-        async () => (await database.db.bulkJob.findUniqueOrThrow({ where: { id: bulk.id } })).status === 'failed',
-        'the bulk job failed',
-        10_000,
-      );
+      await bulkJobFailed(bulk.id);
     } finally {
       await worker.close();
     }
