@@ -116,6 +116,11 @@ async function assemble(bulkJobId: string, deps: BulkAssemblyDeps): Promise<stri
   const errorsWorkbook = () => buildErrorsWorkbook(failures.sort((a, b) => a.row - b.row));
   const zipKey = bulkZipKey(bulk.organizationId, bulk.id);
   const bytes = await deps.storage.putStream(zipKey, streamZip(entries, { name: 'errors.xlsx', data: errorsWorkbook }));
+  // Every file gone at once is storage out of reach (a volume not mounted, another bucket), not
+  // rows deleted: retried like any storage failure, then the bulk job fails.
+  if (entries.length > 0 && missing === entries.length) {
+    throw new Error(`None of the ${entries.length} row files could be read from storage: check STORAGE_DIR (a volume every service shares) or the S3 bucket`);
+  }
 
   const event = await finishBulkJob(deps.db, bulkJobId, { status: 'completed', zipKey });
   await deps.relay.publishSoon(event);

@@ -163,6 +163,21 @@ describe('bulk assembly', () => {
     ]);
   });
 
+  it('does not complete a bulk job none of whose files storage can find: storage out of reach, not rows deleted, is retried and then fails', async () => {
+    const bulk = await finishedBulkJob(null, ['Ada', 'Bob']);
+    for (const row of await database.db.document.findMany({ where: { bulkJobId: bulk.id } })) await deps.storage.delete(documentFileKey(row, 'pdf'));
+    const worker = startBulkAssemblyWorker(redis, prefix, LOCK_MS, deps);
+    try {
+      const failed = once(worker, 'failed');
+      await queue.add('assemble', { bulkJobId: bulk.id }, { jobId: bulk.id, attempts: 1 });
+      const [, error] = (await failed) as [unknown, Error];
+      expect(error.message).toMatch(/^None of the 2 row files could be read from storage/);
+      await bulkJobFailed(bulk.id);
+    } finally {
+      await worker.close();
+    }
+  });
+
   it('fails the bulk job, with its bulk.completed event, when the last attempt to assemble its ZIP fails', async () => {
     const bulk = await finishedBulkJob(null);
     const [unreadable] = await database.db.document.findMany({ where: { bulkJobId: bulk.id } });

@@ -30,6 +30,24 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable(error)).toBe(true);
   });
 
+  it('does not take a transaction that ran past its own time limit for an outage', async () => {
+    const db = createPrismaClient(
+      process.env.TEST_POSTGRES_URL ? `${process.env.TEST_POSTGRES_URL}/postgres` : 'postgresql://postgres@127.0.0.1:5432/postgres',
+    );
+    const error = await db
+      .$transaction(
+        async (tx) => {
+          await tx.$queryRaw`SELECT pg_sleep(0.3)`;
+        },
+        { timeout: 100 },
+      )
+      .catch((e: unknown) => e);
+    await db.$disconnect();
+    // Prisma names it P2010 or P2028 ("Transaction already closed"), by where the limit struck.
+    expect(['P2010', 'P2028']).toContain((error as { code?: string }).code);
+    expect(isDatabaseUnavailable(error)).toBe(false);
+  });
+
   it('does not mistake a bad query for an outage', async () => {
     const db = createPrismaClient(
       process.env.TEST_POSTGRES_URL ? `${process.env.TEST_POSTGRES_URL}/postgres` : 'postgresql://postgres@127.0.0.1:5432/postgres',

@@ -14,8 +14,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
     const candidate = current as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
     if (typeof candidate.code === 'string' && CONNECTION_CODES.has(candidate.code)) return true;
     if (candidate.code === 'P1001' || candidate.code === 'P1017') return true;
-    // An interactive transaction that got no connection, or not in its time: the database is too busy to answer now.
-    if (candidate.code === 'P2028') return true;
+    // An interactive transaction that got no connection in its time: the database is too busy
+    // to answer now. (P2028 also names one that ran past its own limit: not this.)
+    if (candidate.code === 'P2028' && typeof candidate.message === 'string' && /unable to start a transaction/i.test(candidate.message)) return true;
     if (typeof candidate.message === 'string' && CONNECTION_MESSAGES.test(candidate.message)) return true;
     if (Array.isArray(candidate.errors) && candidate.errors.some((inner) => isDatabaseUnavailable(inner))) return true;
     current = candidate.cause;

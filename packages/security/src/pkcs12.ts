@@ -54,6 +54,12 @@ export function checkedSigningKey(key: KeyObject): KeyObject {
   if (p <= 1n || q <= 1n || p * q !== n) {
     throw new Pkcs12Error('broken_key', 'The private key is not a consistent RSA key (its primes do not make its modulus); export it again');
   }
+  // Primes of about half the modulus each, as every key generator makes them: a tiny one would
+  // leave the other half of each signature's work nearly the modulus's size (four times the cost).
+  const half = (key.asymmetricKeyDetails?.modulusLength ?? 0) / 2;
+  if (p.toString(2).length < half - 16 || q.toString(2).length < half - 16) {
+    throw new Pkcs12Error('broken_key', 'The private key is not a usual RSA key (its two primes are far from equal in size); make a new key');
+  }
   const d = inverse(e, (p - 1n) * (q - 1n));
   if (d === undefined) throw new Pkcs12Error('broken_key', 'The private key is not a consistent RSA key (no private exponent fits it); export it again');
   const part = (value: bigint) => {

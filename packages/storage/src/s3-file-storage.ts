@@ -82,6 +82,9 @@ export class S3FileStorage implements FileStorage {
     try {
       await upload.done();
     } catch (error) {
+      // A failed upload destroys only its own stream: the source must be told too, or whatever
+      // feeds it (a ZIP reading a row's file) waits with its files and sockets open.
+      data.destroy();
       // When the source failed, say so, even if the store then refused the abort too.
       throw sourceError ?? error;
     }

@@ -179,6 +179,21 @@ describe('S3FileStorage against a loopback S3 server', () => {
   beforeAll(async () => (server = await startS3Server()));
   afterAll(() => server.close());
 
+  it('closes the source stream when the store refuses the upload, so whatever feeds it lets go', async () => {
+    const storage = new S3FileStorage({
+      bucket: 'no-such-bucket',
+      endpoint: server.endpoint,
+      forcePathStyle: true,
+      prefix: 'docgen/',
+      client: { credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } },
+    });
+    const { stream } = randomStream(20);
+    const closed = once(stream, 'close');
+    await expect(storage.putStream('bulk/org/refused.zip', stream)).rejects.toThrow();
+    await closed;
+    expect(stream.destroyed).toBe(true);
+  });
+
   it('signs a download URL that answers with the given type and disposition, and expires', async () => {
     const storage = s3Storage(server);
     await storage.put('documents/o/d/g1.pdf', Buffer.from('%PDF-1.7 test'));

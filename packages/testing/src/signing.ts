@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPairSync, generatePrimeSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -29,6 +29,8 @@ export interface SigningCertificateOptions {
    * with the padded exponent, so a signature costs seconds and still verifies.
    */
   paddedPrivateExponentBits?: number;
+  /** A real key of keyBits bits whose primes are 64 and keyBits − 64 bits: consistent, and costly to sign with. */
+  unequalPrimes?: boolean;
 }
 
 export interface TestSigningCertificate {
@@ -109,6 +111,7 @@ function signerKeys(options: SigningCertificateOptions): forge.pki.rsa.KeyPair {
       privateKey: forge.pki.setRsaPrivateKey(n, e, randomNumber(bits), half(), half(), half(), half(), half()),
     };
   }
+  if (options.unequalPrimes) return unequalPrimeKeys(bits, exponent);
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: bits, publicExponent: exponent });
   const key = forge.pki.privateKeyFromPem(privateKey.export({ type: 'pkcs1', format: 'pem' }).toString()) as forge.pki.rsa.PrivateKey;
   const publicKey = forge.pki.setRsaPublicKey(key.n, key.e);
@@ -119,6 +122,26 @@ function signerKeys(options: SigningCertificateOptions): forge.pki.rsa.KeyPair {
     return { publicKey, privateKey: forge.pki.setRsaPrivateKey(key.n, key.e, padded, key.p, key.q, one, one, one) };
   }
   return { privateKey: key, publicKey };
+}
+
+function unequalPrimeKeys(bits: number, exponent: number): forge.pki.rsa.KeyPair {
+  const big = (value: bigint) => new forge.jsbn.BigInteger(value.toString(16), 16);
+  const e = BigInt(exponent);
+  const prime = (size: number): bigint => {
+    for (;;) {
+      const candidate = generatePrimeSync(size, { bigint: true });
+      if ((candidate - 1n) % e !== 0n) return candidate;
+    }
+  };
+  const [p, q] = [prime(64), prime(bits - 64)];
+  const n = p * q;
+  const d = big(e).modInverse(big((p - 1n) * (q - 1n)));
+  const [P, Q] = [big(p), big(q)];
+  const one = forge.jsbn.BigInteger.ONE;
+  return {
+    publicKey: forge.pki.setRsaPublicKey(big(n), big(e)),
+    privateKey: forge.pki.setRsaPrivateKey(big(n), big(e), d, P, Q, d.mod(P.subtract(one)), d.mod(Q.subtract(one)), Q.modInverse(P)),
+  };
 }
 
 /**

@@ -128,6 +128,17 @@ describe('signing certificates', () => {
     ]);
   });
 
+  it('refuses a key whose primes are far from equal in size: consistent, but four times the work a signature', async () => {
+    const issued = ca.issue({ unequalPrimes: true });
+    const refused = await problem(
+      uploadSigningCertificate(database.db, keyring, { organizationId: b.organizationId, isUat: true, file: issued.p12, password: issued.password }),
+    );
+    expect([refused.code, refused.message]).toEqual([
+      'signing_certificate_invalid',
+      'The private key is not a usual RSA key (its two primes are far from equal in size); make a new key',
+    ]);
+  });
+
   it('stores a key rebuilt from its primes, not the private exponent and CRT numbers its file carries (a padded exponent costs seconds a signature)', async () => {
     const issued = ca.issue({ paddedPrivateExponentBits: 100_000 });
     await uploadSigningCertificate(database.db, keyring, { organizationId: b.organizationId, isUat: true, file: issued.p12, password: issued.password });

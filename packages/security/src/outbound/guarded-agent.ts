@@ -8,7 +8,7 @@ type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | Lo
 
 /**
  * Resolves a host and refuses it if ANY of its addresses is blocked (an attacker's DNS
- * may mix public and private answers), then hands the connection exactly the address it
+ * may mix public and private answers), then hands the connection exactly the addresses it
  * checked: there is no second lookup for a rebinding DNS server to answer differently.
  * Names are asked of the name servers on the event loop (resolvePublicName), off the
  * thread pool; with private addresses allowed, of the system's resolver.
@@ -23,9 +23,10 @@ export function guardedLookup(allowPrivate: boolean, resolve = allowPrivate ? re
           if (range) return callback(new OutboundBlockedError(hostname, address, range) as NodeJS.ErrnoException, []);
         }
       }
-      const first = addresses[0]!;
-      if (options.all) callback(null, [first]);
-      else callback(null, first.address, first.family);
+      // Every address checked: the connection tries them in turn (an IPv6-only pod reaches a
+      // dual-stack host through its AAAA), and none it was not handed.
+      if (options.all) callback(null, addresses);
+      else callback(null, addresses[0]!.address, addresses[0]!.family);
     });
   };
 }
