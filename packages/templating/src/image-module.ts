@@ -43,11 +43,14 @@ export class ImageModule {
   readonly partsWithImages = new Set<string>();
   private readonly media = new Map<string, string>();
   private readonly relationships = new Map<string, string>();
-  private readonly barcodes = new DocumentBarcodes();
   /** Read from the template when the first image is placed (most renders place none). */
   textWidthEmu: number | undefined;
 
-  constructor(private readonly images: Map<string, ImageData> = new Map()) {}
+  constructor(
+    private readonly images: Map<string, ImageData> = new Map(),
+    /** Shared with the output estimate, which draws the codes first. */
+    readonly barcodes = new DocumentBarcodes(),
+  ) {}
 
   matchers(): [string, string, Record<string, unknown>][] {
     return [['%', IMAGE_MODULE_NAME, {}]];

@@ -4,6 +4,7 @@ import { issuesFromDocxtemplater } from '../docxtemplater-errors';
 import type { ImageData } from '../image-module';
 import { checkTagExpressions } from '../expressions/check-tags';
 import { expressionParser } from '../expressions/docx-parser';
+import { DocumentBarcodes } from '../document-barcodes';
 import { checkOutputSize, type FillParser } from '../render/estimate-output';
 import { missingValueRecorder } from '../render/missing-values';
 import { RenderInputError } from '../render/render-error';
@@ -145,10 +146,11 @@ export function fillHtml(
     // The expression language of API §11, exactly as a DOCX fill uses it (a plain name is docxtemplater's lookup).
     const expressions = expressionParser({ locale: options.locale ?? DEFAULT_LOCALE, timeoutMs: options.expressionTimeoutMs });
     const parser = options.parser ?? (expressions.parser as TagParser);
-    const compiled = compileHtml(text, { images, parser });
+    const barcodes = new DocumentBarcodes();
+    const compiled = compileHtml(text, { images, parser, barcodes });
     // Before filling, from the compiled template and the data: a loop bomb is refused without the memory.
     if (options.maxOutputBytes !== undefined) {
-      checkOutputSize([compiled.postparsed as never], data, images, options.maxOutputBytes, parser as FillParser);
+      checkOutputSize([compiled.postparsed as never], data, images, options.maxOutputBytes, parser as FillParser, barcodes);
       expressions.restartBudget();
     }
     filled = compiled.render(data, nullGetter as never);

@@ -68,8 +68,7 @@ function textValueModule() {
  * `{%name}`: the picture fetched beforehand, inlined as a data: URI (nothing for Chromium to
  * fetch); `{%value | qrcode}` / `{%value | barcode:"…"}`: drawn here, as the DOCX image module does.
  */
-function imageModule(images: Map<string, ImageData>) {
-  const barcodes = new DocumentBarcodes();
+function imageModule(images: Map<string, ImageData>, barcodes: DocumentBarcodes) {
   return wrapModule({
     name: 'DocgenHtmlImage',
     matchers: () => [['%', IMAGE_MODULE_NAME, {}]],
@@ -97,7 +96,7 @@ export interface CompiledHtml {
  * Compiles HTML text (tags anywhere in text or attribute values) with docxtemplater's engine.
  * Throws docxtemplater's multi-error for syntax problems (read by issuesFromDocxtemplater).
  */
-export function compileHtml(text: string, options: { images?: Map<string, ImageData>; parser?: TagParser } = {}): CompiledHtml {
+export function compileHtml(text: string, options: { images?: Map<string, ImageData>; parser?: TagParser; barcodes?: DocumentBarcodes } = {}): CompiledHtml {
   const settings: Record<string, unknown> = { linebreaks: true, errorLogging: false, ...(options.parser ? { parser: options.parser } : {}) };
   const xmltOptions = { fileType: 'text', modules: [] };
   const xmlt = new XmlTemplater(text, xmltOptions);
@@ -106,7 +105,13 @@ export function compileHtml(text: string, options: { images?: Map<string, ImageD
   for (const key of Object.keys(defaults)) {
     xmlt[key] = settings[key] = settings[key] ?? defaults[key];
   }
-  xmlt.modules = [loopModule(), expandPairTrait(), imageModule(options.images ?? new Map()), textValueModule(), renderModule()];
+  xmlt.modules = [
+    loopModule(),
+    expandPairTrait(),
+    imageModule(options.images ?? new Map(), options.barcodes ?? new DocumentBarcodes()),
+    textValueModule(),
+    renderModule(),
+  ];
   for (const module of xmlt.modules) {
     module.optionsTransformer(settings, { fileTypeConfig: xmlt.fileTypeConfig, ...xmltOptions, parser: xmlt.parser, options: xmlt });
   }

@@ -1,3 +1,5 @@
+import { BarcodeRequest } from '@docgen/expressions';
+import type { DocumentBarcodes } from '../document-barcodes';
 import { IMAGE_MODULE_NAME, type ImageData } from '../image-module';
 import { RenderInputError } from './render-error';
 
@@ -41,7 +43,7 @@ function textBytes(value: unknown): number {
 /**
  * The size of a fill's output, worked out from the compiled template and the data before
  * docxtemplater spends the memory: static XML once per loop item, values by their length,
- * images by their bytes. Stops with OutputTooLargeError as soon as the running total passes
+ * images, QR codes and barcodes by their bytes at every placement. Stops with OutputTooLargeError as soon as the running total passes
  * `maxBytes`, so a loop bomb (280,000 items over a 10 KB table row) costs a few thousand
  * steps, not gigabytes. Every tag is read as the fill reads it, through the fill's own
  * `parser` and docxtemplater's scope rules (the innermost scope first, outwards while the
@@ -49,7 +51,14 @@ function textBytes(value: unknown): number {
  * a section on a member path (`{#d.a}`), a computed one or one on a number repeats here
  * exactly as often as there.
  */
-export function checkOutputSize(files: Part[][], data: Record<string, unknown>, images: Map<string, ImageData>, maxBytes: number, parser: FillParser): number {
+export function checkOutputSize(
+  files: Part[][],
+  data: Record<string, unknown>,
+  images: Map<string, ImageData>,
+  maxBytes: number,
+  parser: FillParser,
+  barcodes: DocumentBarcodes,
+): number {
   let total = 0;
   const add = (bytes: number) => {
     total += bytes;
@@ -94,7 +103,9 @@ export function checkOutputSize(files: Part[][], data: Record<string, unknown>, 
           enter(type === '[object Object]' ? value : scopes[scopes.length - 1], 0);
         }
       } else if (part.module === IMAGE_MODULE_NAME) {
-        const image = value ? images.get(String(value)) : undefined;
+        // A QR code or barcode is drawn here, once per value, by the fill's own DocumentBarcodes
+        // (the fill then reuses the picture), and counted at every placement like a fetched image.
+        const image = value instanceof BarcodeRequest ? barcodes.draw(value, part.value) : value ? images.get(String(value)) : undefined;
         if (image) add(image.data.length + IMAGE_OVERHEAD_BYTES);
       } else {
         add(textBytes(value));

@@ -1,5 +1,6 @@
 import PizZip from 'pizzip';
 import { buildDocx, paragraph, solidPng, table } from '@docgen/testing';
+import { fillHtml, prepareHtmlTemplate } from '../html/html-template';
 import { prepareDocxTemplate } from '../prepare-docx-template';
 import { OutputTooLargeError } from './estimate-output';
 import { renderDocx } from './render-docx';
@@ -113,6 +114,19 @@ describe('output size limit (MAX_OUTPUT_BYTES)', () => {
     // The same fill with a limit just below its size is refused.
     expect(() => renderDocx(file, variables, input, images, { maxOutputBytes: Math.floor(real * 0.8) })).toThrow(OutputTooLargeError);
     expect(() => renderDocx(file, variables, input, images, { maxOutputBytes: Math.ceil(real * 1.3) })).not.toThrow();
+  });
+
+  it('counts a QR code at every placement, DOCX and HTML: one code repeated down a list is refused before the fill, not found in memory after it', () => {
+    const url = `https://example.test/pay?ref=${'x'.repeat(1_000)}`;
+    const items = Array.from({ length: 300 }, () => ({ url }));
+    const docx = prepare(table([['{#items}{%url | qrcode}{/items}']]));
+    const docxError = timed(() => renderDocx(docx.file, docx.variables, { items }, new Map(), { maxOutputBytes: 5 * MiB })).error;
+    expect(docxError).toBeInstanceOf(OutputTooLargeError);
+    const html = prepareHtmlTemplate(Buffer.from('<table>{#items}<tr><td>{%url | qrcode}</td></tr>{/items}</table>'));
+    const htmlError = timed(() => fillHtml(html.html, html.variables, { items }, new Map(), { maxOutputBytes: 5 * MiB })).error;
+    expect(htmlError).toBeInstanceOf(OutputTooLargeError);
+    // Under the limit the same code in a few rows fills, drawn once.
+    expect(() => renderDocx(docx.file, docx.variables, { items: items.slice(0, 3) }, new Map(), { maxOutputBytes: 5 * MiB })).not.toThrow();
   });
 
   it('a fill just under the default limit stays far inside the job lock on the event loop (measured)', () => {

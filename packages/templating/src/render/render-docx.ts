@@ -46,6 +46,7 @@ export function renderDocx(
         images,
         options.maxOutputBytes,
         expressions.parser as FillParser,
+        imageModule.barcodes,
       );
       expressions.restartBudget();
     }
