@@ -1,3 +1,4 @@
+import { isUuid } from '@docgen/contracts';
 import type { Cursor } from '@docgen/db';
 import { HttpError } from './errors';
 
@@ -16,7 +17,9 @@ export function decodeCursor(cursor: string | undefined): Cursor | undefined {
   try {
     const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
     const date = new Date(createdAt);
-    if (Number.isNaN(date.getTime()) || !/^[0-9a-f-]{36}$/.test(id)) throw invalidCursor();
+    // Years 1..9999 only: PostgreSQL refuses the far ends of what Date accepts (e.g. -271821).
+    const year = date.getUTCFullYear();
+    if (Number.isNaN(date.getTime()) || year < 1 || year > 9999 || typeof id !== 'string' || !isUuid(id)) throw invalidCursor();
     return { createdAt: date, id };
   } catch {
     throw invalidCursor();

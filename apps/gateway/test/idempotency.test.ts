@@ -72,6 +72,33 @@ describe('idempotency keys across gateway replicas', () => {
     expect(res.status).toBe(202);
   });
 
+  it('answers 410 to a retry of a failed document whose input retention removed, and leaves it failed', async () => {
+    const body = { template_id: templateId, input_json: { x: 'secret' }, output_format: 'pdf' };
+    const first = await post(gateways[0]!, 'order-purged', body);
+    expect(first.status).toBe(202);
+    const { id } = (await first.json()) as { id: string };
+    const purgedAt = new Date('2026-01-02T00:00:00Z');
+    await harness.database.db.document.update({ where: { id }, data: { status: 'failed', errorMessage: 'boom', inputJson: {}, files: [], purgedAt } });
+    const before = await harness.database.db.document.findUniqueOrThrow({ where: { id } });
+
+    const retry = await post(gateways[1]!, 'order-purged', body);
+    expect(retry.status).toBe(410);
+    expect(await retry.json()).toMatchObject({ code: 'purged', detail: expect.stringContaining(purgedAt.toISOString()) });
+    expect(await harness.database.db.document.findUniqueOrThrow({ where: { id } })).toMatchObject({
+      status: 'failed',
+      generation: before.generation,
+      errorMessage: 'boom',
+    });
+  });
+
+  it('treats an upper-case template_id as the same request as its lower-case form', async () => {
+    const body = { template_id: templateId.toUpperCase(), input_json: { x: 'case' }, output_format: 'pdf' };
+    expect((await post(gateways[0]!, 'order-case', body)).status).toBe(202);
+    const again = await post(gateways[1]!, 'order-case', { ...body, template_id: templateId.toLowerCase() });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+  });
+
   it('refuses a key longer than 255 characters', async () => {
     const res = await post(gateways[0]!, 'k'.repeat(256), { template_id: templateId, input_json: {}, output_format: 'pdf' });
     expect(res.status).toBe(422);

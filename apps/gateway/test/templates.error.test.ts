@@ -167,6 +167,16 @@ describe('templates: bad variable changes and queries', () => {
     expect(limit.body.errors).toEqual([{ path: 'limit', message: 'must be a whole number from 1 to 100' }]);
     const cursor = await request(harness.app).get('/api/v1/templates?cursor=garbage').set('X-API-Key', org.apiKey).expect(422);
     expect(cursor.body.detail).toBe('Invalid cursor; pass the next_cursor of the previous page');
+    // Well-formed JSON that is still no cursor of ours: a 36-hyphen id, or a date PostgreSQL cannot hold.
+    const forged = (createdAt: string, cursorId: string) => Buffer.from(JSON.stringify([createdAt, cursorId])).toString('base64url');
+    for (const bad of [
+      forged('2026-01-01T00:00:00.000Z', '-'.repeat(36)),
+      forged('-271821-04-20T00:00:00.000Z', id),
+      forged('+010000-01-01T00:00:00.000Z', id),
+    ]) {
+      const res = await request(harness.app).get(`/api/v1/templates?cursor=${bad}`).set('X-API-Key', org.apiKey).expect(422);
+      expect(res.body).toMatchObject({ code: 'validation_failed', errors: [{ path: 'cursor', message: expect.any(String) }] });
+    }
     const uat = await request(harness.app).get('/api/v1/templates?is_uat=maybe').set('X-API-Key', org.apiKey).expect(422);
     expect(uat.body.errors).toEqual([{ path: 'is_uat', message: 'must be true or false' }]);
   });

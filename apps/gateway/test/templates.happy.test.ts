@@ -167,6 +167,20 @@ describe('templates: upload, read, list, correct, change variables, delete', () 
     expect(uat.body.items.map((t: { name: string; is_uat: boolean }) => [t.name, t.is_uat])).toEqual([['uat', true]]);
   });
 
+  it('names a template after its file name without the control characters in it', async () => {
+    // Busboy refuses a raw NUL in a header, but decodes one from the RFC 2231 form.
+    const boundary = 'docgen-boundary';
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename*=UTF-8''Inv%00oice%07%202026.docx\r\nContent-Type: application/octet-stream\r\n\r\n`;
+    const multipart = Buffer.concat([Buffer.from(head), buildDocx({ body: paragraph('{x}') }), Buffer.from(`\r\n--${boundary}--\r\n`)]);
+    const res = await api()
+      .post('/api/v1/templates/')
+      .set('X-API-Key', org.apiKey)
+      .set('Content-Type', `multipart/form-data; boundary=${boundary}`)
+      .send(multipart)
+      .expect(201);
+    expect(res.body.name).toBe('Invoice 2026');
+  });
+
   it('takes is_uat as a form field too', async () => {
     const res = await upload(buildDocx({ body: paragraph('{x}') }), 'form-uat.docx', { is_uat: 'true' }).expect(201);
     expect(res.body.is_uat).toBe(true);

@@ -5,7 +5,7 @@ import { isUuid, type CreateDocumentBody, type DocumentRecord } from '@docgen/co
 import { GroupedStatement, isUniqueViolation, type Database, type Document } from '@docgen/db';
 import { storeRenderSecrets, type RenderJob, type RenderSecrets } from '@docgen/queue';
 import type { ActiveDocumentCounts } from './active-document-counts';
-import { DocumentError, queueUnavailable, templateNotFound, tooManyInProgress, versionNotFound } from './errors';
+import { DocumentError, inputPurged, queueUnavailable, templateNotFound, tooManyInProgress, versionNotFound } from './errors';
 import { queueNewGeneration } from './queue-new-generation';
 import { hashablePdfOptions, separatePdfSecrets } from './pdf-options';
 import { queueRenderJobs } from './render-jobs';
@@ -221,7 +221,8 @@ async function idempotencyHash(request: CreateDocumentRequest, idempotencyKey: s
   const { pdf_options, ...rest } = request.body;
   const hashable = await hashablePdfOptions(pdf_options, `${request.organizationId}:${idempotencyKey}`);
   // A request without pdf_options hashes as before this field existed.
-  return requestHash({ ...rest, ...(hashable ? { pdf_options: hashable } : {}), is_uat: request.isUat });
+  // UUIDs are case-insensitive: the same template in either case is the same request.
+  return requestHash({ ...rest, template_id: rest.template_id.toLowerCase(), ...(hashable ? { pdf_options: hashable } : {}), is_uat: request.isUat });
 }
 
 const COUNT_ACTIVE = {
@@ -332,6 +333,7 @@ export async function replay(
 ): Promise<CreateDocumentResult> {
   if (existing.requestHash !== hash) throw keyReused();
   if (existing.status === 'failed') {
+    if (existing.purgedAt) throw inputPurged(existing.purgedAt);
     // A retry puts the document back in progress: it counts against MAX_ACTIVE_PER_ORG like a new one.
     if ((await countActiveDocuments(deps.db, existing.organizationId, maxActivePerOrg)) >= maxActivePerOrg) throw tooManyInProgress();
     // The file is regenerated: this request's passwords are needed again (API.md §13).
@@ -340,6 +342,10 @@ export async function replay(
     deps.activeCounts?.forget(existing.organizationId);
     if (document) return { document, outcome: 'created' };
   }
-  const current = await deps.db.document.findUniqueOrThrow({ where: { id: existing.id } });
+  const current = await deps.db.document.findUnique({ where: { id: existing.id } });
+  // Gone: the request that created it could not queue its job and took its row back.
+  if (!current) throw queueUnavailable();
+  // Purged between our read and the re-queue, which then left it alone.
+  if (current.status === 'failed' && current.purgedAt) throw inputPurged(current.purgedAt);
   return { document: current, outcome: 'replayed' };
 }

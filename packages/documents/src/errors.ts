@@ -9,7 +9,8 @@ export type DocumentErrorCode =
   | 'idempotency_key_reused'
   | 'queue_unavailable'
   | 'too_many_in_progress'
-  | 'merge_source_invalid';
+  | 'merge_source_invalid'
+  | 'purged';
 
 /**
  * A domain error: thrown by the functions that change documents, bulk jobs and events,
@@ -22,6 +23,13 @@ export const templateNotFound = () => new DocumentError('template_not_found', 'T
 export const versionNotFound = () => new DocumentError('version_not_found', 'Template version not found');
 export const documentNotFound = () => new DocumentError('document_not_found', 'Document not found');
 export const bulkJobNotFound = () => new DocumentError('bulk_job_not_found', 'Bulk job not found');
+
+/** Retention removed the document's input: retrying it would render `{}`. */
+export const inputPurged = (purgedAt: Date) =>
+  new DocumentError(
+    'purged',
+    `This document's input was removed on ${purgedAt.toISOString()} by the retention policy; send a new request with a new idempotency key`,
+  );
 
 /** Redis refused a job: nothing was left half-written. */
 export const queueUnavailable = () => new DocumentError('queue_unavailable', 'The job queue (Redis) is unreachable');

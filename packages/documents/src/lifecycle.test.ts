@@ -5,7 +5,7 @@ import { FirstAttempts, createRedisConnection, createRenderQueue, deliveryJobId,
 import { createTestDatabase, interceptSql, seedOrganization, startRedisServer, uniqueId, type RedisServer, type TestDatabase } from '@docgen/testing';
 import { ACTIVE_COUNT_FRESH_MS, ActiveDocumentCounts } from './active-document-counts';
 import { createBulkJob } from './bulk-jobs/create-bulk-job';
-import { createDocument, DocumentInserts } from './create-document';
+import { createDocument, DocumentInserts, replay } from './create-document';
 import { DocumentError } from './errors';
 import { buildEventPayload } from './events/envelope';
 import { OutboxRelay } from './events/outbox-relay';
@@ -99,6 +99,17 @@ describe('a document’s life (domain functions)', () => {
       code: 'idempotency_key_reused',
       problems: [{ path: 'X-Idempotency-Key', message: 'was used before with a different body' }],
     });
+  });
+
+  it('answers queue_unavailable when the row a replay found is then taken back by the request that created it', async () => {
+    const created = await createDocument(
+      { db: database.db, renderQueue },
+      { organizationId, body: body(), isUat: false, idempotencyKey: `key-${uniqueId()}`, maxActivePerOrg: 10_000 },
+    );
+    const found = await database.db.document.findUniqueOrThrow({ where: { id: created.document.id } });
+    await database.db.document.delete({ where: { id: found.id } });
+    const error = await errorOf(replay({ db: database.db, renderQueue }, found, found.requestHash!, 10_000, undefined));
+    expect(error).toMatchObject({ code: 'queue_unavailable' });
   });
 
   it('inserts the requests made together in one statement, each with its own answer', async () => {

@@ -29,7 +29,8 @@ export async function queueNewGeneration(
 ): Promise<Document | undefined> {
   const freshStart = { errorMessage: null, errors: Prisma.DbNull, files: [], completedAt: null, renderingStartedAt: null, renderAttempts: 0 };
   const [requeued] = await db.document.updateManyAndReturn({
-    where: sameAttempt(doc, from),
+    // A failed document whose input retention removed is not retried (it would render `{}`).
+    where: { ...sameAttempt(doc, from), ...(from === 'failed' ? { purgedAt: null } : {}) },
     data: { status: 'queued', generation: { increment: 1 }, ...(from === 'failed' ? freshStart : {}) },
   });
   if (!requeued) return undefined;

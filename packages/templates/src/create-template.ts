@@ -55,6 +55,8 @@ export async function createTemplate(deps: TemplateDeps, caller: Caller, upload:
 
 /** "Invoice 2026.docx" → "Invoice 2026". */
 function defaultName(filename: string): string {
-  const base = path.basename(filename, path.extname(filename)).trim();
+  // Control characters (NUL above all: PostgreSQL refuses it in text) do not belong in a name.
+  const printable = filename.replace(/\p{Cc}/gu, '');
+  const base = path.basename(printable, path.extname(printable)).trim();
   return (base || 'Untitled template').slice(0, 200);
 }

@@ -60,8 +60,11 @@ const PREVIEW_RETRY_AFTER_S = 2;
 export function attachment(filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]/g, '_').replace(/["\\]/g, '_');
   const plain = `attachment; filename="${ascii}"`;
-  return ascii === filename ? plain : `${plain}; filename*=UTF-8''${encodeURIComponent(filename)}`;
+  return ascii === filename ? plain : `${plain}; filename*=UTF-8''${rfc5987(filename)}`;
 }
+
+/** encodeURIComponent leaves ' ( ) * ! as they are; RFC 5987's attr-char does not allow them. */
+const rfc5987 = (value: string) => encodeURIComponent(value).replace(/['()*!]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
 /** A preview refused for its input or template: 422 listing every problem (one when the worker found one). */
 const invalidInput = (message: string, problems: { path: string; message: string }[]) =>
