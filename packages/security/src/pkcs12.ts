@@ -24,10 +24,10 @@ export class Pkcs12Error extends Error {
 }
 
 /** The keys the CMS signer takes. Past 8192 bits one RSA signature holds the render worker's thread for seconds. */
-export const SUPPORTED_SIGNING_KEYS = 'RSA keys of 2048 to 8192 bits with public exponent 65537';
+const SUPPORTED_SIGNING_KEYS = 'RSA keys of 2048 to 8192 bits with public exponent 65537';
 
 /** The key as a person would name it ("a 16384-bit RSA key with public exponent 65537") when it is not one of SUPPORTED_SIGNING_KEYS. */
-export function unsupportedSigningKey(key: KeyObject): string | undefined {
+function unsupportedSigningKey(key: KeyObject): string | undefined {
   if (key.asymmetricKeyType !== 'rsa') return `a ${key.asymmetricKeyType ?? 'symmetric'} key`;
   const { modulusLength = 0, publicExponent } = key.asymmetricKeyDetails ?? {};
   if (modulusLength >= 2048 && modulusLength <= 8192 && publicExponent === 65537n) return undefined;
