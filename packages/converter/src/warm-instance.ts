@@ -145,10 +145,12 @@ export class WarmInstance {
   private onReply(line: string): void {
     const pending = this.pending;
     if (!pending) return;
-    const message = JSON.parse(line) as { ok?: boolean; error?: string };
+    const message = JSON.parse(line) as { ok?: boolean; crashed?: boolean; error?: string };
     this.pending = undefined;
     clearTimeout(pending.timer);
     if (message.ok) pending.resolve();
+    // LibreOffice died under the document: maybe its fault, maybe not (another process's memory); a fresh instance tells.
+    else if (message.crashed) pending.reject(new ConverterUnavailableError(`LibreOffice stopped while converting: ${message.error}`));
     else pending.reject(new ConversionFailedError(`LibreOffice could not convert the document: ${message.error}`));
   }
 

@@ -28,15 +28,21 @@ const sofficeProcessesUsing = (workMarker: string) =>
     .split('\n')
     .filter((line) => line.includes('soffice') && line.includes(workMarker));
 
-/** Resident memory of the soffice processes in a bridge's process group, in MiB. */
-const sofficeRssMiB = (bridgePid: number) =>
-  execFileSync('ps', ['-eo', 'pgid=,rss=,comm='])
+/** The processes of a bridge's process group (the bridge, soffice and its helpers). */
+const processesInGroup = (bridgePid: number) =>
+  execFileSync('ps', ['-eo', 'pgid=,pid=,rss=,comm='])
     .toString()
     .trim()
     .split('\n')
     .map((line) => line.trim().split(/\s+/))
-    .filter(([group, , command]) => Number(group) === bridgePid && command!.startsWith('soffice'))
-    .reduce((sum, [, rss]) => sum + Number(rss) / 1024, 0);
+    .filter(([group]) => Number(group) === bridgePid)
+    .map(([, pid, rss, command]) => ({ pid: Number(pid), rssKiB: Number(rss), command: command! }));
+
+/** Resident memory of the soffice processes in a bridge's process group, in MiB. */
+const sofficeRssMiB = (bridgePid: number) =>
+  processesInGroup(bridgePid)
+    .filter(({ command }) => command.startsWith('soffice'))
+    .reduce((sum, { rssKiB }) => sum + rssKiB / 1024, 0);
 
 function nextEvent(events: PoolEvent[], listeners: ((e: PoolEvent) => void)[], match: (e: PoolEvent) => boolean): Promise<PoolEvent> {
   return new Promise((resolve) => {
@@ -210,6 +216,19 @@ describe('WarmConverterPool (real LibreOffice)', () => {
     while (pool.liveCount < 2) await nextEvent(events, listeners, (e) => e.type === 'started');
     expect(pool.liveCount).toBe(2);
     expect(pdfText(await pool.convert(buildDocx({ body: paragraph('after the crash') }), 'docx', 'pdf'))).toContain('after the crash');
+  }, 120_000);
+
+  it('retries elsewhere, not blames the document, when LibreOffice dies under it while its bridge lives', async () => {
+    const restarted = nextEvent(events, listeners, (e) => e.type === 'started');
+    const conversion = pool.convert(buildDocx({ body: paragraph('soffice alone dies') }), 'docx', 'pdf', {
+      onInstanceTaken: (pid) => {
+        for (const office of processesInGroup(pid!).filter(({ command }) => command === 'soffice.bin')) process.kill(office.pid, 'SIGKILL');
+      },
+    });
+    await expect(conversion).rejects.toBeInstanceOf(ConverterUnavailableError);
+    await restarted;
+    while (pool.liveCount < 2) await nextEvent(events, listeners, (e) => e.type === 'started');
+    expect(pdfText(await pool.convert(buildDocx({ body: paragraph('after soffice died') }), 'docx', 'pdf'))).toContain('after soffice died');
   }, 120_000);
 
   it('recycles an instance after its quota of conversions', async () => {

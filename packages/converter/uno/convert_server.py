@@ -12,7 +12,8 @@ reply per line on stdout.
            "parts": [{"mark": "bookmark1", "output": "/abs/out1.pdf"}, ...]: each part, from its
            bookmark to the next one's, exported on its own (export_parts); and "sections": true
            when each part is a section of its own, starting on a new page (as batchDocx writes)
-  reply:   {"id": "...", "ok": true}  or  {"id": "...", "ok": false, "error": "..."}
+  reply:   {"id": "...", "ok": true}  or  {"id": "...", "ok": false, "crashed": false, "error": "..."}
+           ("crashed": true when LibreOffice itself died meanwhile; the bridge then exits)
 
 The first line written is {"ready": true} once LibreOffice answers (and, with --warm-up, once it
 has converted a small document of its own: warm_up). Must run under Debian's
@@ -349,6 +350,17 @@ def warm_up(converter):
     return round((time.monotonic() - started) * 1000)
 
 
+def office_lost(office, converter):
+    """soffice died (a crash, the OOM killer) rather than refused the document: any call over the bridge fails at once."""
+    if office.poll() is not None:
+        return True
+    try:
+        converter.desktop.getFrames()
+        return False
+    except Exception:  # noqa: BLE001 - a disposed bridge raises DisposedException or RuntimeException
+        return True
+
+
 def kill_group():
     # soffice and its helpers share our process group (the pool started us as its leader).
     os.killpg(os.getpgid(0), signal.SIGKILL)
@@ -388,9 +400,10 @@ def serve(soffice, profile_dir, pipe_name, reuse_frame, warm):
         try:
             converter.convert(request)
             reply({"id": request["id"], "ok": True})
-        except Exception as error:  # noqa: BLE001 - any failure belongs to this request
-            reply({"id": request["id"], "ok": False, "error": str(error)[:500]})
-            if office.poll() is not None:
+        except Exception as error:  # noqa: BLE001 - a failure belongs to this request, unless LibreOffice is gone
+            lost = office_lost(office, converter)
+            reply({"id": request["id"], "ok": False, "crashed": lost, "error": str(error)[:500]})
+            if lost:
                 sys.exit(1)
         converter.tidy()
     try:
