@@ -38,8 +38,9 @@ export async function startConverter(config: RenderWorkerConfig, logger: Logger,
 async function startDriver(config: RenderWorkerConfig, logger: Logger, onPoolEvent?: (event: PoolEvent) => void): Promise<DocxToPdf> {
   if (config.CONVERTER_DRIVER === 'per-call') {
     return {
-      toPdf: (docx, { deadline, log, pdfStandard }) => {
+      toPdf: (docx, { deadline, log, pdfStandard, onStarted }) => {
         deadline.check();
+        onStarted?.(); // no instance to wait for: each call starts its own LibreOffice
         log.debug({ driver: 'per-call' }, 'conversion started');
         return deadline.race(convertPerCall(docx, 'pdf', Math.max(1, deadline.remainingMs()), pdfStandard));
       },

@@ -12,6 +12,11 @@ export class RenderTimeoutError extends Error {
  * time is up (the step is left to wind down on its own; its outcome is ignored).
  */
 export class Deadline {
+  /**
+   * Set while the attempt waits its turn on shared capacity (a LibreOffice instance, a browser
+   * page, an image-fetching slot): time running out then is the worker's load, not the document's doing.
+   */
+  waitingForTurn = false;
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout;
 

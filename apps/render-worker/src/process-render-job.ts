@@ -63,12 +63,13 @@ export interface RenderDeps extends FinishingDeps {
 const finish = (deps: RenderDeps, doc: Document, outcome: FinishOutcome) =>
   deps.finishes ? deps.finishes.finish(doc, outcome) : finishRendering(deps.db, doc, outcome);
 
+const isTimeout = (error: unknown) => error instanceof RenderTimeoutError || error instanceof ConversionTimeoutError || error instanceof PrintTimeoutError;
+
 /** What went wrong, for the person who can fix it; undefined when it is worth retrying. */
 function userFacingFailure(error: unknown, renderTimeoutMs: number): string | undefined {
   if (error instanceof RenderInputError) return error.message;
   if (error instanceof FinishingInputError) return error.message;
-  if (error instanceof RenderTimeoutError || error instanceof ConversionTimeoutError || error instanceof PrintTimeoutError)
-    return timeoutMessage(renderTimeoutMs);
+  if (isTimeout(error)) return timeoutMessage(renderTimeoutMs);
   if (error instanceof ConversionFailedError) return `The document could not be converted to PDF: ${error.message}`;
   return undefined;
 }
@@ -136,7 +137,9 @@ export async function renderDocument(job: RenderTake, deps: RenderDeps): Promise
     deps.onOutcome?.('ready', seconds());
     return 'ready';
   } catch (error) {
-    const failure = userFacingFailure(error, deps.renderTimeoutMs);
+    // Out of time still waiting for a converter, printer or fetch slot: retried, as any worker's own failure.
+    const waitedOnly = deadline.waitingForTurn && isTimeout(error);
+    const failure = waitedOnly ? undefined : userFacingFailure(error, deps.renderTimeoutMs);
     if (failure === undefined) {
       // Counted (marked) first: the retry and the attempt limit read the count. (A final outcome's finish counts it.)
       const doc = (await attempt.mark().catch(() => undefined)) ?? taken;
@@ -150,7 +153,11 @@ export async function renderDocument(job: RenderTake, deps: RenderDeps): Promise
         throw error;
       }
     }
-    const errorMessage = failure ?? `Rendering failed after ${job.attemptsMade + 1} attempts (${(error as Error).message}); please try again`;
+    const errorMessage =
+      failure ??
+      (waitedOnly
+        ? `The service was too busy to render this document within ${Math.round(deps.renderTimeoutMs / 1000)} s, ${job.attemptsMade + 1} times; please try again later`
+        : `Rendering failed after ${job.attemptsMade + 1} attempts (${(error as Error).message}); please try again`);
     const errors = error instanceof RenderInputError && error.problems.length > 0 ? error.problems : undefined;
     await forgetSecrets(deps, taken, log);
     const doc = attempt.current();
@@ -202,7 +209,9 @@ async function render(doc: RenderingDocument, deps: RenderDeps, deadline: Deadli
   const input = doc.inputJson as Record<string, unknown>;
   checkInput(variables, input); // input problems first: no fetch for a document that cannot render
   const sources = imageSources(variables, input);
+  deadline.waitingForTurn = true;
   const imageTurn = deps.imageRenders && sources.length > 0 ? await deps.imageRenders.acquire(deadline.signal) : undefined;
+  deadline.waitingForTurn = false;
   try {
     return await renderTemplate(doc, template, variables, input, sources, deps, deadline, log, phases);
   } finally {
@@ -252,11 +261,14 @@ async function renderTemplate(
   phases.end('fill');
   if (doc.outputFormat !== 'docx') {
     // One finishing step whatever printed the PDF (watermark, metadata, encryption: @docgen/finishing).
+    deadline.waitingForTurn = true;
+    const onStarted = () => (deadline.waitingForTurn = false);
     const pdf = printable
-      ? await deps.printer!.toPdf(printable, { deadline, log })
+      ? await deps.printer!.toPdf(printable, { deadline, log, onStarted })
       : await deps.converter.toPdf(docx!, {
           deadline,
           log,
+          onStarted,
           pdfStandard: (doc.pdfStandard ?? undefined) as PdfStandard | undefined,
           batchKey: `${doc.organizationId}/${template.fileKey}`,
         });

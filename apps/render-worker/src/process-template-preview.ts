@@ -40,21 +40,22 @@ export async function processTemplatePreview(job: Job<TemplatePreviewJob>, deps:
   const deadline = new Deadline(Date.now() + deps.renderTimeoutMs, deps.renderTimeoutMs);
   const started = performance.now();
   try {
+    deadline.waitingForTurn = true;
+    const onStarted = () => (deadline.waitingForTurn = false);
     const pdf =
       template.htmlFileKey && deps.printer && deps.templateHtml
-        ? await deps.printer.toPdf(printableTemplate(await deps.templateHtml(template.htmlFileKey)), { deadline, log })
-        : await deps.converter.toPdf(await deps.templateFile(template.fileKey), { deadline, log });
+        ? await deps.printer.toPdf(printableTemplate(await deps.templateHtml(template.htmlFileKey)), { deadline, log, onStarted })
+        : await deps.converter.toPdf(await deps.templateFile(template.fileKey), { deadline, log, onStarted });
     const png = await firstPagePng(pdf, { timeoutMs: Math.max(1_000, deadline.remainingMs()) });
     await deps.storage.put(templateVersionPreviewKey(template.organizationId, templateId, template.version), png);
     await markPreview(deps.db, templateId, template.version, 'ready', null);
     log.info({ ms: Math.round(performance.now() - started), bytes: png.length }, 'template preview ready');
     return 'ready';
   } catch (error) {
+    // Out of time still in line for a busy converter or printer is the worker's load, retried like its other failures.
     const templateFault =
       error instanceof ConversionFailedError ||
-      error instanceof ConversionTimeoutError ||
-      error instanceof RenderTimeoutError ||
-      error instanceof PrintTimeoutError;
+      (!deadline.waitingForTurn && (error instanceof ConversionTimeoutError || error instanceof RenderTimeoutError || error instanceof PrintTimeoutError));
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     if (!templateFault && !lastAttempt) {
       log.warn({ err: error }, 'template preview attempt failed; will retry');

@@ -1,0 +1,108 @@
+import { UnrecoverableError, type Job } from 'bullmq';
+import { createLogger } from '@docgen/observability';
+import { buildDocx, createTestDatabase, paragraph, seedOrganization, type TestDatabase } from '@docgen/testing';
+import type { ConversionContext } from '../src/converter';
+import { renderDocument, type RenderDeps } from '../src/process-render-job';
+import { processTemplatePreview, type TemplatePreviewDeps } from '../src/process-template-preview';
+import { Slots } from '../src/slots';
+
+/**
+ * Time running out is the document's doing only once a converter works on it: a render that
+ * spent its whole deadline in line for a busy LibreOffice is retried like any worker failure,
+ * and says so when it runs out of attempts; so is a template's stored preview. Real PostgreSQL;
+ * the converter is a line of one turn that another render holds (Slots, as the warm pool's converter waits).
+ */
+describe('a render out of time', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database.drop());
+
+  async function render(converterToPdf: (docx: Buffer, context: ConversionContext) => Promise<Buffer>, attemptsMade: number) {
+    const { organizationId } = await seedOrganization(database.db);
+    const template = await database.db.template.create({
+      data: { organizationId, name: 'plain', format: 'docx', fileKey: `templates/${organizationId}.docx`, fileSize: 1, variables: [] },
+    });
+    const doc = await database.db.document.create({
+      data: { organizationId, templateId: template.id, inputFormat: 'docx', outputFormat: 'pdf', inputJson: {}, renderAttempts: attemptsMade },
+    });
+    const deps = {
+      db: database.db,
+      renderingMarkAfterMs: 0,
+      renderTimeoutMs: 400,
+      logger: createLogger('test', 'silent'),
+      announce: async () => undefined,
+      imageFetch: {},
+      templateFile: async () => buildDocx({ body: paragraph('plain') }),
+      converter: { toPdf: converterToPdf },
+    } as unknown as RenderDeps;
+    const outcome = await renderDocument({ documentId: doc.id, generation: 1, takes: 1, attemptsMade, attemptsAllowed: 3 }, deps).catch((error: unknown) => error);
+    return { outcome, row: await database.db.document.findUniqueOrThrow({ where: { id: doc.id } }) };
+  }
+
+  /** Every instance busy with someone else's render for longer than this one's deadline. */
+  const busy = new Slots(1);
+  let releaseBusy: () => void;
+  beforeAll(async () => {
+    releaseBusy = await busy.acquire(new AbortController().signal);
+  });
+  afterAll(() => releaseBusy());
+  const waitsInLine = async (_docx: Buffer, { deadline }: ConversionContext) => {
+    await busy.acquire(deadline.signal);
+    return Buffer.from('%PDF-never');
+  };
+
+  it('is retried, not blamed on the template, when it never left the line for a converter', async () => {
+    const { outcome, row } = await render(waitsInLine, 0);
+    expect(outcome).not.toBeInstanceOf(UnrecoverableError);
+    expect(row).toMatchObject({ status: 'queued', renderAttempts: 1, errorMessage: null });
+  });
+
+  it('on its last attempt fails saying the service was busy, not that the template is too slow', async () => {
+    const { outcome, row } = await render(waitsInLine, 2);
+    expect(outcome).toBeInstanceOf(UnrecoverableError);
+    expect(row.status).toBe('failed');
+    expect(row.errorMessage).toMatch(/^The service was too busy to render this document within \d+ s, 3 times; please try again later$/);
+  });
+
+  it('fails at once with the timeout message when the converter had started on it', async () => {
+    const converts = (_docx: Buffer, { onStarted }: ConversionContext) => {
+      onStarted?.();
+      return new Promise<Buffer>(() => undefined); // LibreOffice still working when the deadline passes
+    };
+    const { outcome, row } = await render(converts, 0);
+    expect(outcome).toBeInstanceOf(UnrecoverableError);
+    expect(row.status).toBe('failed');
+    expect(row.errorMessage).toMatch(/^Rendering took longer than \d+ s/);
+    expect(row.errorMessage).not.toMatch(/busy/);
+  });
+
+  it("keeps a template's stored preview pending for a retry when it only waited in line, and fails it when the converter ran out of time on it", async () => {
+    const { organizationId } = await seedOrganization(database.db);
+    const template = await database.db.template.create({
+      data: { organizationId, name: 'plain', format: 'docx', fileKey: `templates/${organizationId}.docx`, fileSize: 1, variables: [], previewStatus: 'pending' },
+    });
+    await database.db.templateVersion.create({
+      data: { templateId: template.id, version: 1, status: 'published', fileKey: template.fileKey, fileSize: 1, previewStatus: 'pending' },
+    });
+    const preview = (toPdf: (docx: Buffer, context: ConversionContext) => Promise<Buffer>) =>
+      processTemplatePreview({ data: { templateId: template.id }, attemptsMade: 0, opts: { attempts: 3 } } as unknown as Job, {
+        db: database.db,
+        logger: createLogger('test', 'silent'),
+        renderTimeoutMs: 400,
+        templateFile: async () => buildDocx({ body: paragraph('plain') }),
+        converter: { toPdf },
+      } as unknown as TemplatePreviewDeps).catch((error: unknown) => error);
+    const status = async () => (await database.db.templateVersion.findUniqueOrThrow({ where: { templateId_version: { templateId: template.id, version: 1 } } })).previewStatus;
+
+    expect(await preview(waitsInLine)).toBeInstanceOf(Error); // thrown for BullMQ to retry
+    expect(await status()).toBe('pending');
+    const convertsTooLong = (_docx: Buffer, { deadline, onStarted }: ConversionContext) => {
+      onStarted?.();
+      return deadline.race(new Promise<Buffer>(() => undefined)); // as the warm pool's converter stops waiting at the deadline
+    };
+    expect(await preview(convertsTooLong)).toBe('failed');
+    expect(await status()).toBe('failed');
+  });
+});
