@@ -279,4 +279,39 @@ describe('live preview that runs out of time', () => {
       retryAfter: '2',
     });
   }, 60_000);
+
+  it('lets one organisation have LIVE_PREVIEWS_PER_ORG previews in flight on every gateway (429 beyond), and frees one the moment its caller stops waiting', async () => {
+    const capped = await stack.start('gateway', { LIVE_PREVIEWS_PER_ORG: '1', PREVIEW_RATE_LIMIT: '1000' });
+    const org = await stack.organization();
+    const client = apiClient(capped.url, org.apiKey);
+    const own = (await client.uploadTemplate(invoiceDocx, 'Invoice.docx')).id;
+    const inFlight = new Redis(stack.env.REDIS_URL!);
+    const slotsKey = `${stack.env.REDIS_KEY_PREFIX}live-previews:in-flight:${org.organizationId}`;
+    try {
+      // A preview whose fill waits for an image that never comes holds the organisation's one slot.
+      const leaving = new AbortController();
+      const first = fetch(`${capped.url}/api/v1/templates/${own}/preview`, {
+        method: 'POST',
+        headers: { 'X-API-Key': org.apiKey, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ input_json: slowInput() }),
+        signal: leaving.signal,
+      }).catch((error: unknown) => error);
+      await eventually(async () => (await inFlight.zcard(slotsKey)) === 1, 'the first preview in flight');
+      const refused = await client.call('POST', `/api/v1/templates/${own}/preview`, { input_json: INPUT });
+      expect({ status: refused.status, body: refused.body, retryAfter: refused.headers.get('retry-after') }).toEqual({
+        status: 429,
+        body: { detail: 'This organisation already has 1 live preview being rendered; try again in a moment' },
+        retryAfter: '2',
+      });
+      // The page that asked moves on (the author typed again): its slot is free long before the preview's 3 s deadline.
+      leaving.abort();
+      await first;
+      await eventually(async () => (await inFlight.zcard(slotsKey)) === 0, 'the slot given back when the caller left', 1_500);
+      expect(await inFlight.keys(`${stack.env.REDIS_KEY_PREFIX}live-preview:*`)).toEqual([]);
+      // Another organisation is never held back by this one's previews.
+      expect((await api.call('POST', `/api/v1/templates/${templateId}/preview`, { input_json: INPUT })).status).not.toBe(429);
+    } finally {
+      inFlight.disconnect();
+    }
+  }, 60_000);
 });

@@ -52,6 +52,8 @@ export const gatewayEnv = z.object({
   PREVIEW_RATE_LIMIT: envVar.integer(60, 1),
   /** How long a render worker has to render a live preview; past it the request answers 503 (a template at fault: 422). */
   PREVIEW_TIMEOUT_MS: envVar.integer(10_000, 500, 120_000),
+  /** Live previews being rendered at once per organisation, across replicas (429 beyond): workers take them ahead of documents. */
+  LIVE_PREVIEWS_PER_ORG: envVar.integer(4, 1, 100),
   /** HTML template uploads being converted at once per organisation, across replicas (429 beyond). */
   TEMPLATE_IMPORTS_PER_ORG: envVar.integer(2, 1, 100),
   /** Per-organisation label on the open /metrics; off: a public endpoint names no tenant. */

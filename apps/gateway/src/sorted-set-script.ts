@@ -11,8 +11,8 @@ type Command<Reply> = (key: string, ...args: (string | number)[]) => Promise<Rep
 /**
  * A Redis gate over one sorted set per subject (members are entries, scores are times): a
  * Lua script that checks and records in one atomic call, so a bound holds across gateway
- * replicas, and `release` to take an entry back. The rate limiter and the HTML import slots
- * are two scripts on this one wrapper.
+ * replicas, and `release` to take an entry back. The rate limiter and the in-flight slots (HTML
+ * imports, live previews) are two scripts on this one wrapper.
  */
 export class SortedSetScript<Reply> {
   private readonly command: Command<Reply>;

@@ -203,7 +203,9 @@ export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<Tem
       throw error;
     }
     const started = performance.now();
-    const outcome = await deps.livePreviews.render(caller.organization.id, { source, input: body.input_json });
+    const callerGone = new AbortController();
+    res.once('close', () => callerGone.abort());
+    const outcome = await deps.livePreviews.render(caller.organization.id, { source, input: body.input_json }, callerGone.signal);
     if ('invalid' in outcome) throw invalidInput(outcome.invalid.message, outcome.invalid.errors);
     req.log.info({ templateId: template.id, ms: Math.round(performance.now() - started), bytes: outcome.png.length }, 'live preview sent');
     res.setHeader('Content-Type', 'image/png');

@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { TemplateImportResult, templateImportHtmlKey, type TemplateImportJob } from '@docgen/queue';
 import { TemplateError } from '@docgen/templating';
 import { HttpError, dependencyDown } from '../errors';
-import type { ImportSlots } from './import-slots';
+import type { InFlightSlots } from './in-flight-slots';
 
 /** After the job's deadline, how long the upload still waits for the worker's own timeout answer. */
 const ANSWER_GRACE_MS = 2_000;
@@ -15,16 +15,16 @@ export interface HtmlImporterOptions {
   queue: Queue<TemplateImportJob>;
   events: QueueEvents;
   redis: Redis;
-  slots: ImportSlots;
+  /** TEMPLATE_IMPORTS_PER_ORG of them per organisation. */
+  slots: InFlightSlots;
   redisKeyPrefix: string;
   /** How long a worker has to convert, counted from the upload (RENDER_TIMEOUT_MS). */
   timeoutMs: number;
-  perOrganization: number;
 }
 
 /**
  * HTML → DOCX on a render worker (where LibreOffice lives), for an upload that waits:
- * at most `perOrganization` imports in flight per organisation across replicas (429
+ * at most TEMPLATE_IMPORTS_PER_ORG imports in flight per organisation across replicas (429
  * beyond), a job on the template-imports queue, and the answer within the deadline or
  * 503 with nothing stored. Throws TemplateError('invalid') for HTML the worker refused.
  */
@@ -33,7 +33,8 @@ export class HtmlImporter {
 
   /** `onWarnings` hears what the worker found worth telling the uploader (text no font can print). */
   async toDocx(organizationId: string, html: Buffer, onWarnings?: (warnings: string[]) => void): Promise<Buffer> {
-    const { slots, timeoutMs, perOrganization } = this.options;
+    const { slots, timeoutMs } = this.options;
+    const perOrganization = slots.limit;
     const importId = randomUUID();
     const waitMs = timeoutMs + ANSWER_GRACE_MS;
     const taken = await slots.take(organizationId, importId, waitMs + 5_000).catch(redisDown);

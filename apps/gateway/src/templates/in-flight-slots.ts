@@ -3,9 +3,9 @@ import { SortedSetScript } from '../sorted-set-script';
 
 /**
  * At most `limit` entries per organisation, each until it is released or its lease ends:
- * one sorted set per organisation (member = import id, score = lease end), checked and
+ * one sorted set per organisation (member = the work's id, score = lease end), checked and
  * updated by one Lua call so the bound holds across gateway replicas. A gateway that dies
- * mid-import leaves an entry that the lease ends. `now` comes from Redis itself (SortedSetScript).
+ * mid-work leaves an entry that the lease ends. `now` comes from Redis itself (SortedSetScript).
  * Returns {taken (1|0), ms until the earliest lease ends}.
  */
 const TAKE_SLOT_SCRIPT = `
@@ -23,28 +23,31 @@ redis.call('PEXPIRE', key, lease)
 return {1, 0}
 `;
 
-export class ImportSlots {
+/** Work a request waits for on a render worker (HTML imports, live previews), bounded per organisation across gateways. */
+export class InFlightSlots {
   private readonly script: SortedSetScript<[number, number]>;
 
   constructor(
     redis: Redis,
     private readonly keyPrefix: string,
-    private readonly limit: number,
+    /** The kind of work, naming its sorted sets (`<prefix><kind>:in-flight:<org>`). */
+    private readonly kind: string,
+    readonly limit: number,
   ) {
-    this.script = new SortedSetScript(redis, 'takeImportSlot', TAKE_SLOT_SCRIPT);
+    this.script = new SortedSetScript(redis, 'takeInFlightSlot', TAKE_SLOT_SCRIPT);
   }
 
   /** True when the slot is taken (release it when done); false when the organisation has `limit` in flight. */
-  async take(organizationId: string, importId: string, leaseMs: number): Promise<boolean> {
-    const [taken] = await this.script.run(this.key(organizationId), this.limit, leaseMs, importId);
+  async take(organizationId: string, workId: string, leaseMs: number): Promise<boolean> {
+    const [taken] = await this.script.run(this.key(organizationId), this.limit, leaseMs, workId);
     return taken === 1;
   }
 
-  async release(organizationId: string, importId: string): Promise<void> {
-    await this.script.release(this.key(organizationId), importId);
+  async release(organizationId: string, workId: string): Promise<void> {
+    await this.script.release(this.key(organizationId), workId);
   }
 
   private key(organizationId: string): string {
-    return `${this.keyPrefix}template-imports:in-flight:${organizationId}`;
+    return `${this.keyPrefix}${this.kind}:in-flight:${organizationId}`;
   }
 }

@@ -3,6 +3,7 @@ import type { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { LivePreviewResult, livePreviewRequestKey, type LivePreviewJob, type LivePreviewRequest } from '@docgen/queue';
 import { HttpError, dependencyDown } from '../errors';
+import type { InFlightSlots } from './in-flight-slots';
 
 /** After the job's deadline, how long the request still waits for the worker's own answer (a timeout it reports). */
 const ANSWER_GRACE_MS = 1_000;
@@ -13,6 +14,8 @@ export interface LivePreviewsOptions {
   queue: Queue<LivePreviewJob>;
   events: QueueEvents;
   redis: Redis;
+  /** LIVE_PREVIEWS_PER_ORG of them per organisation: previews go ahead of documents on the workers' LibreOffice and Chromium. */
+  slots: InFlightSlots;
   redisKeyPrefix: string;
   /** PREVIEW_TIMEOUT_MS: how long a worker has to render, counted from the request. */
   timeoutMs: number;
@@ -25,16 +28,42 @@ export type PreviewOutcome = { png: Buffer } | { invalid: { message: string; err
  * Chromium live) for a request that waits: the request in a Redis key that expires, a job on
  * the live-previews queue, the answer within PREVIEW_TIMEOUT_MS or 503, the PNG read from
  * Redis and deleted (its size is bounded by its pixels: at most 1100 x 1100, under 4 MB).
- * Nothing touches PostgreSQL or storage.
+ * Nothing touches PostgreSQL or storage. An organisation has at most LIVE_PREVIEWS_PER_ORG
+ * in flight across gateways (429 beyond): a worker takes previews ahead of documents, so many
+ * people or keys of one organisation previewing at once must not hold every LibreOffice.
  */
 export class LivePreviews {
   constructor(private readonly options: LivePreviewsOptions) {}
 
-  async render(organizationId: string, request: LivePreviewRequest): Promise<PreviewOutcome> {
-    const { queue, events, redis, redisKeyPrefix, timeoutMs } = this.options;
+  /** `callerGone` aborts when the caller stops waiting (a page asking again as the author types): the job is taken back and the slot freed. */
+  async render(organizationId: string, request: LivePreviewRequest, callerGone?: AbortSignal): Promise<PreviewOutcome> {
+    const { slots, timeoutMs } = this.options;
     const jobId = randomUUID();
-    const requestKey = livePreviewRequestKey(redisKeyPrefix, jobId);
     const waitMs = timeoutMs + ANSWER_GRACE_MS;
+    const taken = await slots.take(organizationId, jobId, waitMs + 5_000).catch(redisDown);
+    if (!taken) {
+      throw new HttpError(
+        'rate_limited',
+        `This organisation already has ${slots.limit} live preview${slots.limit === 1 ? '' : 's'} being rendered; try again in a moment`,
+        { headers: RETRY_AFTER },
+      );
+    }
+    try {
+      return await this.renderOnWorker(organizationId, jobId, request, waitMs, callerGone);
+    } finally {
+      await slots.release(organizationId, jobId).catch(() => undefined); // else its lease ends it
+    }
+  }
+
+  private async renderOnWorker(
+    organizationId: string,
+    jobId: string,
+    request: LivePreviewRequest,
+    waitMs: number,
+    callerGone?: AbortSignal,
+  ): Promise<PreviewOutcome> {
+    const { queue, events, redis, redisKeyPrefix, timeoutMs } = this.options;
+    const requestKey = livePreviewRequestKey(redisKeyPrefix, jobId);
     const job = await (async () => {
       await redis.set(requestKey, JSON.stringify(request), 'PX', waitMs);
       return queue.add('preview', { organizationId, requestKey, deadlineAt: Date.now() + timeoutMs }, { jobId });
@@ -42,10 +71,11 @@ export class LivePreviews {
 
     let outcome: LivePreviewResult;
     try {
-      outcome = LivePreviewResult.parse(await job.waitUntilFinished(events, waitMs));
+      outcome = LivePreviewResult.parse(await untilAborted(job.waitUntilFinished(events, waitMs), callerGone));
     } catch (error) {
-      // Not taken, or taken and never answered: take it back so no worker spends an instance on it.
+      // Not taken, taken and never answered, or no longer wanted: take it back so no worker spends an instance on it.
       await Promise.all([job.remove().catch(() => undefined), redis.unlink(requestKey).catch(() => undefined)]);
+      if (callerGone?.aborted) throw new HttpError('dependency_unavailable', 'The caller stopped waiting for the preview.');
       // BullMQ words its own time-out this way; anything else is the worker's job failing.
       const timedOut = (error as Error).message?.startsWith('Job wait');
       throw new HttpError(
@@ -63,6 +93,17 @@ export class LivePreviews {
     if (!png) throw new HttpError('dependency_unavailable', 'The preview expired before it could be sent; please try again.', { headers: RETRY_AFTER });
     return { png };
   }
+}
+
+/** `work`, or a rejection the moment `signal` aborts. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
 
 const redisDown = (): never => {

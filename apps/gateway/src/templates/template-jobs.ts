@@ -12,7 +12,7 @@ import {
 } from '@docgen/queue';
 import type { GatewayConfig } from '../config';
 import { HtmlImporter } from './html-importer';
-import { ImportSlots } from './import-slots';
+import { InFlightSlots } from './in-flight-slots';
 import { LivePreviews } from './live-previews';
 
 export interface TemplateJobs {
@@ -42,10 +42,9 @@ export function createTemplateJobs(config: GatewayConfig, redis: Redis, logger?:
     queue: importQueue,
     events,
     redis,
-    slots: new ImportSlots(redis, config.REDIS_KEY_PREFIX, config.TEMPLATE_IMPORTS_PER_ORG),
+    slots: new InFlightSlots(redis, config.REDIS_KEY_PREFIX, 'template-imports', config.TEMPLATE_IMPORTS_PER_ORG),
     redisKeyPrefix: config.REDIS_KEY_PREFIX,
     timeoutMs: config.RENDER_TIMEOUT_MS,
-    perOrganization: config.TEMPLATE_IMPORTS_PER_ORG,
   });
   const liveQueue = createLivePreviewQueue(redis, config.REDIS_KEY_PREFIX);
   const liveEventsConnection = createRedisConnection(config.REDIS_URL, 'worker', logger);
@@ -55,6 +54,7 @@ export function createTemplateJobs(config: GatewayConfig, redis: Redis, logger?:
     queue: liveQueue,
     events: liveEvents,
     redis,
+    slots: new InFlightSlots(redis, config.REDIS_KEY_PREFIX, 'live-previews', config.LIVE_PREVIEWS_PER_ORG),
     redisKeyPrefix: config.REDIS_KEY_PREFIX,
     timeoutMs: config.PREVIEW_TIMEOUT_MS,
   });
