@@ -81,7 +81,10 @@ export function createApp({ config, db, redis, storage, renderQueue, relay, temp
   // Between them the two registrations must name every operation of the table once.
   const open = express.Router();
   registerOperations(open, 'open', signInHandlers(sessionDeps));
-  const sendFile = storedFileSender(storage, config.DOWNLOAD_REDIRECT ? config.DOWNLOAD_URL_TTL_S : undefined);
+  const sendFile = storedFileSender(storage, {
+    redirectTtlSeconds: config.DOWNLOAD_REDIRECT ? config.DOWNLOAD_URL_TTL_S : undefined,
+    idleTimeoutMs: config.DOWNLOAD_IDLE_TIMEOUT_MS,
+  });
   const authenticated = express.Router();
   registerOperations(authenticated, 'authenticated', {
     ...meHandlers(),

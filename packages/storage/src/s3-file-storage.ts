@@ -8,6 +8,7 @@ const MiB = 1024 * 1024;
 /** Multipart parts in flight per upload: memory stays near PART_SIZE x QUEUE_SIZE whatever the file size. */
 const PART_SIZE = 8 * MiB;
 const QUEUE_SIZE = 2;
+const SOCKET_IDLE_TIMEOUT_MS = 120_000;
 
 export interface S3StorageOptions {
   bucket: string;
@@ -44,6 +45,9 @@ export class S3FileStorage implements FileStorage {
       // The SDK's default CRC32 checksums are refused by several S3-compatible stores.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      // The client keeps 50 sockets; one that carries nothing for two minutes (a store that stalls,
+      // a reader that stopped and was not cut by the gateway's own DOWNLOAD_IDLE_TIMEOUT_MS) is given up.
+      requestHandler: { connectionTimeout: 10_000, socketTimeout: SOCKET_IDLE_TIMEOUT_MS },
       ...options.client,
     });
   }
