@@ -9,6 +9,27 @@ const PASSWORD_FIELDS = ['password', 'owner_password'] as const;
 
 const scryptAsync = promisify(scrypt) as (password: string, salt: string, length: number) => Promise<Buffer>;
 
+/**
+ * scrypt runs on libuv's thread pool (4 threads, which file reads, zlib and the key-derivation
+ * of everything else share), each run ~50 ms and 16 MiB: at most two at a time per process, the
+ * rest waiting their turn here, so requests with PDF passwords never hold the whole pool.
+ */
+const HASHES_AT_ONCE = 2;
+let hashing = 0;
+const waitingToHash: (() => void)[] = [];
+
+async function slowHash(password: string, salt: string): Promise<string> {
+  if (hashing < HASHES_AT_ONCE) hashing += 1;
+  else await new Promise<void>((resolve) => waitingToHash.push(resolve)); // handed the turn of one that ends
+  try {
+    return (await scryptAsync(password, salt, 32)).toString('hex');
+  } finally {
+    const next = waitingToHash.shift();
+    if (next) next();
+    else hashing -= 1;
+  }
+}
+
 /** What is stored and shown (passwords as "***"), and the passwords, kept apart for the render only. */
 export function separatePdfSecrets(options: Options | undefined): { stored: Options | null; secrets: RenderSecrets | undefined } {
   if (!options) return { stored: null, secrets: undefined };
@@ -32,7 +53,7 @@ export async function hashablePdfOptions(options: Options | undefined, salt: str
   const hashable = { ...options };
   for (const field of PASSWORD_FIELDS) {
     const password = options[field];
-    if (password !== undefined) hashable[field] = (await scryptAsync(password, `docgen-idempotency:${salt}`, 32)).toString('hex');
+    if (password !== undefined) hashable[field] = await slowHash(password, `docgen-idempotency:${salt}`);
   }
   return hashable;
 }
