@@ -12,7 +12,7 @@ export interface ConversionContext {
   log: Logger;
   /** An archival PDF/A instead of a plain PDF. */
   pdfStandard?: PdfStandard;
-  /** Called when LibreOffice starts on this conversion (after any wait for a free instance). */
+  /** Called when LibreOffice starts on this conversion alone (after any wait for a free instance; a batch's shared call does not count). */
   onStarted?: () => void;
   /** Someone is waiting for this one (a live preview): it goes ahead of renders waiting for an instance. */
   urgent?: boolean;

@@ -99,7 +99,7 @@ export class PdfBatches {
         .convertParts(batched.docx, batched.marks, {
           sections: true, // batchDocx puts each document in a section of its own
           deadlineAt: Math.max(...members.map((member) => member.context.deadline.at)),
-          onInstanceTaken: this.started(members),
+          onInstanceTaken: this.started(members, { shared: true }),
         })
         .catch(() => undefined));
     if (pdfs) members.forEach((member, i) => member.resolve(pdfs[i]!));
@@ -132,10 +132,15 @@ export class PdfBatches {
     return this.deps.convert(docx, { deadlineAt, onInstanceTaken: this.started(members) });
   }
 
-  private started(members: Member[]) {
+  /**
+   * A call shared with batch-mates is not reported as this document's start (onStarted): a
+   * deadline that passes in it may be another member's doing, so the render is retried (alone,
+   * process-render-job) rather than blamed; a conversion alone is its own.
+   */
+  private started(members: Member[], { shared = false } = {}) {
     return (pid: number | undefined) => {
       for (const member of members) {
-        member.context.onStarted?.();
+        if (!shared) member.context.onStarted?.();
         member.context.log.debug({ driver: 'warm', pid, batch: members.length }, 'conversion started');
       }
     };

@@ -124,7 +124,8 @@ export async function renderDocument(job: RenderTake, deps: RenderDeps): Promise
   const log = deps.logger.child({ documentId, generation, attempt: job.attemptsMade + 1 });
   const deadline = Deadline.after(taken.renderingStartedAt!, deps.renderTimeoutMs);
   try {
-    const files = await deadline.race(render(taken, deps, deadline, log, phases));
+    const firstAttempt = job.takes === 1 && job.attemptsMade === 0;
+    const files = await deadline.race(render(taken, deps, deadline, log, phases, firstAttempt));
     await forgetSecrets(deps, taken, log); // files stored: once the document reads ready, its passwords are gone
     const doc = attempt.current();
     const finished = await finish(deps, doc, { status: 'ready', files });
@@ -202,7 +203,7 @@ class PhaseTimer {
   }
 }
 
-async function render(doc: RenderingDocument, deps: RenderDeps, deadline: Deadline, log: Logger, phases: PhaseTimer): Promise<string[]> {
+async function render(doc: RenderingDocument, deps: RenderDeps, deadline: Deadline, log: Logger, phases: PhaseTimer, firstAttempt: boolean): Promise<string[]> {
   const { template } = doc;
   if (!template) return store(doc, deps, deadline, phases, [['pdf', await renderMerge(doc, deps, deadline)]]); // a merge (render-merge.ts)
   const variables = template.variables as TemplateVariable[];
@@ -213,7 +214,7 @@ async function render(doc: RenderingDocument, deps: RenderDeps, deadline: Deadli
   const imageTurn = deps.imageRenders && sources.length > 0 ? await deps.imageRenders.acquire(deadline.signal) : undefined;
   deadline.waitingForTurn = false;
   try {
-    return await renderTemplate(doc, template, variables, input, sources, deps, deadline, log, phases);
+    return await renderTemplate(doc, template, variables, input, sources, deps, deadline, log, phases, firstAttempt);
   } finally {
     imageTurn?.();
   }
@@ -229,6 +230,7 @@ async function renderTemplate(
   deadline: Deadline,
   log: Logger,
   phases: PhaseTimer,
+  firstAttempt: boolean,
 ): Promise<string[]> {
   const locale = template.locale;
   const images = await fetchImageSources(sources, deps.imageFetch, deadline, deps.imageLimits, deps.imageFetchBudget?.(doc.organizationId, deadline));
@@ -270,7 +272,8 @@ async function renderTemplate(
           log,
           onStarted,
           pdfStandard: (doc.pdfStandard ?? undefined) as PdfStandard | undefined,
-          batchKey: `${doc.organizationId}/${template.fileKey}`,
+          // A retry converts alone: if a batch-mate made the shared call outlast the deadline, it cannot again.
+          batchKey: firstAttempt ? `${doc.organizationId}/${template.fileKey}` : undefined,
         });
     phases.end('convert');
     deadline.check();

@@ -78,6 +78,18 @@ describe('a render out of time', () => {
     expect(row.errorMessage).not.toMatch(/busy/);
   });
 
+  it('converts a retry alone: a batch-mate that made a shared call outlast the deadline cannot do it again', async () => {
+    const keys: (string | undefined)[] = [];
+    const recordsKey = async (_docx: Buffer, { batchKey, onStarted }: ConversionContext) => {
+      keys.push(batchKey);
+      onStarted?.();
+      return Buffer.from('%PDF-1.7\n%%EOF\n');
+    };
+    await render(recordsKey, 0);
+    await render(recordsKey, 1);
+    expect(keys).toEqual([expect.stringMatching(/^[0-9a-f-]{36}\/templates\//), undefined]);
+  });
+
   it("keeps a template's stored preview pending for a retry when it only waited in line, and fails it when the converter ran out of time on it", async () => {
     const { organizationId } = await seedOrganization(database.db);
     const template = await database.db.template.create({
