@@ -6,17 +6,18 @@ export class RenderTimeoutError extends Error {
   }
 }
 
+/** The share of an attempt's time its work must have had for running out of it to be the work's own doing. */
+const FAIR_TIME_SHARE = 0.5;
+
 /**
  * One render attempt's deadline: RENDER_TIMEOUT_MS after the document went to rendering.
  * Every step asks it how much time is left, and `race` stops waiting for a step when the
  * time is up (the step is left to wind down on its own; its outcome is ignored).
  */
 export class Deadline {
-  /**
-   * Set while the attempt waits its turn on shared capacity (a LibreOffice instance, a browser
-   * page, an image-fetching slot): time running out then is the worker's load, not the document's doing.
-   */
-  waitingForTurn = false;
+  private waitingForTurn = false;
+  /** What was left when the work last got its turn. */
+  private leftAtTurn: number | undefined;
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout;
 
@@ -29,6 +30,27 @@ export class Deadline {
 
   static after(start: Date, timeoutMs: number): Deadline {
     return new Deadline(start.getTime() + timeoutMs, timeoutMs);
+  }
+
+  /** The work waits its turn on shared capacity from now: a LibreOffice instance, a browser page, an image-fetching slot. */
+  awaitingTurn(): void {
+    this.waitingForTurn = true;
+  }
+
+  /** The work has its turn (a no-op unless it was waiting): what is left now is its share of the time. */
+  turnTaken(): void {
+    if (!this.waitingForTurn) return;
+    this.waitingForTurn = false;
+    this.leftAtTurn = this.remainingMs();
+  }
+
+  /**
+   * Out of time through the worker's load rather than the work's own slowness: still waiting
+   * for a turn, or the last turn came with less than a fair share (half) of the time left. Such
+   * an attempt is asked for again; one that had its share and still ran out is the template's.
+   */
+  get outOfTimeByLoad(): boolean {
+    return this.waitingForTurn || (this.leftAtTurn !== undefined && this.leftAtTurn < this.timeoutMs * FAIR_TIME_SHARE);
   }
 
   /** Aborted when the deadline passes. */

@@ -1,7 +1,7 @@
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { PrintTimeoutError } from '@docgen/browser-printer';
-import { ConversionFailedError, ConversionTimeoutError } from '@docgen/converter';
+import { ConversionFailedError, ConversionTimeoutError, ConverterCrashedError } from '@docgen/converter';
 import type { Logger } from '@docgen/observability';
 import { LivePreviewJob, LivePreviewRequest, livePreviewPngKey, type LivePreviewResult } from '@docgen/queue';
 import type { GuardedFetchOptions } from '@docgen/security';
@@ -17,8 +17,6 @@ import type { TakeImageFetch } from './image-fetch-budget';
 export const LIVE_PREVIEW_LONG_SIDE_PX = 1100;
 /** Long enough for the waiting gateway to read it; short enough that an abandoned one is soon gone. */
 const PNG_TTL_MS = 30_000;
-/** The share of PREVIEW_TIMEOUT_MS a worker must have had before a time-out is blamed on the template. */
-const FAIR_TIME_SHARE = 0.5;
 
 export interface LivePreviewDeps {
   redis: Redis;
@@ -56,26 +54,26 @@ export async function processLivePreview(job: Job<LivePreviewJob>, deps: LivePre
   const log = deps.logger.child({ previewJobId: job.id, organizationId, templateId: source.templateId });
   const timeoutMs = deadlineAt - job.timestamp;
   const deadline = new Deadline(deadlineAt, timeoutMs);
+  // Its time counts from the request: the wait in the queue was the workers' load.
+  deadline.awaitingTurn();
+  deadline.turnTaken();
   const started = performance.now();
-  // Out of time while waiting for a free instance or page is the worker's capacity (503);
-  // anywhere else (image fetches, the fill, the print itself) the input's or template's (422).
-  let waitingForPrinter = false;
   try {
     const variables = source.variables as unknown as TemplateVariable[];
     const options = { locale: source.locale, maxOutputBytes: deps.maxOutputBytes, expressionTimeoutMs: deps.expressionTimeoutMs };
     checkInput(variables, input);
     const images = await fetchImages(variables, input, deps.imageFetch, deadline, deps.imageLimits, deps.imageFetchBudget?.(organizationId, deadline));
-    const context = { deadline, log, urgent: true, onStarted: () => (waitingForPrinter = false) };
+    const context = { deadline, log, urgent: true, onStarted: () => deadline.turnTaken() };
     let pdf: Buffer;
     if (source.htmlFileKey && deps.printer && deps.templateHtml) {
       const printable = fillHtml(await deps.templateHtml(source.htmlFileKey), variables, input, images, options);
       deadline.check();
-      waitingForPrinter = true;
+      deadline.awaitingTurn();
       pdf = await deps.printer.toPdf(printable, context);
     } else {
       const docx = renderDocx(await deps.templateFile(source.fileKey), variables, input, images, { ...options, compress: false });
       deadline.check();
-      waitingForPrinter = true;
+      deadline.awaitingTurn();
       pdf = await deps.converter.toPdf(docx, context);
     }
     const printed = performance.now();
@@ -87,9 +85,9 @@ export async function processLivePreview(job: Job<LivePreviewJob>, deps: LivePre
     return { outcome: 'rendered', pngKey };
   } catch (error) {
     const timedOut = error instanceof RenderTimeoutError || error instanceof ConversionTimeoutError || error instanceof PrintTimeoutError;
-    // A time-out is the template's only when the worker had most of the time for it: one that
-    // spent its time waiting in the queue (busy or just-started workers) is asked for again (503).
-    if (timedOut && (waitingForPrinter || deadlineAt - takenAt < timeoutMs * FAIR_TIME_SHARE)) throw error;
+    // A time-out is the template's only when the worker had a fair share of the time for it: one that
+    // spent its time waiting in the queue or for an instance (busy or just-started workers) is asked for again (503).
+    if (timedOut && deadline.outOfTimeByLoad) throw error;
     const invalid = problemOf(error, timeoutMs);
     if (!invalid) throw error;
     log.info({ reason: invalid.message }, 'live preview refused');
@@ -109,5 +107,8 @@ function problemOf(error: unknown, timeoutMs: number): { message: string; errors
     };
   }
   if (error instanceof ConversionFailedError) return { message: `The document could not be converted to PDF: ${error.message}`, errors: [] };
+  // Asked again, it would crash a fresh instance as likely: each try costs a LibreOffice restart.
+  if (error instanceof ConverterCrashedError)
+    return { message: 'LibreOffice stopped while converting the preview; check the template for content it cannot handle', errors: [] };
   return undefined;
 }

@@ -1,6 +1,6 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { PrintTimeoutError } from '@docgen/browser-printer';
-import { ConversionFailedError, ConversionTimeoutError, type PdfStandard } from '@docgen/converter';
+import { ConversionFailedError, ConversionTimeoutError, ConverterCrashedError, type PdfStandard } from '@docgen/converter';
 import type { Database, Document } from '@docgen/db';
 import {
   RenderingAttempt,
@@ -64,6 +64,16 @@ const finish = (deps: RenderDeps, doc: Document, outcome: FinishOutcome) =>
   deps.finishes ? deps.finishes.finish(doc, outcome) : finishRendering(deps.db, doc, outcome);
 
 const isTimeout = (error: unknown) => error instanceof RenderTimeoutError || error instanceof ConversionTimeoutError || error instanceof PrintTimeoutError;
+
+/** Why the last of a document's retryable attempts failed, for the person who asked for it. */
+function finalRetryableFailure(error: unknown, waitedOnly: boolean, attempts: number, renderTimeoutMs: number): string {
+  const times = attempts === 1 ? 'once' : `${attempts} times`;
+  if (waitedOnly) return `The service was too busy to render this document within ${Math.round(renderTimeoutMs / 1000)} s, ${times}; please try again later`;
+  if (error instanceof ConverterCrashedError) {
+    return `Rendering failed after ${attempts} attempts: LibreOffice stopped while converting this document; check the template for content it cannot handle, or try again later`;
+  }
+  return `Rendering failed after ${attempts} attempts (${(error as Error).message}); please try again`;
+}
 
 /** What went wrong, for the person who can fix it; undefined when it is worth retrying. */
 function userFacingFailure(error: unknown, renderTimeoutMs: number): string | undefined {
@@ -138,8 +148,8 @@ export async function renderDocument(job: RenderTake, deps: RenderDeps): Promise
     deps.onOutcome?.('ready', seconds());
     return 'ready';
   } catch (error) {
-    // Out of time still waiting for a converter, printer or fetch slot: retried, as any worker's own failure.
-    const waitedOnly = deadline.waitingForTurn && isTimeout(error);
+    // Out of time in line for a converter, printer or fetch slot (or given one too late): retried, as any worker's own failure.
+    const waitedOnly = isTimeout(error) && deadline.outOfTimeByLoad;
     const failure = waitedOnly ? undefined : userFacingFailure(error, deps.renderTimeoutMs);
     if (failure === undefined) {
       // Counted (marked) first: the retry and the attempt limit read the count. (A final outcome's finish counts it.)
@@ -156,9 +166,7 @@ export async function renderDocument(job: RenderTake, deps: RenderDeps): Promise
     }
     const errorMessage =
       failure ??
-      (waitedOnly
-        ? `The service was too busy to render this document within ${Math.round(deps.renderTimeoutMs / 1000)} s, ${job.attemptsMade + 1} times; please try again later`
-        : `Rendering failed after ${job.attemptsMade + 1} attempts (${(error as Error).message}); please try again`);
+      finalRetryableFailure(error, waitedOnly, Math.max(job.attemptsMade + 1, attempt.current().renderAttempts), deps.renderTimeoutMs);
     const errors = error instanceof RenderInputError && error.problems.length > 0 ? error.problems : undefined;
     await forgetSecrets(deps, taken, log);
     const doc = attempt.current();
@@ -210,9 +218,9 @@ async function render(doc: RenderingDocument, deps: RenderDeps, deadline: Deadli
   const input = doc.inputJson as Record<string, unknown>;
   checkInput(variables, input); // input problems first: no fetch for a document that cannot render
   const sources = imageSources(variables, input);
-  deadline.waitingForTurn = true;
+  deadline.awaitingTurn();
   const imageTurn = deps.imageRenders && sources.length > 0 ? await deps.imageRenders.acquire(deadline.signal) : undefined;
-  deadline.waitingForTurn = false;
+  deadline.turnTaken();
   try {
     return await renderTemplate(doc, template, variables, input, sources, deps, deadline, log, phases, firstAttempt);
   } finally {
@@ -263,8 +271,8 @@ async function renderTemplate(
   phases.end('fill');
   if (doc.outputFormat !== 'docx') {
     // One finishing step whatever printed the PDF (watermark, metadata, encryption: @docgen/finishing).
-    deadline.waitingForTurn = true;
-    const onStarted = () => (deadline.waitingForTurn = false);
+    deadline.awaitingTurn();
+    const onStarted = () => deadline.turnTaken();
     const pdf = printable
       ? await deps.printer!.toPdf(printable, { deadline, log, onStarted })
       : await deps.converter.toPdf(docx!, {
@@ -275,6 +283,7 @@ async function renderTemplate(
           // A retry converts alone: if a batch-mate made the shared call outlast the deadline, it cannot again.
           batchKey: firstAttempt ? `${doc.organizationId}/${template.fileKey}` : undefined,
         });
+    deadline.turnTaken(); // after a batch's shared call, which reports no start of its own
     phases.end('convert');
     deadline.check();
     outputs.push(['pdf', await finishDocumentPdf(pdf, doc, deps)]);

@@ -36,10 +36,10 @@ export async function processTemplateImport(job: Job<TemplateImportJob>, deps: T
   const timeoutMs = deadlineAt - job.timestamp;
   const deadline = new Deadline(deadlineAt, timeoutMs);
   const started = performance.now();
-  let converting = false;
+  deadline.awaitingTurn();
   try {
     const docx = await htmlToDocx(html, {
-      convert: (input, { inputFilter }) => deps.converter.htmlToDocx(input, inputFilter, { deadline, log, onStarted: () => (converting = true) }),
+      convert: (input, { inputFilter }) => deps.converter.htmlToDocx(input, inputFilter, { deadline, log, onStarted: () => deadline.turnTaken() }),
     });
     const docxKey = templateImportDocxKey(deps.redisKeyPrefix, job.id!);
     await deps.redis.set(docxKey, docx, 'PX', DOCX_TTL_MS);
@@ -47,9 +47,9 @@ export async function processTemplateImport(job: Job<TemplateImportJob>, deps: T
     log.info({ ms: Math.round(performance.now() - started), bytes: docx.length, warnings: warnings.length }, 'HTML template converted');
     return { outcome: 'converted', docxKey, ...(warnings.length > 0 ? { warnings } : {}) };
   } catch (error) {
-    // Out of time before LibreOffice even started (every instance busy): the worker's
-    // capacity, not the HTML, so the job fails and the upload answers 503.
-    const waitedOnly = (error instanceof RenderTimeoutError || error instanceof ConversionTimeoutError) && !converting;
+    // Out of time before LibreOffice even started, or given it too late (every instance busy):
+    // the worker's capacity, not the HTML, so the job fails and the upload answers 503.
+    const waitedOnly = (error instanceof RenderTimeoutError || error instanceof ConversionTimeoutError) && deadline.outOfTimeByLoad;
     const message = waitedOnly ? undefined : refusal(error, timeoutMs);
     if (message === undefined) throw error;
     log.info({ reason: message }, 'HTML template refused');

@@ -1,6 +1,6 @@
 import type { Job } from 'bullmq';
 import { PrintTimeoutError } from '@docgen/browser-printer';
-import { ConversionFailedError, ConversionTimeoutError } from '@docgen/converter';
+import { ConversionFailedError, ConversionTimeoutError, ConverterCrashedError } from '@docgen/converter';
 import type { Database } from '@docgen/db';
 import type { Logger } from '@docgen/observability';
 import { TemplatePreviewJob } from '@docgen/queue';
@@ -40,8 +40,8 @@ export async function processTemplatePreview(job: Job<TemplatePreviewJob>, deps:
   const deadline = new Deadline(Date.now() + deps.renderTimeoutMs, deps.renderTimeoutMs);
   const started = performance.now();
   try {
-    deadline.waitingForTurn = true;
-    const onStarted = () => (deadline.waitingForTurn = false);
+    deadline.awaitingTurn();
+    const onStarted = () => deadline.turnTaken();
     const pdf =
       template.htmlFileKey && deps.printer && deps.templateHtml
         ? await deps.printer.toPdf(printableTemplate(await deps.templateHtml(template.htmlFileKey)), { deadline, log, onStarted })
@@ -52,16 +52,19 @@ export async function processTemplatePreview(job: Job<TemplatePreviewJob>, deps:
     log.info({ ms: Math.round(performance.now() - started), bytes: png.length }, 'template preview ready');
     return 'ready';
   } catch (error) {
-    // Out of time still in line for a busy converter or printer is the worker's load, retried like its other failures.
-    const templateFault =
-      error instanceof ConversionFailedError ||
-      (!deadline.waitingForTurn && (error instanceof ConversionTimeoutError || error instanceof RenderTimeoutError || error instanceof PrintTimeoutError));
+    // Out of time in line for a busy converter or printer (or given one too late) is the worker's load, retried like its other failures.
+    const timedOut = error instanceof ConversionTimeoutError || error instanceof RenderTimeoutError || error instanceof PrintTimeoutError;
+    const templateFault = timedOut ? !deadline.outOfTimeByLoad : error instanceof ConversionFailedError;
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     if (!templateFault && !lastAttempt) {
       log.warn({ err: error }, 'template preview attempt failed; will retry');
       throw error;
     }
-    const reason = templateFault ? (error as Error).message : 'the render worker could not render it; upload the template again';
+    const reason = templateFault
+      ? (error as Error).message
+      : error instanceof ConverterCrashedError
+        ? 'LibreOffice stopped while converting the template, on every attempt; check it for content LibreOffice cannot handle'
+        : 'the render worker could not render it; upload the template again';
     if (!templateFault) log.warn({ err: error }, 'template preview failed on its last attempt');
     await markPreview(deps.db, templateId, template.version, 'failed', reason);
     log.info({ reason }, 'template preview failed');

@@ -1,7 +1,9 @@
 import { UnrecoverableError, type Job } from 'bullmq';
+import { ConverterCrashedError } from '@docgen/converter';
 import { createLogger } from '@docgen/observability';
 import { buildDocx, createTestDatabase, paragraph, seedOrganization, type TestDatabase } from '@docgen/testing';
 import type { ConversionContext } from '../src/converter';
+import { RenderTimeoutError } from '../src/deadline';
 import { renderDocument, type RenderDeps } from '../src/process-render-job';
 import { processTemplatePreview, type TemplatePreviewDeps } from '../src/process-template-preview';
 import { Slots } from '../src/slots';
@@ -78,6 +80,30 @@ describe('a render out of time', () => {
     expect(row.errorMessage).not.toMatch(/busy/);
   });
 
+  it('is retried too when its turn on the converter came with less than half its time left, and LibreOffice then ran out of it', async () => {
+    const lateTurn = async (_docx: Buffer, { deadline, onStarted }: ConversionContext) => {
+      await new Promise((resolve) => setTimeout(resolve, deadline.remainingMs() - 100)); // in line behind others until then
+      onStarted?.();
+      return deadline.race(new Promise<Buffer>(() => undefined));
+    };
+    const { outcome, row } = await render(lateTurn, 0);
+    expect(outcome).not.toBeInstanceOf(UnrecoverableError);
+    expect(row).toMatchObject({ status: 'queued', errorMessage: null });
+  });
+
+  it('says LibreOffice stopped on the document when it crashed a fresh instance on the last attempt too', async () => {
+    const crashes = async (_docx: Buffer, { onStarted }: ConversionContext): Promise<Buffer> => {
+      onStarted?.();
+      throw new ConverterCrashedError('LibreOffice stopped while converting: Binary URP bridge disposed');
+    };
+    expect((await render(crashes, 0)).row.status).toBe('queued');
+    const { outcome, row } = await render(crashes, 2);
+    expect(outcome).toBeInstanceOf(UnrecoverableError);
+    expect(row.errorMessage).toBe(
+      'Rendering failed after 3 attempts: LibreOffice stopped while converting this document; check the template for content it cannot handle, or try again later',
+    );
+  });
+
   it('converts a retry alone: a batch-mate that made a shared call outlast the deadline cannot do it again', async () => {
     const keys: (string | undefined)[] = [];
     const recordsKey = async (_docx: Buffer, { batchKey, onStarted }: ConversionContext) => {
@@ -108,7 +134,7 @@ describe('a render out of time', () => {
       } as unknown as TemplatePreviewDeps).catch((error: unknown) => error);
     const status = async () => (await database.db.templateVersion.findUniqueOrThrow({ where: { templateId_version: { templateId: template.id, version: 1 } } })).previewStatus;
 
-    expect(await preview(waitsInLine)).toBeInstanceOf(Error); // thrown for BullMQ to retry
+    expect(await preview(waitsInLine)).toBeInstanceOf(RenderTimeoutError); // thrown for BullMQ to retry
     expect(await status()).toBe('pending');
     const convertsTooLong = (_docx: Buffer, { deadline, onStarted }: ConversionContext) => {
       onStarted?.();

@@ -8,6 +8,11 @@ export class ConverterUnavailableError extends Error {
   override name = 'ConverterUnavailableError';
 }
 
+/** LibreOffice died while converting: maybe the document's doing, maybe not (another process's memory); a fresh instance tells. */
+export class ConverterCrashedError extends ConverterUnavailableError {
+  override name = 'ConverterCrashedError';
+}
+
 export class ConversionTimeoutError extends ConversionFailedError {
   override name = 'ConversionTimeoutError';
   constructor(readonly timeoutMs: number) {

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { sofficeEnvironment } from './hardened-profile';
-import { ConversionFailedError, ConversionTimeoutError, ConverterUnavailableError } from './errors';
+import { ConversionFailedError, ConversionTimeoutError, ConverterCrashedError, ConverterUnavailableError } from './errors';
 
 const BRIDGE = path.resolve(__dirname, '../uno/convert_server.py');
 const START_TIMEOUT_MS = 60_000;
@@ -149,9 +149,11 @@ export class WarmInstance {
     this.pending = undefined;
     clearTimeout(pending.timer);
     if (message.ok) pending.resolve();
-    // LibreOffice died under the document: maybe its fault, maybe not (another process's memory); a fresh instance tells.
-    else if (message.crashed) pending.reject(new ConverterUnavailableError(`LibreOffice stopped while converting: ${message.error}`));
-    else pending.reject(new ConversionFailedError(`LibreOffice could not convert the document: ${message.error}`));
+    else if (message.crashed) {
+      // Dead before its bridge exits: killed now, so the pool hands it to nobody else meanwhile.
+      this.kill();
+      pending.reject(new ConverterCrashedError(`LibreOffice stopped while converting: ${message.error}`));
+    } else pending.reject(new ConversionFailedError(`LibreOffice could not convert the document: ${message.error}`));
   }
 
   private failPending(error: Error): void {

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildDocx, paragraph, pdfPageTexts, picture, solidPng, withParts } from '@docgen/testing';
-import { ConversionFailedError, ConversionTimeoutError, ConverterUnavailableError } from './errors';
+import { ConversionFailedError, ConversionTimeoutError, ConverterCrashedError, ConverterUnavailableError } from './errors';
 import { WarmConverterPool, type PoolEvent } from './warm-pool';
 
 const pdfText = (pdf: Buffer) => execFileSync('pdftotext', ['-', '-'], { input: pdf }).toString();
@@ -218,14 +218,17 @@ describe('WarmConverterPool (real LibreOffice)', () => {
     expect(pdfText(await pool.convert(buildDocx({ body: paragraph('after the crash') }), 'docx', 'pdf'))).toContain('after the crash');
   }, 120_000);
 
-  it('retries elsewhere, not blames the document, when LibreOffice dies under it while its bridge lives', async () => {
+  it('rejects retryably, not blaming the document, when LibreOffice dies under it while its bridge lives, and hands the dead instance to nobody', async () => {
     const restarted = nextEvent(events, listeners, (e) => e.type === 'started');
     const conversion = pool.convert(buildDocx({ body: paragraph('soffice alone dies') }), 'docx', 'pdf', {
       onInstanceTaken: (pid) => {
         for (const office of processesInGroup(pid!).filter(({ command }) => command === 'soffice.bin')) process.kill(office.pid, 'SIGKILL');
       },
     });
-    await expect(conversion).rejects.toBeInstanceOf(ConverterUnavailableError);
+    // Both instances taken: the third waits, and must not be handed the dying one when the crash is reported.
+    const behind = [pool.convert(buildDocx({ body: paragraph('next') }), 'docx', 'pdf'), pool.convert(buildDocx({ body: paragraph('after next') }), 'docx', 'pdf')];
+    await expect(conversion).rejects.toBeInstanceOf(ConverterCrashedError);
+    expect((await Promise.all(behind)).map(pdfText).join()).toMatch(/next[\s\S]*after next/);
     await restarted;
     while (pool.liveCount < 2) await nextEvent(events, listeners, (e) => e.type === 'started');
     expect(pdfText(await pool.convert(buildDocx({ body: paragraph('after soffice died') }), 'docx', 'pdf'))).toContain('after soffice died');
