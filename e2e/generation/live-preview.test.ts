@@ -280,38 +280,59 @@ describe('live preview that runs out of time', () => {
     });
   }, 60_000);
 
-  it('lets one organisation have LIVE_PREVIEWS_PER_ORG previews in flight on every gateway (429 beyond), and frees one the moment its caller stops waiting', async () => {
-    const capped = await stack.start('gateway', { LIVE_PREVIEWS_PER_ORG: '1', PREVIEW_RATE_LIMIT: '1000' });
-    const org = await stack.organization();
-    const client = apiClient(capped.url, org.apiKey);
-    const own = (await client.uploadTemplate(invoiceDocx, 'Invoice.docx')).id;
-    const inFlight = new Redis(stack.env.REDIS_URL!);
-    const slotsKey = `${stack.env.REDIS_KEY_PREFIX}live-previews:in-flight:${org.organizationId}`;
-    try {
-      // A preview whose fill waits for an image that never comes holds the organisation's one slot.
+  it('lets one organisation have LIVE_PREVIEWS_PER_ORG previews in flight across gateways (429 beyond), and frees one when its caller leaves: at once if no worker has it, else once the worker is done', async () => {
+    const [capped, alsoCapped] = [
+      await stack.start('gateway', { LIVE_PREVIEWS_PER_ORG: '1', PREVIEW_RATE_LIMIT: '1000' }),
+      await stack.start('gateway', { LIVE_PREVIEWS_PER_ORG: '1', PREVIEW_RATE_LIMIT: '1000' }),
+    ];
+    const [one, two] = [await stack.organization(), await stack.organization()];
+    const [oneTemplate, twoTemplate] = [
+      (await apiClient(capped.url, one.apiKey).uploadTemplate(invoiceDocx, 'Invoice.docx')).id,
+      (await apiClient(capped.url, two.apiKey).uploadTemplate(invoiceDocx, 'Invoice.docx')).id,
+    ];
+    const redisKeys = new Redis(stack.env.REDIS_URL!);
+    const prefix = stack.env.REDIS_KEY_PREFIX!;
+    const slotsOf = (org: { organizationId: string }) => redisKeys.zcard(`${prefix}live-previews:in-flight:${org.organizationId}`);
+    const queued = () => redisKeys.llen(`${prefix}bull:live-previews:wait`);
+    const rendering = () => redisKeys.llen(`${prefix}bull:live-previews:active`);
+    /** A preview whose fill waits for an image that never comes, from a caller who can leave. */
+    const leavable = (url: string, org: { apiKey: string }, id: string) => {
       const leaving = new AbortController();
-      const first = fetch(`${capped.url}/api/v1/templates/${own}/preview`, {
+      const answered = fetch(`${url}/api/v1/templates/${id}/preview`, {
         method: 'POST',
         headers: { 'X-API-Key': org.apiKey, 'Content-Type': 'application/json' },
         body: JSON.stringify({ input_json: slowInput() }),
         signal: leaving.signal,
       }).catch((error: unknown) => error);
-      await eventually(async () => (await inFlight.zcard(slotsKey)) === 1, 'the first preview in flight');
-      const refused = await client.call('POST', `/api/v1/templates/${own}/preview`, { input_json: INPUT });
+      return { leave: () => leaving.abort(), answered };
+    };
+    try {
+      // Organisation one's preview holds its one slot, and the test stack's one worker slot for previews.
+      const first = leavable(capped.url, one, oneTemplate);
+      await eventually(async () => (await slotsOf(one)) === 1 && (await rendering()) === 1, 'the first preview on a worker');
+      const refused = await apiClient(alsoCapped.url, one.apiKey).call('POST', `/api/v1/templates/${oneTemplate}/preview`, { input_json: INPUT });
       expect({ status: refused.status, body: refused.body, retryAfter: refused.headers.get('retry-after') }).toEqual({
         status: 429,
         body: { detail: 'This organisation already has 1 live preview being rendered; try again in a moment' },
         retryAfter: '2',
       });
-      // The page that asked moves on (the author typed again): its slot is free long before the preview's 3 s deadline.
-      leaving.abort();
-      await first;
-      await eventually(async () => (await inFlight.zcard(slotsKey)) === 0, 'the slot given back when the caller left', 1_500);
-      expect(await inFlight.keys(`${stack.env.REDIS_KEY_PREFIX}live-preview:*`)).toEqual([]);
-      // Another organisation is never held back by this one's previews.
-      expect((await api.call('POST', `/api/v1/templates/${templateId}/preview`, { input_json: INPUT })).status).not.toBe(429);
+
+      // Organisation two is not held back on the same capped gateway: its preview is queued behind the first.
+      const second = leavable(capped.url, two, twoTemplate);
+      await eventually(async () => (await slotsOf(two)) === 1 && (await queued()) === 1, "the other organisation's preview queued");
+      // Its page moves on (the author typed again): the job leaves the queue and the slot is free at once.
+      second.leave();
+      await second.answered;
+      await eventually(async () => (await slotsOf(two)) === 0 && (await queued()) === 0, 'the queued preview taken back', 1_500);
+
+      // The first one's page leaves too, but a worker is rendering it: the slot stays taken until the worker is done.
+      first.leave();
+      await first.answered;
+      await eventually(async () => (await slotsOf(one)) === 0, 'the slot given back once the worker was done', 15_000);
+      expect(await rendering()).toBe(0);
+      expect(await redisKeys.keys(`${prefix}live-preview:*`)).toEqual([]);
     } finally {
-      inFlight.disconnect();
+      redisKeys.disconnect();
     }
   }, 60_000);
 });

@@ -64,48 +64,88 @@ describe('downloads from S3 storage, redirected, and after retention', () => {
   });
 });
 
-describe('a download streamed from S3 to a client that stops reading', () => {
+describe('downloads streamed from S3 to clients that stop reading, or read slowly', () => {
   let stack: Stack;
   let api: ApiClient;
   let apiKey: string;
+  let docId: string;
+  let large: Buffer;
+  let gateway: URL;
 
   beforeAll(async () => {
-    stack = await startStack({ storage: 's3', env: { DOWNLOAD_IDLE_TIMEOUT_MS: '1000' } });
+    stack = await startStack({ storage: 's3', env: { DOWNLOAD_IDLE_TIMEOUT_MS: '1000', DOWNLOADS_PER_ORG: '1' } });
     apiKey = (await stack.organization()).apiKey;
     api = apiClient(stack.gateways[0]!.url, apiKey);
-  }, 120_000);
-  afterAll(() => stack.close());
-
-  it('is cut after DOWNLOAD_IDLE_TIMEOUT_MS, giving its storage stream back, and the next download is whole', async () => {
+    gateway = new URL(stack.gateways[0]!.url);
     const template = await api.uploadTemplate(fixture('tag-example.docx'), 'letter.docx');
     const created = await api.call('POST', '/api/v1/documents/', {
       template_id: template.id,
       input_json: { first_name: 'Ada', last_name: 'Lovelace', phone: '1', description: 'Engine' },
       output_format: 'docx',
     });
-    const doc = await api.waitForDocument(created.body.id as string);
+    docId = (await api.waitForDocument(created.body.id as string)).id;
     // A file far larger than every socket buffer between S3, the gateway and the client.
     const storage = createStorage(loadConfig(z.object(storageEnv), stack.env));
-    const row = await stack.database.db.document.findUniqueOrThrow({ where: { id: doc.id } });
-    const large = randomBytes(64 * 1024 * 1024);
+    const row = await stack.database.db.document.findUniqueOrThrow({ where: { id: docId } });
+    large = randomBytes(64 * 1024 * 1024);
     await storage.put(documentFileKey(row, 'docx'), large);
+  }, 120_000);
+  afterAll(() => stack.close());
 
-    const gateway = new URL(stack.gateways[0]!.url);
+  /** A raw connection asking for the download, its first bytes (the headers) read. */
+  async function startDownload() {
     const socket = connect(Number(gateway.port), gateway.hostname);
     await once(socket, 'connect');
-    socket.pause(); // reads nothing from here on
-    socket.write(`GET /api/v1/documents/${doc.id}/download HTTP/1.1\r\nHost: ${gateway.host}\r\nX-API-Key: ${apiKey}\r\n\r\n`);
-    await stack.gateways[0]!.waitForLog((line) => line.msg === 'download cut: its client read nothing for too long', 15_000);
-    // What reached the client before the cut ends short of the file.
-    let received = 0;
-    socket.on('data', (chunk: Buffer) => (received += chunk.length));
+    socket.write(`GET /api/v1/documents/${docId}/download HTTP/1.1\r\nHost: ${gateway.host}\r\nX-API-Key: ${apiKey}\r\n\r\n`);
+    const [first] = (await once(socket, 'data')) as [Buffer];
     socket.on('error', () => undefined); // the gateway may reset rather than close
-    socket.resume();
-    await once(socket, 'close');
+    return { socket, first };
+  }
+
+  it("is cut after DOWNLOAD_IDLE_TIMEOUT_MS; meanwhile it holds only its organisation's turn, which the next download then gets", async () => {
+    const stalled = await startDownload();
+    stalled.socket.pause(); // reads nothing from here on
+    const other = await stack.organization();
+    expect((await apiClient(stack.gateways[0]!.url, other.apiKey).call('GET', '/api/v1/templates')).status).toBe(200);
+    // The organisation's one turn is taken: its next download waits for it (DOWNLOADS_PER_ORG=1).
+    const next = fetch(`${stack.gateways[0]!.url}/api/v1/documents/${docId}/download`, { headers: { 'X-API-Key': apiKey } });
+    await stack.gateways[0]!.waitForLog((line) => line.msg === 'download cut: its client read nothing for too long', 15_000);
+    let received = stalled.first.length;
+    stalled.socket.on('data', (chunk: Buffer) => (received += chunk.length));
+    stalled.socket.resume();
+    await once(stalled.socket, 'close');
     expect(received).toBeLessThan(large.length);
 
-    const whole = await fetch(`${stack.gateways[0]!.url}/api/v1/documents/${doc.id}/download`, { headers: { 'X-API-Key': apiKey } });
+    const whole = await next;
     expect(whole.status).toBe(200);
     expect(Buffer.from(await whole.arrayBuffer()).equals(large)).toBe(true);
+  }, 120_000);
+
+  it('is not cut while its client keeps reading, however slowly, for longer than DOWNLOAD_IDLE_TIMEOUT_MS in all', async () => {
+    const started = Date.now();
+    const { socket, first } = await startDownload();
+    const chunks = [first];
+    let length = first.length;
+    let sinceTick = 0;
+    // About 4 MiB each quarter of a second: never a second without progress, some 4 s in all.
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      length += chunk.length;
+      sinceTick += chunk.length;
+      if (sinceTick >= 4 * 1024 * 1024) socket.pause();
+    });
+    const ended = once(socket, 'close');
+    while (length < large.length && !socket.closed) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      sinceTick = 0;
+      socket.resume();
+    }
+    socket.destroy();
+    await ended;
+    const response = Buffer.concat(chunks);
+    const body = response.subarray(response.indexOf('\r\n\r\n') + 4);
+    expect(Date.now() - started).toBeGreaterThan(2_000);
+    expect(body.length).toBe(large.length);
+    expect(body.equals(large)).toBe(true);
   }, 120_000);
 });

@@ -13,7 +13,7 @@ import type { UntrustedWork } from '@docgen/untrusted-work';
 import type { GatewayConfig } from './config';
 import { ApiKeyLookups } from './api-key-lookups';
 import { AuthFailureThrottle } from './auth-failure-throttle';
-import { storedFileSender } from './routes/send-stored-file';
+import { Downloads } from './routes/downloads';
 import { authenticate } from './middleware/authenticate';
 import { authorize } from './middleware/authorize';
 import { checkCsrf } from './middleware/csrf';
@@ -81,9 +81,10 @@ export function createApp({ config, db, redis, storage, renderQueue, relay, temp
   // Between them the two registrations must name every operation of the table once.
   const open = express.Router();
   registerOperations(open, 'open', signInHandlers(sessionDeps));
-  const sendFile = storedFileSender(storage, {
+  const downloads = new Downloads(storage, {
     redirectTtlSeconds: config.DOWNLOAD_REDIRECT ? config.DOWNLOAD_URL_TTL_S : undefined,
     idleTimeoutMs: config.DOWNLOAD_IDLE_TIMEOUT_MS,
+    perOrganization: config.DOWNLOADS_PER_ORG,
   });
   const authenticated = express.Router();
   registerOperations(authenticated, 'authenticated', {
@@ -95,6 +96,7 @@ export function createApp({ config, db, redis, storage, renderQueue, relay, temp
     ...templateHandlers({
       db,
       storage,
+      downloads,
       maxUploadBytes: config.MAX_UPLOAD_BYTES,
       limits: {
         maxExpandedBytes: config.MAX_TEMPLATE_EXPANDED_BYTES,
@@ -111,7 +113,7 @@ export function createApp({ config, db, redis, storage, renderQueue, relay, temp
     }),
     ...documentHandlers({
       db,
-      sendFile,
+      downloads,
       renderQueue,
       maxActivePerOrg: config.MAX_ACTIVE_PER_ORG,
       activeCounts,
@@ -119,7 +121,7 @@ export function createApp({ config, db, redis, storage, renderQueue, relay, temp
     }),
     ...bulkJobHandlers({
       db,
-      sendFile,
+      downloads,
       renderQueue,
       maxUploadBytes: config.MAX_UPLOAD_BYTES,
       maxRows: config.BULK_MAX_ROWS,

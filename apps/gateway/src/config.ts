@@ -18,6 +18,8 @@ export const gatewayEnv = z.object({
   DOWNLOAD_URL_TTL_S: envVar.integer(300, 1, 7 * 24 * 3600),
   /** A streamed download whose client takes nothing for this long is cut (it holds a storage stream meanwhile). */
   DOWNLOAD_IDLE_TIMEOUT_MS: envVar.integer(60_000, 100, 3_600_000),
+  /** Downloads one organisation streams at once from a replica; the rest wait their turn. */
+  DOWNLOADS_PER_ORG: envVar.integer(8, 1, 1_000),
   RENDER_TIMEOUT_MS: envVar.integer(60_000, 1_000),
   MAX_TEMPLATE_EXPANDED_BYTES: envVar.integer(100 * MiB, 1),
   /** Largest XML part of an uploaded template (document.xml, a header...): parsing one costs time and memory in proportion. */

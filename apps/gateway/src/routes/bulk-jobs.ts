@@ -13,13 +13,13 @@ import { requireSigningCertificate } from '../documents/signing-check';
 import { requireCaller } from '../middleware/authenticate';
 import { singleFileUpload } from '../middleware/single-file-upload';
 import type { OperationHandler, OperationHandlers } from '../operations/operation-handler';
-import type { SendStoredFile } from './send-stored-file';
+import type { Downloads } from './downloads';
 import { afterCursor, decodeCursor, newestFirst, toPage } from '../pagination';
 import { attachment } from './templates';
 
 export interface BulkJobRouteDeps {
   db: Database;
-  sendFile: SendStoredFile;
+  downloads: Downloads;
   renderQueue: Queue<RenderJob>;
   maxUploadBytes: number;
   maxRows: number;
@@ -106,7 +106,12 @@ export function bulkJobHandlers(deps: BulkJobRouteDeps): OperationHandlers<'crea
       throw new HttpError('not_ready', why);
     }
     const template = await db.template.findUniqueOrThrow({ where: { id: bulk.templateId }, select: { name: true } });
-    await deps.sendFile(res, { key: bulk.zipKey, contentType: 'application/zip', contentDisposition: attachment(`${template.name}-bulk-${bulk.id}.zip`) });
+    await deps.downloads.file(res, {
+      organizationId: bulk.organizationId,
+      key: bulk.zipKey,
+      contentType: 'application/zip',
+      contentDisposition: attachment(`${template.name}-bulk-${bulk.id}.zip`),
+    });
   };
 
   return {

@@ -14,7 +14,7 @@ import { noteOnCompletion } from '../middleware/request-context';
 import type { OperationHandler, OperationHandlers } from '../operations/operation-handler';
 import { afterCursor, decodeCursor, newestFirst, toPage } from '../pagination';
 import { findTemplate } from '../templates/find-template';
-import type { SendStoredFile } from './send-stored-file';
+import type { Downloads } from './downloads';
 import { attachment } from './templates';
 
 const CONTENT_TYPES = {
@@ -24,7 +24,7 @@ const CONTENT_TYPES = {
 
 export interface DocumentRouteDeps {
   db: Database;
-  sendFile: SendStoredFile;
+  downloads: Downloads;
   renderQueue: Queue<RenderJob>;
   maxActivePerOrg: number;
   activeCounts?: ActiveDocumentCounts;
@@ -54,7 +54,7 @@ function answerCreated(res: Response, result: CreateDocumentResult, message: str
 }
 
 export function documentHandlers(deps: DocumentRouteDeps): OperationHandlers<DocumentOperationId> {
-  const { db, sendFile } = deps;
+  const { db, downloads } = deps;
 
   const requestDocument: OperationHandler<'createDocument'> = async ({ req, res, body, query: { is_uat: queryUat }, reply }) => {
     const caller = requireCaller(req);
@@ -124,7 +124,8 @@ export function documentHandlers(deps: DocumentRouteDeps): OperationHandlers<Doc
     if (!doc.files.includes(format)) throw new HttpError('file_not_found', `This document has no ${format} file; it was generated as ${doc.outputFormat}`);
     // A merge has no template: its file is named merge-<id>.pdf.
     const template = doc.templateId ? await db.template.findUniqueOrThrow({ where: { id: doc.templateId }, select: { name: true } }) : { name: 'merge' };
-    await sendFile(res, {
+    await downloads.file(res, {
+      organizationId: doc.organizationId,
       key: documentFileKey(doc, format),
       contentType: CONTENT_TYPES[format],
       contentDisposition: attachment(`${template.name}-${doc.id}.${format}`),

@@ -1,8 +1,7 @@
 import type { Request, Response } from 'express';
-import { pipeline } from 'node:stream/promises';
 import { canonicalLocale, presentTemplate, presentTemplateVersion } from '@docgen/contracts';
 import type { Queue } from 'bullmq';
-import type { Database, Scope } from '@docgen/db';
+import type { Database, Scope, Template } from '@docgen/db';
 import type { UntrustedWork } from '@docgen/untrusted-work';
 import type { TemplatePreviewJob } from '@docgen/queue';
 import type { FileStorage } from '@docgen/storage';
@@ -24,12 +23,13 @@ import {
 } from '@docgen/templates';
 import { RenderInputError, checkInput, inputJsonSchema, type PackageLimits, type TemplateVariable } from '@docgen/templating';
 import { HttpError } from '../errors';
+import type { Downloads } from './downloads';
 import { requireCaller } from '../middleware/authenticate';
 import { singleFileUpload } from '../middleware/single-file-upload';
 import type { OperationHandler, OperationHandlers } from '../operations/operation-handler';
 import { afterCursor, decodeCursor, newestFirst, toPage } from '../pagination';
 import type { HtmlImporter } from '../templates/html-importer';
-import type { LivePreviews } from '../templates/live-previews';
+import { PreviewAbandoned, type LivePreviews } from '../templates/live-previews';
 import { takePreviewAllowance } from '../templates/preview-rate-limit';
 import { previewSource } from '../templates/preview-source';
 import type { SlidingWindowRateLimiter } from '../rate-limiter';
@@ -39,6 +39,7 @@ const DOCX_TYPE = 'application/vnd.openxmlformats-officedocument.wordprocessingm
 export interface TemplateRouteDeps {
   db: Database;
   storage: FileStorage;
+  downloads: Downloads;
   maxUploadBytes: number;
   untrusted: UntrustedWork;
   limits: PackageLimits;
@@ -110,13 +111,8 @@ function uploadedFile(req: Request): { file: Buffer; filename: string } {
 export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<TemplateOperationId> {
   const { db, storage } = deps;
 
-  const sendDocx = async (res: Response, fileKey: string, filename: string) => {
-    const { stream, size } = await storage.open(fileKey);
-    res.setHeader('Content-Type', DOCX_TYPE);
-    res.setHeader('Content-Length', String(size));
-    res.setHeader('Content-Disposition', attachment(filename));
-    await pipeline(stream, res);
-  };
+  const sendDocx = (res: Response, template: Template, fileKey: string, filename: string) =>
+    deps.downloads.file(res, { organizationId: template.organizationId, key: fileKey, contentType: DOCX_TYPE, contentDisposition: attachment(filename) });
 
   const sendPreview = async (res: Response, preview: PreviewAnswer, reply: (status: 202, body: { detail: string }) => void) => {
     if (!preview.ready) {
@@ -127,7 +123,7 @@ export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<Tem
     res.setHeader('Content-Type', 'image/png');
     res.setHeader('Content-Length', String(preview.size));
     res.setHeader('Cache-Control', 'private, max-age=3600');
-    await pipeline(preview.stream, res);
+    await deps.downloads.body(res, preview.stream);
   };
 
   const uploadTemplate: OperationHandler<'createTemplate'> = async ({ req, body: form, query: { is_uat: queryUat }, reply }) => {
@@ -180,7 +176,7 @@ export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<Tem
 
   const downloadTemplateFile: OperationHandler<'downloadTemplateFile'> = async ({ req, res, params, query: { is_uat } }) => {
     const template = await findTemplate(db, scopeOf(req, is_uat), params.id);
-    await sendDocx(res, template.fileKey, `${template.name}.docx`);
+    await sendDocx(res, template, template.fileKey, `${template.name}.docx`);
   };
 
   const getTemplatePreview: OperationHandler<'getTemplatePreview'> = async ({ req, res, params, query: { is_uat }, reply }) => {
@@ -191,6 +187,10 @@ export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<Tem
   // The live preview: checked here as a document's input is checked at render time (every
   // problem, now as a 422), rendered by a render worker, never stored.
   const renderTemplatePreview: OperationHandler<'renderTemplatePreview'> = async ({ req, res, params, query: { is_uat }, body }) => {
+    // Listening from the start: a caller that leaves during the checks below is gone too.
+    const callerGone = new AbortController();
+    res.once('close', () => callerGone.abort());
+    if (res.destroyed) callerGone.abort();
     const caller = requireCaller(req);
     await takePreviewAllowance(deps.previewLimiter, caller, deps.previewRateLimit);
     const scope = scopeOf(req, is_uat);
@@ -203,9 +203,13 @@ export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<Tem
       throw error;
     }
     const started = performance.now();
-    const callerGone = new AbortController();
-    res.once('close', () => callerGone.abort());
-    const outcome = await deps.livePreviews.render(caller.organization.id, { source, input: body.input_json }, callerGone.signal);
+    const outcome = await deps.livePreviews
+      .render(caller.organization.id, { source, input: body.input_json }, callerGone.signal)
+      .catch((error: unknown) => {
+        if (error instanceof PreviewAbandoned) return undefined; // nobody to answer
+        throw error;
+      });
+    if (!outcome) return;
     if ('invalid' in outcome) throw invalidInput(outcome.invalid.message, outcome.invalid.errors);
     req.log.info({ templateId: template.id, ms: Math.round(performance.now() - started), bytes: outcome.png.length }, 'live preview sent');
     res.setHeader('Content-Type', 'image/png');
@@ -241,7 +245,7 @@ export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<Tem
 
   const downloadTemplateVersionFile: OperationHandler<'downloadTemplateVersionFile'> = async ({ req, res, params, query: { is_uat } }) => {
     const { template, version } = await findVersion(deps, scopeOf(req, is_uat), params.id, versionNumber(params.n));
-    await sendDocx(res, version.fileKey, `${template.name} v${version.version}.docx`);
+    await sendDocx(res, template, version.fileKey, `${template.name} v${version.version}.docx`);
   };
 
   const getTemplateVersionPreview: OperationHandler<'getTemplateVersionPreview'> = async ({ req, res, params, query: { is_uat }, reply }) => {

@@ -35,7 +35,12 @@ export type PreviewOutcome = { png: Buffer } | { invalid: { message: string; err
 export class LivePreviews {
   constructor(private readonly options: LivePreviewsOptions) {}
 
-  /** `callerGone` aborts when the caller stops waiting (a page asking again as the author types): the job is taken back and the slot freed. */
+  /**
+   * `callerGone` aborts when the caller stops waiting (a page asking again as the author
+   * types): the job is taken back if no worker has it yet, and the slot freed then; a worker
+   * that has it renders on to its deadline, so the slot stays taken until it is done. Rejects
+   * with PreviewAbandoned then.
+   */
   async render(organizationId: string, request: LivePreviewRequest, callerGone?: AbortSignal): Promise<PreviewOutcome> {
     const { slots, timeoutMs } = this.options;
     const jobId = randomUUID();
@@ -48,10 +53,13 @@ export class LivePreviews {
         { headers: RETRY_AFTER },
       );
     }
+    let renderingOn: Promise<unknown> | undefined;
     try {
-      return await this.renderOnWorker(organizationId, jobId, request, waitMs, callerGone);
+      return await this.renderOnWorker(organizationId, jobId, request, waitMs, callerGone, (rendering) => (renderingOn = rendering));
     } finally {
-      await slots.release(organizationId, jobId).catch(() => undefined); // else its lease ends it
+      const release = () => slots.release(organizationId, jobId).catch(() => undefined); // else its lease ends it
+      if (renderingOn) void renderingOn.then(release, release);
+      else await release();
     }
   }
 
@@ -60,7 +68,8 @@ export class LivePreviews {
     jobId: string,
     request: LivePreviewRequest,
     waitMs: number,
-    callerGone?: AbortSignal,
+    callerGone: AbortSignal | undefined,
+    stillRendering: (rendering: Promise<unknown>) => void,
   ): Promise<PreviewOutcome> {
     const { queue, events, redis, redisKeyPrefix, timeoutMs } = this.options;
     const requestKey = livePreviewRequestKey(redisKeyPrefix, jobId);
@@ -70,12 +79,17 @@ export class LivePreviews {
     })().catch(redisDown);
 
     let outcome: LivePreviewResult;
+    const finished = job.waitUntilFinished(events, waitMs);
+    finished.catch(() => undefined); // also when nobody waits for it any more
     try {
-      outcome = LivePreviewResult.parse(await untilAborted(job.waitUntilFinished(events, waitMs), callerGone));
+      outcome = LivePreviewResult.parse(await untilAborted(finished, callerGone));
     } catch (error) {
       // Not taken, taken and never answered, or no longer wanted: take it back so no worker spends an instance on it.
-      await Promise.all([job.remove().catch(() => undefined), redis.unlink(requestKey).catch(() => undefined)]);
-      if (callerGone?.aborted) throw new HttpError('dependency_unavailable', 'The caller stopped waiting for the preview.');
+      const [removed] = await Promise.all([job.remove().then(() => true, () => false), redis.unlink(requestKey).catch(() => undefined)]);
+      if (callerGone?.aborted) {
+        if (!removed) stillRendering(finished); // a worker has it (its lock refuses the removal)
+        throw new PreviewAbandoned();
+      }
       // BullMQ words its own time-out this way; anything else is the worker's job failing.
       const timedOut = (error as Error).message?.startsWith('Job wait');
       throw new HttpError(
@@ -93,6 +107,11 @@ export class LivePreviews {
     if (!png) throw new HttpError('dependency_unavailable', 'The preview expired before it could be sent; please try again.', { headers: RETRY_AFTER });
     return { png };
   }
+}
+
+/** The caller stopped waiting for its preview: there is nobody to answer. */
+export class PreviewAbandoned extends Error {
+  override name = 'PreviewAbandoned';
 }
 
 /** `work`, or a rejection the moment `signal` aborts. */

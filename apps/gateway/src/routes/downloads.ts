@@ -1,0 +1,111 @@
+import type { Response } from 'express';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { FileStorage } from '@docgen/storage';
+
+export interface StoredFile {
+  key: string;
+  contentType: string;
+  contentDisposition: string;
+  /** Whose file it is: an organisation streams at most `perOrganization` at once from a replica. */
+  organizationId: string;
+}
+
+export interface DownloadsOptions {
+  /** DOWNLOAD_REDIRECT with a driver that signs URLs: how long the URL is valid. */
+  redirectTtlSeconds?: number;
+  /** DOWNLOAD_IDLE_TIMEOUT_MS: a download that moves nothing for this long is cut. */
+  idleTimeoutMs: number;
+  /** DOWNLOADS_PER_ORG: streamed downloads of one organisation at once on this replica; the rest wait their turn. */
+  perOrganization: number;
+}
+
+interface OrganizationTurns {
+  streaming: number;
+  waiting: (() => void)[];
+}
+
+/**
+ * Stored files sent as downloads: streamed through the gateway, or, with DOWNLOAD_REDIRECT=true
+ * and a driver that can sign URLs (s3), a 302 to a presigned URL valid `redirectTtlSeconds`
+ * that answers with the same Content-Type and Content-Disposition.
+ *
+ * A streamed download holds its storage stream (with s3, one of the client's pooled sockets)
+ * for as long as its client takes to read it, so a client that stops reading could hold one
+ * for ever and a few dozen could hold them all. Two bounds: a download that moves nothing for
+ * `idleTimeoutMs` is cut (its own timer, refreshed by each chunk the storage hands on, never
+ * the socket's timeout, which would carry over to a request pipelined behind it), and one
+ * organisation streams at most `perOrganization` at once from this replica, the rest waiting
+ * their turn before anything is opened: a client that reads slowly on purpose holds only its
+ * own organisation's turns.
+ */
+export class Downloads {
+  private readonly turns = new Map<string, OrganizationTurns>();
+
+  constructor(
+    private readonly storage: FileStorage,
+    private readonly options: DownloadsOptions,
+  ) {}
+
+  async file(res: Response, file: StoredFile): Promise<void> {
+    const { redirectTtlSeconds } = this.options;
+    if (redirectTtlSeconds && this.storage.downloadUrl) {
+      const url = await this.storage.downloadUrl(file.key, {
+        contentType: file.contentType,
+        contentDisposition: file.contentDisposition,
+        ttlSeconds: redirectTtlSeconds,
+      });
+      res.setHeader('Cache-Control', 'no-store'); // the URL expires; nobody should keep it
+      res.redirect(302, url);
+      return;
+    }
+    const release = await this.turn(file.organizationId);
+    try {
+      if (res.destroyed) return; // its client left while it waited
+      const { stream, size } = await this.storage.open(file.key);
+      res.setHeader('Content-Type', file.contentType);
+      res.setHeader('Content-Length', String(size));
+      res.setHeader('Content-Disposition', file.contentDisposition);
+      await this.body(res, stream);
+    } finally {
+      release();
+    }
+  }
+
+  /** `stream` as the response's body (its headers set), cut when nothing moves for `idleTimeoutMs`. */
+  async body(res: Response, stream: Readable): Promise<void> {
+    let stalled = false;
+    const idle = setTimeout(() => {
+      stalled = true;
+      res.destroy(); // the pipeline then destroys the storage stream
+    }, this.options.idleTimeoutMs);
+    const sending = pipeline(stream, res);
+    stream.on('data', () => idle.refresh()); // after pipeline() has attached its own reader
+    try {
+      await sending;
+    } catch (error) {
+      if (!stalled) throw error;
+      res.req.log.info({ idle_ms: this.options.idleTimeoutMs }, 'download cut: its client read nothing for too long');
+    } finally {
+      clearTimeout(idle);
+    }
+  }
+
+  /** One of the organisation's streaming turns, first come first served; resolves with its release. */
+  private async turn(organizationId: string): Promise<() => void> {
+    let turns = this.turns.get(organizationId);
+    if (!turns) this.turns.set(organizationId, (turns = { streaming: 0, waiting: [] }));
+    const own = turns;
+    if (own.streaming < this.options.perOrganization) own.streaming += 1;
+    else await new Promise<void>((resolve) => own.waiting.push(resolve)); // handed the turn of one that ends
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = own.waiting.shift();
+      if (next) return next();
+      own.streaming -= 1;
+      if (own.streaming === 0) this.turns.delete(organizationId);
+    };
+  }
+}
