@@ -165,8 +165,7 @@ export async function renderDocument(job: RenderTake, deps: RenderDeps): Promise
       }
     }
     const errorMessage =
-      failure ??
-      finalRetryableFailure(error, waitedOnly, Math.max(job.attemptsMade + 1, attempt.current().renderAttempts), deps.renderTimeoutMs);
+      failure ?? finalRetryableFailure(error, waitedOnly, Math.max(job.attemptsMade + 1, attempt.current().renderAttempts), deps.renderTimeoutMs);
     const errors = error instanceof RenderInputError && error.problems.length > 0 ? error.problems : undefined;
     await forgetSecrets(deps, taken, log);
     const doc = attempt.current();

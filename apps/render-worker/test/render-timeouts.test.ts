@@ -39,7 +39,9 @@ describe('a render out of time', () => {
       templateFile: async () => buildDocx({ body: paragraph('plain') }),
       converter: { toPdf: converterToPdf },
     } as unknown as RenderDeps;
-    const outcome = await renderDocument({ documentId: doc.id, generation: 1, takes: 1, attemptsMade, attemptsAllowed: 3 }, deps).catch((error: unknown) => error);
+    const outcome = await renderDocument({ documentId: doc.id, generation: 1, takes: 1, attemptsMade, attemptsAllowed: 3 }, deps).catch(
+      (error: unknown) => error,
+    );
     return { outcome, row: await database.db.document.findUniqueOrThrow({ where: { id: doc.id } }) };
   }
 
@@ -119,20 +121,32 @@ describe('a render out of time', () => {
   it("keeps a template's stored preview pending for a retry when it only waited in line, and fails it when the converter ran out of time on it", async () => {
     const { organizationId } = await seedOrganization(database.db);
     const template = await database.db.template.create({
-      data: { organizationId, name: 'plain', format: 'docx', fileKey: `templates/${organizationId}.docx`, fileSize: 1, variables: [], previewStatus: 'pending' },
+      data: {
+        organizationId,
+        name: 'plain',
+        format: 'docx',
+        fileKey: `templates/${organizationId}.docx`,
+        fileSize: 1,
+        variables: [],
+        previewStatus: 'pending',
+      },
     });
     await database.db.templateVersion.create({
       data: { templateId: template.id, version: 1, status: 'published', fileKey: template.fileKey, fileSize: 1, previewStatus: 'pending' },
     });
     const preview = (toPdf: (docx: Buffer, context: ConversionContext) => Promise<Buffer>) =>
-      processTemplatePreview({ data: { templateId: template.id }, attemptsMade: 0, opts: { attempts: 3 } } as unknown as Job, {
-        db: database.db,
-        logger: createLogger('test', 'silent'),
-        renderTimeoutMs: 400,
-        templateFile: async () => buildDocx({ body: paragraph('plain') }),
-        converter: { toPdf },
-      } as unknown as TemplatePreviewDeps).catch((error: unknown) => error);
-    const status = async () => (await database.db.templateVersion.findUniqueOrThrow({ where: { templateId_version: { templateId: template.id, version: 1 } } })).previewStatus;
+      processTemplatePreview(
+        { data: { templateId: template.id }, attemptsMade: 0, opts: { attempts: 3 } } as unknown as Job,
+        {
+          db: database.db,
+          logger: createLogger('test', 'silent'),
+          renderTimeoutMs: 400,
+          templateFile: async () => buildDocx({ body: paragraph('plain') }),
+          converter: { toPdf },
+        } as unknown as TemplatePreviewDeps,
+      ).catch((error: unknown) => error);
+    const status = async () =>
+      (await database.db.templateVersion.findUniqueOrThrow({ where: { templateId_version: { templateId: template.id, version: 1 } } })).previewStatus;
 
     expect(await preview(waitsInLine)).toBeInstanceOf(RenderTimeoutError); // thrown for BullMQ to retry
     expect(await status()).toBe('pending');

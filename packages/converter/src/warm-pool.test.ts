@@ -226,7 +226,10 @@ describe('WarmConverterPool (real LibreOffice)', () => {
       },
     });
     // Both instances taken: the third waits, and must not be handed the dying one when the crash is reported.
-    const behind = [pool.convert(buildDocx({ body: paragraph('next') }), 'docx', 'pdf'), pool.convert(buildDocx({ body: paragraph('after next') }), 'docx', 'pdf')];
+    const behind = [
+      pool.convert(buildDocx({ body: paragraph('next') }), 'docx', 'pdf'),
+      pool.convert(buildDocx({ body: paragraph('after next') }), 'docx', 'pdf'),
+    ];
     await expect(conversion).rejects.toBeInstanceOf(ConverterCrashedError);
     expect((await Promise.all(behind)).map(pdfText).join()).toMatch(/next[\s\S]*after next/);
     await restarted;

@@ -109,7 +109,7 @@ function uploadedFile(req: Request): { file: Buffer; filename: string } {
 }
 
 export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<TemplateOperationId> {
-  const { db, storage } = deps;
+  const { db } = deps;
 
   const sendDocx = (res: Response, template: Template, fileKey: string, filename: string) =>
     deps.downloads.file(res, { organizationId: template.organizationId, key: fileKey, contentType: DOCX_TYPE, contentDisposition: attachment(filename) });
@@ -203,12 +203,10 @@ export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<Tem
       throw error;
     }
     const started = performance.now();
-    const outcome = await deps.livePreviews
-      .render(caller.organization.id, { source, input: body.input_json }, callerGone.signal)
-      .catch((error: unknown) => {
-        if (error instanceof PreviewAbandoned) return undefined; // nobody to answer
-        throw error;
-      });
+    const outcome = await deps.livePreviews.render(caller.organization.id, { source, input: body.input_json }, callerGone.signal).catch((error: unknown) => {
+      if (error instanceof PreviewAbandoned) return undefined; // nobody to answer
+      throw error;
+    });
     if (!outcome) return;
     if ('invalid' in outcome) throw invalidInput(outcome.invalid.message, outcome.invalid.errors);
     req.log.info({ templateId: template.id, ms: Math.round(performance.now() - started), bytes: outcome.png.length }, 'live preview sent');

@@ -85,7 +85,13 @@ export class LivePreviews {
       outcome = LivePreviewResult.parse(await untilAborted(finished, callerGone));
     } catch (error) {
       // Not taken, taken and never answered, or no longer wanted: take it back so no worker spends an instance on it.
-      const [removed] = await Promise.all([job.remove().then(() => true, () => false), redis.unlink(requestKey).catch(() => undefined)]);
+      const [removed] = await Promise.all([
+        job.remove().then(
+          () => true,
+          () => false,
+        ),
+        redis.unlink(requestKey).catch(() => undefined),
+      ]);
       if (callerGone?.aborted) {
         if (!removed) stillRendering(finished); // a worker has it (its lock refuses the removal)
         throw new PreviewAbandoned();
