@@ -15,9 +15,10 @@ const FAIR_TIME_SHARE = 0.5;
  * time is up (the step is left to wind down on its own; its outcome is ignored).
  */
 export class Deadline {
-  private waitingForTurn = false;
-  /** What was left when the work last got its turn. */
-  private leftAtTurn: number | undefined;
+  /** When the wait for the current turn began; undefined while the work has its turn. */
+  private waitingSince: number | undefined;
+  /** Time spent waiting for turns so far. */
+  private waitedMs = 0;
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout;
 
@@ -32,25 +33,28 @@ export class Deadline {
     return new Deadline(start.getTime() + timeoutMs, timeoutMs);
   }
 
-  /** The work waits its turn on shared capacity from now: a LibreOffice instance, a browser page, an image-fetching slot. */
-  awaitingTurn(): void {
-    this.waitingForTurn = true;
+  /**
+   * The work waits its turn on shared capacity (a LibreOffice instance, a browser page, an
+   * image-fetching slot, a queue) from `since` (now, unless the wait began earlier).
+   */
+  awaitingTurn(since = Date.now()): void {
+    this.waitingSince ??= since;
   }
 
-  /** The work has its turn (a no-op unless it was waiting): what is left now is its share of the time. */
+  /** The work has its turn (a no-op unless it was waiting): the wait is added up. */
   turnTaken(): void {
-    if (!this.waitingForTurn) return;
-    this.waitingForTurn = false;
-    this.leftAtTurn = this.remainingMs();
+    if (this.waitingSince === undefined) return;
+    this.waitedMs += Date.now() - this.waitingSince;
+    this.waitingSince = undefined;
   }
 
   /**
    * Out of time through the worker's load rather than the work's own slowness: still waiting
-   * for a turn, or the last turn came with less than a fair share (half) of the time left. Such
-   * an attempt is asked for again; one that had its share and still ran out is the template's.
+   * for a turn, or more than half of the time went in waiting for turns. Such an attempt is
+   * asked for again; work that had its fair share of the time and still ran out is the template's.
    */
   get outOfTimeByLoad(): boolean {
-    return this.waitingForTurn || (this.leftAtTurn !== undefined && this.leftAtTurn < this.timeoutMs * FAIR_TIME_SHARE);
+    return this.waitingSince !== undefined || this.waitedMs > this.timeoutMs * FAIR_TIME_SHARE;
   }
 
   /** Aborted when the deadline passes. */

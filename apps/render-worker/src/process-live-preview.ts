@@ -55,7 +55,7 @@ export async function processLivePreview(job: Job<LivePreviewJob>, deps: LivePre
   const timeoutMs = deadlineAt - job.timestamp;
   const deadline = new Deadline(deadlineAt, timeoutMs);
   // Its time counts from the request: the wait in the queue was the workers' load.
-  deadline.awaitingTurn();
+  deadline.awaitingTurn(job.timestamp);
   deadline.turnTaken();
   const started = performance.now();
   try {

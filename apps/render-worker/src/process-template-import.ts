@@ -36,10 +36,15 @@ export async function processTemplateImport(job: Job<TemplateImportJob>, deps: T
   const timeoutMs = deadlineAt - job.timestamp;
   const deadline = new Deadline(deadlineAt, timeoutMs);
   const started = performance.now();
-  deadline.awaitingTurn();
+  // Its time counts from the upload: the wait in the queue was the workers' load, as is any wait for an instance.
+  deadline.awaitingTurn(job.timestamp);
+  deadline.turnTaken();
   try {
     const docx = await htmlToDocx(html, {
-      convert: (input, { inputFilter }) => deps.converter.htmlToDocx(input, inputFilter, { deadline, log, onStarted: () => deadline.turnTaken() }),
+      convert: (input, { inputFilter }) => {
+        deadline.awaitingTurn();
+        return deps.converter.htmlToDocx(input, inputFilter, { deadline, log, onStarted: () => deadline.turnTaken() });
+      },
     });
     const docxKey = templateImportDocxKey(deps.redisKeyPrefix, job.id!);
     await deps.redis.set(docxKey, docx, 'PX', DOCX_TTL_MS);

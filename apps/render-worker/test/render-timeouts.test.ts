@@ -21,7 +21,7 @@ describe('a render out of time', () => {
   });
   afterAll(() => database.drop());
 
-  async function render(converterToPdf: (docx: Buffer, context: ConversionContext) => Promise<Buffer>, attemptsMade: number) {
+  async function render(converterToPdf: (docx: Buffer, context: ConversionContext) => Promise<Buffer>, attemptsMade: number, ownWorkMs = 0) {
     const { organizationId } = await seedOrganization(database.db);
     const template = await database.db.template.create({
       data: { organizationId, name: 'plain', format: 'docx', fileKey: `templates/${organizationId}.docx`, fileSize: 1, variables: [] },
@@ -36,7 +36,10 @@ describe('a render out of time', () => {
       logger: createLogger('test', 'silent'),
       announce: async () => undefined,
       imageFetch: {},
-      templateFile: async () => buildDocx({ body: paragraph('plain') }),
+      templateFile: async () => {
+        await new Promise((resolve) => setTimeout(resolve, ownWorkMs)); // the attempt's own work before any turn
+        return buildDocx({ body: paragraph('plain') });
+      },
       converter: { toPdf: converterToPdf },
     } as unknown as RenderDeps;
     const outcome = await renderDocument({ documentId: doc.id, generation: 1, takes: 1, attemptsMade, attemptsAllowed: 3 }, deps).catch(
@@ -82,7 +85,7 @@ describe('a render out of time', () => {
     expect(row.errorMessage).not.toMatch(/busy/);
   });
 
-  it('is retried too when its turn on the converter came with less than half its time left, and LibreOffice then ran out of it', async () => {
+  it('is retried too when it waited in line for the converter more than half its time, and LibreOffice then ran out of the rest', async () => {
     const lateTurn = async (_docx: Buffer, { deadline, onStarted }: ConversionContext) => {
       await new Promise((resolve) => setTimeout(resolve, deadline.remainingMs() - 100)); // in line behind others until then
       onStarted?.();
@@ -91,6 +94,16 @@ describe('a render out of time', () => {
     const { outcome, row } = await render(lateTurn, 0);
     expect(outcome).not.toBeInstanceOf(UnrecoverableError);
     expect(row).toMatchObject({ status: 'queued', errorMessage: null });
+  });
+
+  it('is blamed on the template when its own work, not a wait, used most of the time before LibreOffice ran out of the rest', async () => {
+    const startsAtOnce = (_docx: Buffer, { deadline, onStarted }: ConversionContext) => {
+      onStarted?.();
+      return deadline.race(new Promise<Buffer>(() => undefined));
+    };
+    const { outcome, row } = await render(startsAtOnce, 0, 300);
+    expect(outcome).toBeInstanceOf(UnrecoverableError);
+    expect(row.errorMessage).toMatch(/^Rendering took longer than \d+ s/);
   });
 
   it('says LibreOffice stopped on the document when it crashed a fresh instance on the last attempt too', async () => {
