@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import pixelmatch from 'pixelmatch';
 import { PNG } from 'pngjs';
 import { eventually } from '../support';
-import { apiClient, buildDocx, paragraph, pngDataUri, startCanary, startStack, type ApiClient, type Canary, type Stack } from '@docgen/testing';
+import { apiClient, buildDocx, paragraph, pngDataUri, solidPng, startCanary, startStack, type ApiClient, type Canary, type Stack } from '@docgen/testing';
 
 /** POST /templates/{id}/preview (API.md §14): the filled first page from the warm pools, nothing stored. */
 
@@ -240,7 +240,10 @@ describe('live preview that runs out of time', () => {
 
   beforeAll(async () => {
     // An image server that never answers: a fill that takes all the time it is given.
-    images = createServer(() => undefined);
+    // /late.png answers a logo after a second (a preview a page can leave while a worker renders it).
+    images = createServer((req, res) => {
+      if (req.url === '/late.png') setTimeout(() => res.end(solidPng(120, 40, [20, 90, 200])), 1_000);
+    });
     images.listen(0, '127.0.0.1');
     await once(images, 'listening');
     neverUrl = `http://127.0.0.1:${(images.address() as AddressInfo).port}/never.png`;
@@ -330,6 +333,21 @@ describe('live preview that runs out of time', () => {
       await first.answered;
       await eventually(async () => (await slotsOf(one)) === 0, 'the slot given back once the worker was done', 15_000);
       expect(await rendering()).toBe(0);
+      expect(await redisKeys.keys(`${prefix}live-preview:*`)).toEqual([]);
+
+      // Left while a worker renders a page that comes out: the page is dropped at once, not kept for its 30 s.
+      const lateLogo = neverUrl.replace('/never.png', '/late.png');
+      const leaving = new AbortController();
+      const answered = fetch(`${capped.url}/api/v1/templates/${oneTemplate}/preview`, {
+        method: 'POST',
+        headers: { 'X-API-Key': one.apiKey, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ input_json: { ...INPUT, logo: lateLogo } }),
+        signal: leaving.signal,
+      }).catch((error: unknown) => error);
+      await eventually(async () => (await rendering()) === 1, 'the late preview on a worker');
+      leaving.abort();
+      await answered;
+      await eventually(async () => (await slotsOf(one)) === 0, 'the slot given back once the worker was done', 15_000);
       expect(await redisKeys.keys(`${prefix}live-preview:*`)).toEqual([]);
     } finally {
       redisKeys.disconnect();

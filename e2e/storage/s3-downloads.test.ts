@@ -7,7 +7,7 @@ import { createLogger } from '@docgen/observability';
 import { createStorage, documentFileKey, documentFilesPrefix, storageEnv } from '@docgen/storage';
 import { apiClient, startStack, type ApiClient, type Stack } from '@docgen/testing';
 import { purgeExpired } from '@docgen/documents';
-import { docxText, fixture } from '../support';
+import { docxText, eventually, fixture } from '../support';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -71,6 +71,10 @@ describe('downloads streamed from S3 to clients that stop reading, or read slowl
   let docId: string;
   let large: Buffer;
   let gateway: URL;
+  let other: { apiKey: string };
+  let otherDocId: string;
+  const download = (id: string, key: string) => fetch(`${stack.gateways[0]!.url}/api/v1/documents/${id}/download`, { headers: { 'X-API-Key': key } });
+  const cutLog = (line: Record<string, unknown>) => line.msg === 'download cut: its client read nothing for too long';
 
   beforeAll(async () => {
     stack = await startStack({ storage: 's3', env: { DOWNLOAD_IDLE_TIMEOUT_MS: '1000', DOWNLOADS_PER_ORG: '1' } });
@@ -89,6 +93,16 @@ describe('downloads streamed from S3 to clients that stop reading, or read slowl
     const row = await stack.database.db.document.findUniqueOrThrow({ where: { id: docId } });
     large = randomBytes(64 * 1024 * 1024);
     await storage.put(documentFileKey(row, 'docx'), large);
+    // Another organisation with a document of its own (an ordinary, small one).
+    other = await stack.organization();
+    const otherApi = apiClient(stack.gateways[0]!.url, other.apiKey);
+    const otherTemplate = await otherApi.uploadTemplate(fixture('tag-example.docx'), 'letter.docx');
+    const otherCreated = await otherApi.call('POST', '/api/v1/documents/', {
+      template_id: otherTemplate.id,
+      input_json: { first_name: 'Grace', last_name: 'Hopper', phone: '2', description: 'Compiler' },
+      output_format: 'docx',
+    });
+    otherDocId = (await otherApi.waitForDocument(otherCreated.body.id as string)).id;
   }, 120_000);
   afterAll(() => stack.close());
 
@@ -105,11 +119,17 @@ describe('downloads streamed from S3 to clients that stop reading, or read slowl
   it("is cut after DOWNLOAD_IDLE_TIMEOUT_MS; meanwhile it holds only its organisation's turn, which the next download then gets", async () => {
     const stalled = await startDownload();
     stalled.socket.pause(); // reads nothing from here on
-    const other = await stack.organization();
-    expect((await apiClient(stack.gateways[0]!.url, other.apiKey).call('GET', '/api/v1/templates')).status).toBe(200);
-    // The organisation's one turn is taken: its next download waits for it (DOWNLOADS_PER_ORG=1).
-    const next = fetch(`${stack.gateways[0]!.url}/api/v1/documents/${docId}/download`, { headers: { 'X-API-Key': apiKey } });
-    await stack.gateways[0]!.waitForLog((line) => line.msg === 'download cut: its client read nothing for too long', 15_000);
+    // The organisation's one turn is taken (DOWNLOADS_PER_ORG=1): its next download waits for it...
+    let nextAt = 0;
+    const next = download(docId, apiKey).then((response) => ((nextAt = Date.now()), response));
+    // ...while another organisation's download is not held back.
+    const others = await download(otherDocId, other.apiKey);
+    expect(others.status).toBe(200);
+    expect(docxText(Buffer.from(await others.arrayBuffer()))).toContain('Hopper');
+    const othersAt = Date.now();
+    const cut = await stack.gateways[0]!.waitForLog(cutLog, 15_000);
+    const cutAt = Date.parse(cut.time as string);
+    expect(othersAt).toBeLessThan(cutAt);
     let received = stalled.first.length;
     stalled.socket.on('data', (chunk: Buffer) => (received += chunk.length));
     stalled.socket.resume();
@@ -117,9 +137,30 @@ describe('downloads streamed from S3 to clients that stop reading, or read slowl
     expect(received).toBeLessThan(large.length);
 
     const whole = await next;
+    expect(nextAt).toBeGreaterThanOrEqual(cutAt); // it had to wait for the stalled one's turn
     expect(whole.status).toBe(200);
     expect(Buffer.from(await whole.arrayBuffer()).equals(large)).toBe(true);
   }, 120_000);
+
+  it('gives back the turn of a download pipelined behind a stalled one on the same connection', async () => {
+    const socket = connect(Number(gateway.port), gateway.hostname);
+    await once(socket, 'connect');
+    socket.on('error', () => undefined);
+    const logsBefore = stack.gateways[0]!.logs.filter(cutLog).length;
+    // One write, two requests: the large one first, then the other organisation's small one; nothing is read.
+    socket.write(
+      `GET /api/v1/documents/${docId}/download HTTP/1.1\r\nHost: ${gateway.host}\r\nX-API-Key: ${apiKey}\r\n\r\n` +
+        `GET /api/v1/documents/${otherDocId}/download HTTP/1.1\r\nHost: ${gateway.host}\r\nX-API-Key: ${other.apiKey}\r\n\r\n`,
+    );
+    socket.pause();
+    await eventually(() => stack.gateways[0]!.logs.filter(cutLog).length > logsBefore, 'the stalled download cut', 15_000);
+    socket.destroy();
+    // Both organisations' one turn is free again: their downloads go through.
+    const [mine, theirs] = await Promise.all([download(docId, apiKey), download(otherDocId, other.apiKey)]);
+    expect([mine.status, theirs.status]).toEqual([200, 200]);
+    expect((await mine.arrayBuffer()).byteLength).toBe(large.length);
+    expect(docxText(Buffer.from(await theirs.arrayBuffer()))).toContain('Hopper');
+  }, 60_000);
 
   it('is not cut while its client keeps reading, however slowly, for longer than DOWNLOAD_IDLE_TIMEOUT_MS in all', async () => {
     const started = Date.now();

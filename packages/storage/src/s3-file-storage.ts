@@ -9,6 +9,7 @@ const MiB = 1024 * 1024;
 const PART_SIZE = 8 * MiB;
 const QUEUE_SIZE = 2;
 const SOCKET_IDLE_TIMEOUT_MS = 120_000;
+const MAX_SOCKETS = 256;
 
 export interface S3StorageOptions {
   bucket: string;
@@ -45,9 +46,15 @@ export class S3FileStorage implements FileStorage {
       // The SDK's default CRC32 checksums are refused by several S3-compatible stores.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
-      // The client keeps 50 sockets; one that carries nothing for two minutes (a store that stalls,
-      // a reader that stopped and was not cut by the gateway's own DOWNLOAD_IDLE_TIMEOUT_MS) is given up.
-      requestHandler: { connectionTimeout: 10_000, socketTimeout: SOCKET_IDLE_TIMEOUT_MS },
+      // Downloads stream through these sockets for as long as their clients read (DOWNLOADS_PER_ORG
+      // bounds them per organisation), so more than the SDK's 50; one that carries nothing for two
+      // minutes (a store that stalls, a reader the gateway's DOWNLOAD_IDLE_TIMEOUT_MS did not cut) is given up.
+      requestHandler: {
+        connectionTimeout: 10_000,
+        socketTimeout: SOCKET_IDLE_TIMEOUT_MS,
+        httpAgent: { maxSockets: MAX_SOCKETS },
+        httpsAgent: { maxSockets: MAX_SOCKETS },
+      },
       ...options.client,
     });
   }

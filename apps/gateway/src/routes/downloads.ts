@@ -59,14 +59,20 @@ export class Downloads {
       res.redirect(302, url);
       return;
     }
-    const release = await this.turn(file.organizationId);
-    try {
-      if (res.destroyed) return; // its client left while it waited
+    await this.inTurn(res, file.organizationId, async () => {
       const { stream, size } = await this.storage.open(file.key);
       res.setHeader('Content-Type', file.contentType);
       res.setHeader('Content-Length', String(size));
       res.setHeader('Content-Disposition', file.contentDisposition);
       await this.body(res, stream);
+    });
+  }
+
+  /** `send` (which opens a stored file and streams it with `body`) holding one of the organisation's turns; nothing if the client left meanwhile. */
+  async inTurn(res: Response, organizationId: string, send: () => Promise<void>): Promise<void> {
+    const release = await this.turn(organizationId);
+    try {
+      if (!res.destroyed) await send();
     } finally {
       release();
     }
@@ -74,18 +80,23 @@ export class Downloads {
 
   /** `stream` as the response's body (its headers set), cut when nothing moves for `idleTimeoutMs`. */
   async body(res: Response, stream: Readable): Promise<void> {
-    let stalled = false;
+    let cut!: () => void;
+    const stalled = new Promise<'stalled'>((resolve) => (cut = () => resolve('stalled')));
     const idle = setTimeout(() => {
-      stalled = true;
-      res.destroy(); // the pipeline then destroys the storage stream
+      // A response queued behind a pipelined one has no socket yet: destroying it settles no
+      // pipeline, so the cut itself ends the wait, and both streams are destroyed here.
+      cut();
+      res.destroy();
+      stream.destroy();
     }, this.options.idleTimeoutMs);
     const sending = pipeline(stream, res);
     stream.on('data', () => idle.refresh()); // after pipeline() has attached its own reader
     try {
-      await sending;
-    } catch (error) {
-      if (!stalled) throw error;
-      res.req.log.info({ idle_ms: this.options.idleTimeoutMs }, 'download cut: its client read nothing for too long');
+      // The cut settles `stalled` before the destroyed streams fail the pipeline, so a failure here is a real one.
+      if ((await Promise.race([sending, stalled])) === 'stalled') {
+        sending.catch(() => undefined);
+        res.req.log.info({ idle_ms: this.options.idleTimeoutMs }, 'download cut: its client read nothing for too long');
+      }
     } finally {
       clearTimeout(idle);
     }

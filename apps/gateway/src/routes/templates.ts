@@ -181,7 +181,7 @@ export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<Tem
 
   const getTemplatePreview: OperationHandler<'getTemplatePreview'> = async ({ req, res, params, query: { is_uat }, reply }) => {
     const template = await findTemplate(db, scopeOf(req, is_uat), params.id);
-    await sendPreview(res, await templatePreview(deps, template), reply);
+    await deps.downloads.inTurn(res, template.organizationId, async () => sendPreview(res, await templatePreview(deps, template), reply));
   };
 
   // The live preview: checked here as a document's input is checked at render time (every
@@ -248,7 +248,7 @@ export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<Tem
 
   const getTemplateVersionPreview: OperationHandler<'getTemplateVersionPreview'> = async ({ req, res, params, query: { is_uat }, reply }) => {
     const { template, version } = await findVersion(deps, scopeOf(req, is_uat), params.id, versionNumber(params.n));
-    await sendPreview(res, await templatePreview(deps, template, version), reply);
+    await deps.downloads.inTurn(res, template.organizationId, async () => sendPreview(res, await templatePreview(deps, template, version), reply));
   };
 
   const publishTemplateVersion: OperationHandler<'publishTemplateVersion'> = async ({ req, params, query: { is_uat }, body, reply }) => {

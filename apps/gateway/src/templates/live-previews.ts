@@ -93,7 +93,8 @@ export class LivePreviews {
         redis.unlink(requestKey).catch(() => undefined),
       ]);
       if (callerGone?.aborted) {
-        if (!removed) stillRendering(finished); // a worker has it (its lock refuses the removal)
+        // A worker has it (its lock refuses the removal): the slot is held until it is done, and the page it renders dropped.
+        if (!removed) stillRendering(finished.then((result) => dropPng(redis, result)).catch(() => undefined));
         throw new PreviewAbandoned();
       }
       // BullMQ words its own time-out this way; anything else is the worker's job failing.
@@ -113,6 +114,12 @@ export class LivePreviews {
     if (!png) throw new HttpError('dependency_unavailable', 'The preview expired before it could be sent; please try again.', { headers: RETRY_AFTER });
     return { png };
   }
+}
+
+/** The PNG a worker stored for a preview nobody waits for any more (else it stays until its TTL). */
+async function dropPng(redis: Redis, result: unknown): Promise<void> {
+  const outcome = LivePreviewResult.safeParse(result);
+  if (outcome.success && outcome.data.outcome === 'rendered') await redis.unlink(outcome.data.pngKey);
 }
 
 /** The caller stopped waiting for its preview: there is nobody to answer. */
