@@ -53,6 +53,32 @@ describe('breaking changes between two versions', () => {
     ]);
   });
 
+  it("reaches an object's fields, in a list's items too", () => {
+    const object = (name: string, fieldTypes: Record<string, TemplateVariable['type']>): TemplateVariable => ({
+      name,
+      type: 'object',
+      required: true,
+      fields: Object.keys(fieldTypes),
+      field_types: fieldTypes,
+    });
+    expect(breakingChanges([object('client', { name: 'text', since: 'text' })], [object('client', { name: 'date', vat: 'text' })])).toEqual([
+      { path: 'input_json.client.vat', message: 'New required field "client.vat" in "client"' },
+      { path: 'input_json.client.name', message: '"client.name" changed type: it took text or a number, now a date' },
+    ]);
+    const orders = (customer: Record<string, TemplateVariable['type']>): TemplateVariable => ({
+      name: 'orders',
+      type: 'list',
+      required: true,
+      fields: ['customer', ...Object.keys(customer).map((field) => `customer.${field}`)],
+      field_types: { customer: 'object', ...Object.fromEntries(Object.entries(customer).map(([field, type]) => [`customer.${field}`, type])) },
+    });
+    expect(breakingChanges([orders({ name: 'text' })], [orders({ name: 'text', email: 'text' })])).toEqual([
+      { path: 'input_json.orders.customer.email', message: 'New required field "orders.customer.email" in "orders.customer"' },
+    ]);
+    // A field no longer printed is no break: the input that had it still renders.
+    expect(breakingChanges([object('client', { name: 'text', since: 'text' })], [object('client', { name: 'text' })])).toEqual([]);
+  });
+
   it.each([
     ['nothing changed', [text('a'), list('items', { p: 'number' })], [text('a'), list('items', { p: 'number' })]],
     ['a new optional variable', [text('a')], [text('a'), text('b', false)]],

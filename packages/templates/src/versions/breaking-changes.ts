@@ -12,7 +12,7 @@ function alternatives(schema: Schema): Schema[] {
 
 const valued = (schema: Schema) => alternatives(schema).filter((alt) => alt.type !== 'null');
 
-/** Whether `next` takes every value `previous` takes (arrays and objects are compared field by field elsewhere). */
+/** Whether `next` takes every value `previous` takes (arrays and objects are compared field by field in compareValues). */
 function covers(next: Schema, previous: Schema): boolean {
   if (next.type !== previous.type) return false;
   if (next.type !== 'string') return true;
@@ -36,19 +36,23 @@ function kind(schema: Schema): string {
 const inputPath = (path: string[]) => `input_json.${path.join('.')}`;
 const label = (path: string[]) => path.join('.');
 
-function compareObjects(previous: Schema, next: Schema, path: string[], changes: Problem[]): void {
+/** The input itself, a list's items, or an object variable's fields. */
+type Container = 'input' | 'list' | 'object';
+
+function newRequired(container: Container, at: string[], path: string[]): string {
+  if (container === 'input') return `New required variable "${label(at)}"`;
+  return container === 'list' ? `New required field "${label(at)}" in the list "${label(path)}"` : `New required field "${label(at)}" in "${label(path)}"`;
+}
+
+function compareObjects(previous: Schema, next: Schema, path: string[], changes: Problem[], container: Container): void {
   const before = (previous.properties ?? {}) as Record<string, Schema>;
   const after = (next.properties ?? {}) as Record<string, Schema>;
   const requiredBefore = new Set((previous.required ?? []) as string[]);
-  const inList = path.length > 0;
   for (const name of (next.required ?? []) as string[]) {
     if (requiredBefore.has(name)) continue;
     const at = [...path, name];
     if (!(name in before)) {
-      changes.push({
-        path: inputPath(at),
-        message: inList ? `New required field "${label(at)}" in the list "${label(path)}"` : `New required variable "${name}"`,
-      });
+      changes.push({ path: inputPath(at), message: newRequired(container, at, path) });
     } else {
       changes.push({ path: inputPath(at), message: `"${label(at)}" is now required` });
     }
@@ -56,8 +60,8 @@ function compareObjects(previous: Schema, next: Schema, path: string[], changes:
   for (const [name, schema] of Object.entries(before)) {
     const at = [...path, name];
     if (!(name in after)) {
-      // A removed variable only goes unprinted; a list field's data goes with it (API.md §12 counts it).
-      if (inList) changes.push({ path: inputPath(at), message: `The list field "${label(at)}" was removed` });
+      // A removed variable or object field only goes unprinted; a list field's data goes with it (API.md §12 counts it).
+      if (container === 'list') changes.push({ path: inputPath(at), message: `The list field "${label(at)}" was removed` });
       continue;
     }
     compareValues(schema, after[name]!, at, changes);
@@ -73,7 +77,11 @@ function compareValues(previous: Schema, next: Schema, path: string[], changes: 
   }
   const listBefore = valued(previous).find((alt) => alt.type === 'array');
   const listAfter = nextAlts.find((alt) => alt.type === 'array');
-  if (listBefore && listAfter) compareObjects(listBefore.items as Schema, listAfter.items as Schema, path, changes);
+  if (listBefore && listAfter) compareObjects(listBefore.items as Schema, listAfter.items as Schema, path, changes, 'list');
+  // An object's fields (`{client.name}`), in a list's items too, are checked as a list's are.
+  const objectBefore = valued(previous).find((alt) => alt.type === 'object');
+  const objectAfter = nextAlts.find((alt) => alt.type === 'object');
+  if (objectBefore && objectAfter) compareObjects(objectBefore, objectAfter, path, changes, 'object');
 }
 
 /**
@@ -84,6 +92,6 @@ function compareValues(previous: Schema, next: Schema, path: string[], changes: 
  */
 export function breakingChanges(published: TemplateVariable[], candidate: TemplateVariable[]): Problem[] {
   const changes: Problem[] = [];
-  compareObjects(inputJsonSchema(published), inputJsonSchema(candidate), [], changes);
+  compareObjects(inputJsonSchema(published), inputJsonSchema(candidate), [], changes, 'input');
   return changes;
 }
