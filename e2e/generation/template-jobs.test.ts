@@ -168,6 +168,8 @@ describe('HTML import on the render worker (gateway + worker processes, LibreOff
     expect([one.status, two.status, published.status]).toEqual([200, 200, 200]);
     expect(one.raw.equals(two.raw)).toBe(false);
     expect(published.raw.equals(one.raw)).toBe(true);
+    // A version's page never changes; the template's own is the published version's, which a publish replaces.
+    expect([one.headers.get('cache-control'), published.headers.get('cache-control')]).toEqual(['private, max-age=3600', 'private, no-cache']);
     const file = await api.call('GET', `/api/v1/templates/${id}/versions/2/file`);
     expect(
       new PizZip(file.raw)

@@ -65,8 +65,15 @@ export function createTemplatePreviewQueue(connection: ConnectionOptions | Redis
   });
 }
 
-/** Queues the preview of a template; a preview already queued or running is not queued twice. */
+/**
+ * Queues the preview of a template; a preview already queued or running is not queued twice.
+ * A job of that id that failed for good (its worker stalled out, say) is kept a day for
+ * inspection, and would make the add a no-op and the preview pending all that time: it goes first.
+ */
 export async function queuePreview(queue: Queue<TemplatePreviewJob>, templateId: string, version?: number): Promise<void> {
   const data = version === undefined ? { templateId } : { templateId, version };
-  await queue.add('preview', data, { jobId: previewJobId(data) });
+  const jobId = previewJobId(data);
+  const failed = await queue.getJob(jobId);
+  if (failed && (await failed.isFailed())) await failed.remove();
+  await queue.add('preview', data, { jobId });
 }

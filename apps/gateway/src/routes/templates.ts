@@ -114,7 +114,8 @@ export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<Tem
   const sendDocx = (res: Response, template: Template, fileKey: string, filename: string) =>
     deps.downloads.file(res, { organizationId: template.organizationId, key: fileKey, contentType: DOCX_TYPE, contentDisposition: attachment(filename) });
 
-  const sendPreview = async (res: Response, preview: PreviewAnswer, reply: (status: 202, body: { detail: string }) => void) => {
+  /** `cacheControl`: a version's page never changes; the template's own is the published version's, which a publish replaces. */
+  const sendPreview = async (res: Response, preview: PreviewAnswer, reply: (status: 202, body: { detail: string }) => void, cacheControl: string) => {
     if (!preview.ready) {
       res.setHeader('Retry-After', String(PREVIEW_RETRY_AFTER_S));
       reply(202, { detail: 'The preview is being prepared; try again in a few seconds' });
@@ -122,7 +123,7 @@ export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<Tem
     }
     res.setHeader('Content-Type', 'image/png');
     res.setHeader('Content-Length', String(preview.size));
-    res.setHeader('Cache-Control', 'private, max-age=3600');
+    res.setHeader('Cache-Control', cacheControl);
     await deps.downloads.body(res, preview.stream);
   };
 
@@ -181,7 +182,7 @@ export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<Tem
 
   const getTemplatePreview: OperationHandler<'getTemplatePreview'> = async ({ req, res, params, query: { is_uat }, reply }) => {
     const template = await findTemplate(db, scopeOf(req, is_uat), params.id);
-    await deps.downloads.inTurn(res, template.organizationId, async () => sendPreview(res, await templatePreview(deps, template), reply));
+    await deps.downloads.inTurn(res, template.organizationId, async () => sendPreview(res, await templatePreview(deps, template), reply, 'private, no-cache'));
   };
 
   // The live preview: checked here as a document's input is checked at render time (every
@@ -248,7 +249,9 @@ export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<Tem
 
   const getTemplateVersionPreview: OperationHandler<'getTemplateVersionPreview'> = async ({ req, res, params, query: { is_uat }, reply }) => {
     const { template, version } = await findVersion(deps, scopeOf(req, is_uat), params.id, versionNumber(params.n));
-    await deps.downloads.inTurn(res, template.organizationId, async () => sendPreview(res, await templatePreview(deps, template, version), reply));
+    await deps.downloads.inTurn(res, template.organizationId, async () =>
+      sendPreview(res, await templatePreview(deps, template, version), reply, 'private, max-age=3600'),
+    );
   };
 
   const publishTemplateVersion: OperationHandler<'publishTemplateVersion'> = async ({ req, params, query: { is_uat }, body, reply }) => {
