@@ -14,6 +14,8 @@ async function promotedTo(tx: Pick<Database, 'template'>, uat: Template): Promis
   });
 }
 
+const isLive = async (tx: Pick<Database, 'template'>, id: string) => (await tx.template.count({ where: { id, deletedAt: null } })) === 1;
+
 /** The version's file and settings as a new version of another template (files are shared: a version's file never changes). */
 const copyOf = (source: TemplateVersion) => ({
   variables: source.variables as object[],
@@ -42,10 +44,16 @@ export async function promoteTemplate(db: Database, caller: Caller, scope: Scope
   }
   const who = actorOf(caller);
   return db.$transaction(async (tx) => {
+    // Read again under each lock: a template deleted before it was taken is gone for the promotion too.
     await lockTemplate(tx, uat.id);
+    if (!(await isLive(tx, uat.id))) throw templateNotFound();
     const source = await tx.templateVersion.findFirst({ where: { templateId: uat.id, status: 'published' } });
     if (!source) throw templateNotFound();
-    const existing = await promotedTo(tx, uat);
+    let existing = await promotedTo(tx, uat);
+    if (existing) {
+      await lockTemplate(tx, existing.id);
+      if (!(await isLive(tx, existing.id))) existing = null; // deleted meanwhile: promoted as for the first time
+    }
     if (!existing) {
       const now = new Date();
       const version = { version: 1, status: 'published', ...copyOf(source), createdBy: who, publishedAt: now, publishedBy: who };
@@ -61,7 +69,6 @@ export async function promoteTemplate(db: Database, caller: Caller, scope: Scope
         },
       });
     }
-    await lockTemplate(tx, existing.id);
     const published = await tx.templateVersion.findFirst({ where: { templateId: existing.id, status: 'published' } });
     if (published?.promotedFromTemplateId === uat.id && published.promotedFromVersion === source.version) return existing;
     if (published) guard(published, source, options.force ?? false, `Promoting version ${source.version} of the UAT template`);
