@@ -63,15 +63,22 @@ export async function prepareUpload(deps: TemplateDeps, organizationId: string, 
 export const sha256 = (file: Buffer) => createHash('sha256').update(file).digest('hex');
 
 /**
- * Writes a prepared upload's files, then `write` (the row); when the row cannot be written
- * the files are removed again, so nothing is half-stored.
+ * Writes a prepared upload's files, then `write` (the row); when the row was not written the
+ * files are removed again, so nothing is half-stored. A failure can hide a commit that
+ * happened (the connection lost with the COMMIT's answer): `written` asks, and the files stay
+ * unless it says no — a stray file costs less than a row whose file is gone.
  */
-export async function storeThen<T>(storage: FileStorage, files: { key: string; body: Buffer }[], write: () => Promise<T>): Promise<T> {
+export async function storeThen<T>(
+  storage: FileStorage,
+  files: { key: string; body: Buffer }[],
+  write: () => Promise<T>,
+  written: () => Promise<boolean>,
+): Promise<T> {
   for (const { key, body } of files) await storage.put(key, body);
   try {
     return await write();
   } catch (error) {
-    await Promise.all(files.map(({ key }) => storage.delete(key).catch(() => undefined)));
+    if (!(await written().catch(() => true))) await Promise.all(files.map(({ key }) => storage.delete(key).catch(() => undefined)));
     throw error;
   }
 }
