@@ -64,6 +64,17 @@ describe('downloads from S3 storage, redirected, and after retention', () => {
   });
 });
 
+/** The id of a ready DOCX letter to `first last`, from a template of the caller's own. */
+async function readyLetter(api: ApiClient, first: string, last: string): Promise<string> {
+  const template = await api.uploadTemplate(fixture('tag-example.docx'), 'letter.docx');
+  const created = await api.call('POST', '/api/v1/documents/', {
+    template_id: template.id,
+    input_json: { first_name: first, last_name: last, phone: '1', description: 'Engine' },
+    output_format: 'docx',
+  });
+  return (await api.waitForDocument(created.body.id as string)).id;
+}
+
 describe('downloads streamed from S3 to clients that stop reading, or read slowly', () => {
   let stack: Stack;
   let api: ApiClient;
@@ -81,13 +92,7 @@ describe('downloads streamed from S3 to clients that stop reading, or read slowl
     apiKey = (await stack.organization()).apiKey;
     api = apiClient(stack.gateways[0]!.url, apiKey);
     gateway = new URL(stack.gateways[0]!.url);
-    const template = await api.uploadTemplate(fixture('tag-example.docx'), 'letter.docx');
-    const created = await api.call('POST', '/api/v1/documents/', {
-      template_id: template.id,
-      input_json: { first_name: 'Ada', last_name: 'Lovelace', phone: '1', description: 'Engine' },
-      output_format: 'docx',
-    });
-    docId = (await api.waitForDocument(created.body.id as string)).id;
+    docId = await readyLetter(api, 'Ada', 'Lovelace');
     // A file far larger than every socket buffer between S3, the gateway and the client.
     const storage = createStorage(loadConfig(z.object(storageEnv), stack.env));
     const row = await stack.database.db.document.findUniqueOrThrow({ where: { id: docId } });
@@ -95,14 +100,7 @@ describe('downloads streamed from S3 to clients that stop reading, or read slowl
     await storage.put(documentFileKey(row, 'docx'), large);
     // Another organisation with a document of its own (an ordinary, small one).
     other = await stack.organization();
-    const otherApi = apiClient(stack.gateways[0]!.url, other.apiKey);
-    const otherTemplate = await otherApi.uploadTemplate(fixture('tag-example.docx'), 'letter.docx');
-    const otherCreated = await otherApi.call('POST', '/api/v1/documents/', {
-      template_id: otherTemplate.id,
-      input_json: { first_name: 'Grace', last_name: 'Hopper', phone: '2', description: 'Compiler' },
-      output_format: 'docx',
-    });
-    otherDocId = (await otherApi.waitForDocument(otherCreated.body.id as string)).id;
+    otherDocId = await readyLetter(apiClient(stack.gateways[0]!.url, other.apiKey), 'Grace', 'Hopper');
   }, 120_000);
   afterAll(() => stack.close());
 
