@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Worker } from 'bullmq';
+import { UnrecoverableError, Worker } from 'bullmq';
 import { eventually } from '@docgen/testing';
 import { bullPrefix } from './queues';
 import { createRedisConnection } from './redis-connection';
-import { TEMPLATE_PREVIEW_QUEUE, createTemplatePreviewQueue, previewJobId, queuePreview } from './template-jobs';
+import { MAX_PREVIEW_REQUEUES, TEMPLATE_PREVIEW_QUEUE, createTemplatePreviewQueue, previewJobId, queuePreview } from './template-jobs';
 
 /** Stored template previews on the real Redis and BullMQ. */
 describe('queuePreview', () => {
@@ -20,29 +20,41 @@ describe('queuePreview', () => {
     redis.disconnect();
   });
 
-  it('queues a preview once while it waits, and again after its job failed for good', async () => {
-    const templateId = randomUUID();
-    await queuePreview(queue, templateId, 2);
-    await queuePreview(queue, templateId, 2);
-    expect(await queue.getJobCounts('waiting')).toEqual({ waiting: 1 });
-
-    // Its worker fails it on every attempt (as a worker that stalls out would): the job stays in the failed set.
+  /** Fails the waiting preview job for good (as a worker that stalls out on it would), and stops. */
+  async function failForGood(jobId: string): Promise<void> {
     const connection = createRedisConnection(url, 'worker');
     const failing = new Worker(
       TEMPLATE_PREVIEW_QUEUE,
       async () => {
-        throw new Error('the worker went away');
+        throw new UnrecoverableError('the worker went away');
       },
       { connection, prefix: bullPrefix(prefix) },
     );
-    const job = (await queue.getJob(previewJobId({ templateId, version: 2 })))!;
-    await eventually(() => job.isFailed(), 'the preview job failed for good after its three attempts', 30_000);
+    await eventually(async () => (await queue.getJob(jobId))?.isFailed(), 'the preview job failed for good');
     await failing.close();
     connection.disconnect();
+  }
 
-    await queuePreview(queue, templateId, 2);
-    const again = (await queue.getJob(previewJobId({ templateId, version: 2 })))!;
-    expect(await again.getState()).toBe('waiting');
-    expect(again.attemptsMade).toBe(0);
+  it('queues a preview once while it waits; after its job failed for good, gives it another go, a bounded number of times', async () => {
+    const templateId = randomUUID();
+    const jobId = previewJobId({ templateId, version: 2 });
+    expect(await queuePreview(queue, templateId, 2)).toBe(true);
+    expect(await queuePreview(queue, templateId, 2)).toBe(true);
+    expect(await queue.getJobCounts('waiting')).toEqual({ waiting: 1 });
+
+    for (let requeue = 1; requeue <= MAX_PREVIEW_REQUEUES; requeue++) {
+      await failForGood(jobId);
+      expect(await queuePreview(queue, templateId, 2)).toBe(true);
+      const again = (await queue.getJob(jobId))!;
+      expect({ state: await again.getState(), attemptsMade: again.attemptsMade, requeues: again.data.requeues }).toEqual({
+        state: 'waiting',
+        attemptsMade: 0,
+        requeues: requeue,
+      });
+    }
+    // A template that kills its worker every time is given up, not rendered again at every poll.
+    await failForGood(jobId);
+    expect(await queuePreview(queue, templateId, 2)).toBe(false);
+    expect(await (await queue.getJob(jobId))!.getState()).toBe('failed');
   });
 });

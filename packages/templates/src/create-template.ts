@@ -33,26 +33,22 @@ export async function createTemplate(deps: TemplateDeps, caller: Caller, upload:
     fileSize: prepared.docx.length,
     ...(htmlFileKey ? { htmlFileKey } : {}),
   };
-  const template = await storeThen(
-    deps.storage,
-    files,
-    () =>
-      deps.db.template.create({
-        data: {
-          id,
-          organizationId,
-          name: upload.name ?? defaultName(upload.filename),
-          format: prepared.format,
-          isUat: upload.isUat,
-          ...(upload.locale ? { locale: upload.locale } : {}),
-          ...settings,
-          version: 1,
-          versions: {
-            create: { version: 1, status: 'published', ...settings, fileSha256: prepared.sha256, createdBy: who, publishedAt: new Date(), publishedBy: who },
-          },
+  const template = await storeThen(deps.storage, files, () =>
+    deps.db.template.create({
+      data: {
+        id,
+        organizationId,
+        name: upload.name ?? defaultName(upload.filename),
+        format: prepared.format,
+        isUat: upload.isUat,
+        ...(upload.locale ? { locale: upload.locale } : {}),
+        ...settings,
+        version: 1,
+        versions: {
+          create: { version: 1, status: 'published', ...settings, fileSha256: prepared.sha256, createdBy: who, publishedAt: new Date(), publishedBy: who },
         },
-      }),
-    async () => (await deps.db.template.count({ where: { id } })) > 0,
+      },
+    }),
   );
   return prepared.warnings.length > 0 ? { ...template, warnings: prepared.warnings } : template;
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Database } from '@docgen/db';
+import { isDatabaseUnavailable, type Database } from '@docgen/db';
 import type { FileStorage } from '@docgen/storage';
 import { templateFormatOf, type PackageLimits, type PreparedHtmlTemplate } from '@docgen/templating';
 import type { UntrustedWork } from '@docgen/untrusted-work';
@@ -63,22 +63,17 @@ export async function prepareUpload(deps: TemplateDeps, organizationId: string, 
 export const sha256 = (file: Buffer) => createHash('sha256').update(file).digest('hex');
 
 /**
- * Writes a prepared upload's files, then `write` (the row); when the row was not written the
- * files are removed again, so nothing is half-stored. A failure can hide a commit that
- * happened (the connection lost with the COMMIT's answer): `written` asks, and the files stay
- * unless it says no — a stray file costs less than a row whose file is gone.
+ * Writes a prepared upload's files, then `write` (the row); when the row was refused the files
+ * are removed again, so nothing is half-stored. A lost connection can hide a COMMIT that
+ * happened (or is still finishing, where no other connection can see it yet): then the files
+ * stay — a stray file costs less than a row whose file is gone.
  */
-export async function storeThen<T>(
-  storage: FileStorage,
-  files: { key: string; body: Buffer }[],
-  write: () => Promise<T>,
-  written: () => Promise<boolean>,
-): Promise<T> {
+export async function storeThen<T>(storage: FileStorage, files: { key: string; body: Buffer }[], write: () => Promise<T>): Promise<T> {
   for (const { key, body } of files) await storage.put(key, body);
   try {
     return await write();
   } catch (error) {
-    if (!(await written().catch(() => true))) await Promise.all(files.map(({ key }) => storage.delete(key).catch(() => undefined)));
+    if (!isDatabaseUnavailable(error)) await Promise.all(files.map(({ key }) => storage.delete(key).catch(() => undefined)));
     throw error;
   }
 }

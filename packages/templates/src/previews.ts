@@ -45,9 +45,11 @@ export async function templatePreview(deps: PreviewDeps, template: Template, ver
  */
 export async function requestPreview(deps: Pick<PreviewDeps, 'db' | 'previews'>, templateId: string, version?: number): Promise<void> {
   await markPreview(deps.db, templateId, version, 'pending', null);
-  await queuePreview(deps.previews, templateId, version).catch(() => {
+  const queued = await queuePreview(deps.previews, templateId, version).catch(() => {
     throw new TemplatesError('queue_unavailable', 'The job queue (Redis) is unreachable');
   });
+  if (!queued)
+    await markPreview(deps.db, templateId, version, 'failed', 'the render worker stopped while rendering it, time after time; upload the template again');
 }
 
 /**

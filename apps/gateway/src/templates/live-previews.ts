@@ -92,9 +92,11 @@ export class LivePreviews {
         ),
         redis.unlink(requestKey).catch(() => undefined),
       ]);
+      // Whatever a worker still makes (or made just now, its answer not yet here) nobody will read.
+      const dropped = finished.then((result) => dropPng(redis, result)).catch(() => undefined);
       if (callerGone?.aborted) {
-        // A worker has it (its lock refuses the removal): the slot is held until it is done, and the page it renders dropped.
-        if (!removed) stillRendering(finished.then((result) => dropPng(redis, result)).catch(() => undefined));
+        // A worker has it (its lock refuses the removal): the slot is held until it is done.
+        if (!removed) stillRendering(dropped);
         throw new PreviewAbandoned();
       }
       // BullMQ words its own time-out this way; anything else is the worker's job failing.

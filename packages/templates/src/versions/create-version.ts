@@ -32,34 +32,30 @@ export async function createVersion(
   const fileKey = templateVersionFileKey(scope.organizationId, template.id, id, 'docx');
   const htmlFileKey = prepared.html === undefined ? undefined : templateVersionFileKey(scope.organizationId, template.id, id, 'html');
   const files = [{ key: fileKey, body: prepared.docx }, ...(htmlFileKey ? [{ key: htmlFileKey, body: Buffer.from(prepared.html!, 'utf8') }] : [])];
-  const version = await storeThen(
-    deps.storage,
-    files,
-    () =>
-      deps.db.$transaction(async (tx) => {
-        await lockTemplate(tx, template.id);
-        const live = await tx.template.findFirst({ where: { id: template.id, deletedAt: null }, select: { id: true } });
-        if (!live) throw templateNotFound();
-        const newest = await tx.templateVersion.aggregate({ where: { templateId: template.id }, _max: { version: true } });
-        const created = await tx.templateVersion.create({
-          data: {
-            id,
-            templateId: template.id,
-            version: (newest._max.version ?? 0) + 1,
-            status: 'draft',
-            variables: prepared.variables,
-            correctedTokens: prepared.correctedTokens,
-            fileKey,
-            fileSize: prepared.docx.length,
-            fileSha256: prepared.sha256,
-            ...(htmlFileKey ? { htmlFileKey } : {}),
-            createdBy: actorOf(caller),
-          },
-        });
-        await tx.template.update({ where: { id: template.id }, data: { draftVersion: created.version } });
-        return created;
-      }),
-    async () => (await deps.db.templateVersion.count({ where: { id } })) > 0,
+  const version = await storeThen(deps.storage, files, () =>
+    deps.db.$transaction(async (tx) => {
+      await lockTemplate(tx, template.id);
+      const live = await tx.template.findFirst({ where: { id: template.id, deletedAt: null }, select: { id: true } });
+      if (!live) throw templateNotFound();
+      const newest = await tx.templateVersion.aggregate({ where: { templateId: template.id }, _max: { version: true } });
+      const created = await tx.templateVersion.create({
+        data: {
+          id,
+          templateId: template.id,
+          version: (newest._max.version ?? 0) + 1,
+          status: 'draft',
+          variables: prepared.variables,
+          correctedTokens: prepared.correctedTokens,
+          fileKey,
+          fileSize: prepared.docx.length,
+          fileSha256: prepared.sha256,
+          ...(htmlFileKey ? { htmlFileKey } : {}),
+          createdBy: actorOf(caller),
+        },
+      });
+      await tx.template.update({ where: { id: template.id }, data: { draftVersion: created.version } });
+      return created;
+    }),
   );
   return prepared.warnings.length > 0 ? { ...version, warnings: prepared.warnings } : version;
 }
