@@ -180,9 +180,23 @@ export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<Tem
     await sendDocx(res, template, template.fileKey, `${template.name}.docx`);
   };
 
+  /** A stored preview that is ready streams in one of the organisation's download turns; one being prepared only queues, taking none. */
+  const previewInTurn = async (
+    res: Response,
+    template: Template,
+    shown: { previewStatus: string | null },
+    preview: () => Promise<PreviewAnswer>,
+    reply: (status: 202, body: { detail: string }) => void,
+    cacheControl: string,
+  ) => {
+    const send = async () => sendPreview(res, await preview(), reply, cacheControl);
+    if (shown.previewStatus === 'ready') await deps.downloads.inTurn(res, template.organizationId, send);
+    else await send();
+  };
+
   const getTemplatePreview: OperationHandler<'getTemplatePreview'> = async ({ req, res, params, query: { is_uat }, reply }) => {
     const template = await findTemplate(db, scopeOf(req, is_uat), params.id);
-    await deps.downloads.inTurn(res, template.organizationId, async () => sendPreview(res, await templatePreview(deps, template), reply, 'private, no-cache'));
+    await previewInTurn(res, template, template, () => templatePreview(deps, template), reply, 'private, no-cache');
   };
 
   // The live preview: checked here as a document's input is checked at render time (every
@@ -249,9 +263,7 @@ export function templateHandlers(deps: TemplateRouteDeps): OperationHandlers<Tem
 
   const getTemplateVersionPreview: OperationHandler<'getTemplateVersionPreview'> = async ({ req, res, params, query: { is_uat }, reply }) => {
     const { template, version } = await findVersion(deps, scopeOf(req, is_uat), params.id, versionNumber(params.n));
-    await deps.downloads.inTurn(res, template.organizationId, async () =>
-      sendPreview(res, await templatePreview(deps, template, version), reply, 'private, max-age=3600'),
-    );
+    await previewInTurn(res, template, version, () => templatePreview(deps, template, version), reply, 'private, max-age=3600');
   };
 
   const publishTemplateVersion: OperationHandler<'publishTemplateVersion'> = async ({ req, params, query: { is_uat }, body, reply }) => {
