@@ -84,11 +84,12 @@ describe.each(DRIVERS)('version files under retention ($name storage)', ({ start
     // An old document of each version, ready with its PDF in storage.
     const old = new Date(Date.now() - 40 * 24 * 3600 * 1000);
     const documents = await Promise.all(
-      [1, 2].map(() =>
+      [1, 2].map((version) =>
         database.db.document.create({
           data: {
             organizationId: org.organizationId,
             templateId: template.id,
+            templateVersion: version,
             status: 'ready',
             inputFormat: 'docx',
             outputFormat: 'pdf',
