@@ -1,10 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import { UnrecoverableError, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
 import { ConverterCrashedError } from '@docgen/converter';
 import { createLogger } from '@docgen/observability';
 import { buildDocx, createTestDatabase, paragraph, seedOrganization, type TestDatabase } from '@docgen/testing';
 import type { ConversionContext } from '../src/converter';
 import { RenderTimeoutError } from '../src/deadline';
 import { renderDocument, type RenderDeps } from '../src/process-render-job';
+import { processTemplateImport, type TemplateImportDeps } from '../src/process-template-import';
 import { processTemplatePreview, type TemplatePreviewDeps } from '../src/process-template-preview';
 import { Slots } from '../src/slots';
 
@@ -169,5 +172,39 @@ describe('a render out of time', () => {
     };
     expect(await preview(convertsTooLong)).toBe('failed');
     expect(await status()).toBe('failed');
+  });
+
+  it('refuses an HTML import whose conversion had its time and ran out of it, and fails the job (503) for one that waited in line for most of it', async () => {
+    const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+    const prefix = `test:${randomUUID()}:`;
+    const importOf = async (htmlToDocx: (html: Buffer, inputFilter: string, context: ConversionContext) => Promise<Buffer>) => {
+      const htmlKey = `${prefix}template-import:${randomUUID()}:html`;
+      await redis.set(htmlKey, '<!doctype html><html><body><p>Dear {name}</p></body></html>', 'PX', 10_000);
+      const now = Date.now();
+      const job = { id: randomUUID(), timestamp: now, data: { organizationId: randomUUID(), htmlKey, deadlineAt: now + 400 } } as unknown as Job;
+      return processTemplateImport(job, {
+        redis,
+        redisKeyPrefix: prefix,
+        logger: createLogger('test', 'silent'),
+        converter: { htmlToDocx },
+      } as unknown as TemplateImportDeps).catch((error: unknown) => error);
+    };
+    try {
+      const convertsTooLong = (_html: Buffer, _filter: string, { deadline, onStarted }: ConversionContext) => {
+        onStarted?.();
+        return deadline.race(new Promise<Buffer>(() => undefined));
+      };
+      expect(await importOf(convertsTooLong)).toMatchObject({ outcome: 'refused', message: expect.stringMatching(/could not be converted to DOCX within/) });
+      const lateTurn = async (_html: Buffer, _filter: string, { deadline, onStarted }: ConversionContext) => {
+        await new Promise((resolve) => setTimeout(resolve, deadline.remainingMs() - 100));
+        onStarted?.();
+        return deadline.race(new Promise<Buffer>(() => undefined));
+      };
+      expect(await importOf(lateTurn)).toBeInstanceOf(RenderTimeoutError); // the job fails: the upload answers 503
+    } finally {
+      const keys = await redis.keys(`${prefix}*`);
+      if (keys.length) await redis.del(...keys);
+      redis.disconnect();
+    }
   });
 });
