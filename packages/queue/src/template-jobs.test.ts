@@ -3,7 +3,7 @@ import { UnrecoverableError, Worker } from 'bullmq';
 import { eventually } from '@docgen/testing';
 import { bullPrefix } from './queues';
 import { createRedisConnection } from './redis-connection';
-import { MAX_PREVIEW_REQUEUES, TEMPLATE_PREVIEW_QUEUE, createTemplatePreviewQueue, previewJobId, queuePreview } from './template-jobs';
+import { TEMPLATE_PREVIEW_QUEUE, createTemplatePreviewQueue, previewJobId, queuePreview } from './template-jobs';
 
 /** Stored template previews on the real Redis and BullMQ. */
 describe('queuePreview', () => {
@@ -20,13 +20,13 @@ describe('queuePreview', () => {
     redis.disconnect();
   });
 
-  /** Fails the waiting preview job for good (as a worker that stalls out on it would), and stops. */
-  async function failForGood(jobId: string): Promise<void> {
+  /** Fails the waiting preview job for good with `reason`, and stops. */
+  async function failForGood(jobId: string, reason: string): Promise<void> {
     const connection = createRedisConnection(url, 'worker');
     const failing = new Worker(
       TEMPLATE_PREVIEW_QUEUE,
       async () => {
-        throw new UnrecoverableError('the worker went away');
+        throw new UnrecoverableError(reason);
       },
       { connection, prefix: bullPrefix(prefix) },
     );
@@ -35,26 +35,27 @@ describe('queuePreview', () => {
     connection.disconnect();
   }
 
-  it('queues a preview once while it waits; after its job failed for good, gives it another go, a bounded number of times', async () => {
+  it('queues a preview once while it waits, and retries in place a job that failed for good (twice, one caller losing the race)', async () => {
     const templateId = randomUUID();
     const jobId = previewJobId({ templateId, version: 2 });
-    expect(await queuePreview(queue, templateId, 2)).toBe(true);
-    expect(await queuePreview(queue, templateId, 2)).toBe(true);
+    expect(await queuePreview(queue, templateId, 2)).toBe('queued');
+    expect(await queuePreview(queue, templateId, 2)).toBe('queued');
     expect(await queue.getJobCounts('waiting')).toEqual({ waiting: 1 });
 
-    for (let requeue = 1; requeue <= MAX_PREVIEW_REQUEUES; requeue++) {
-      await failForGood(jobId);
-      expect(await queuePreview(queue, templateId, 2)).toBe(true);
-      const again = (await queue.getJob(jobId))!;
-      expect({ state: await again.getState(), attemptsMade: again.attemptsMade, requeues: again.data.requeues }).toEqual({
-        state: 'waiting',
-        attemptsMade: 0,
-        requeues: requeue,
-      });
-    }
-    // A template that kills its worker every time is given up, not rendered again at every poll.
-    await failForGood(jobId);
-    expect(await queuePreview(queue, templateId, 2)).toBe(false);
+    await failForGood(jobId, 'Can’t reach database server');
+    expect(await Promise.all([queuePreview(queue, templateId, 2), queuePreview(queue, templateId, 2)])).toEqual(['queued', 'queued']);
+    const again = (await queue.getJob(jobId))!;
+    expect({ state: await again.getState(), attemptsMade: again.attemptsMade }).toEqual({ state: 'waiting', attemptsMade: 0 });
+    expect(await queue.getJobCounts('waiting')).toEqual({ waiting: 1 });
+  });
+
+  it('does not run again a preview whose worker died under it: the caller is told, to mark it failed', async () => {
+    const templateId = randomUUID();
+    const jobId = previewJobId({ templateId, version: 1 });
+    await queuePreview(queue, templateId, 1);
+    // The reason BullMQ itself gives a job whose lock lapsed once too often (moveStalledJobsToWait).
+    await failForGood(jobId, 'job stalled more than allowable limit');
+    expect(await queuePreview(queue, templateId, 1)).toBe('stalled');
     expect(await (await queue.getJob(jobId))!.getState()).toBe('failed');
   });
 });

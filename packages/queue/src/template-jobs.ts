@@ -44,12 +44,7 @@ export function createTemplateImportQueue(connection: ConnectionOptions | Redis,
 
 /** The first page of a stored template as a PNG, rendered once; the job id is the template id. */
 /** `version` absent: the template's published version (jobs queued before versions existed). */
-export const TemplatePreviewJob = z.object({
-  templateId: z.uuid(),
-  version: z.number().int().min(1).optional(),
-  /** How many times the job was given another go after it failed for good (queuePreview). */
-  requeues: z.number().int().min(0).optional(),
-});
+export const TemplatePreviewJob = z.object({ templateId: z.uuid(), version: z.number().int().min(1).optional() });
 export type TemplatePreviewJob = z.output<typeof TemplatePreviewJob>;
 export const previewJobId = (job: TemplatePreviewJob) =>
   job.version === undefined ? `preview.${job.templateId}` : `preview.${job.templateId}.v${job.version}`;
@@ -70,28 +65,30 @@ export function createTemplatePreviewQueue(connection: ConnectionOptions | Redis
   });
 }
 
-/** A preview whose job failed for good this often (its worker died on it each time) is given up. */
-export const MAX_PREVIEW_REQUEUES = 2;
+/** What BullMQ writes as the reason of a job whose worker stopped under it (its lock lapsed) once too often. */
+const STALLED = /stalled more than allowable limit/;
 
 /**
- * Queues the preview of a template; a preview already queued or running is not queued twice.
- * A job of that id that failed for good (its worker stalled out, say) is kept a day for
- * inspection and would make the add a no-op, the preview pending all that time: it is given
- * another go instead (retried in place, which refuses atomically if another caller was first),
- * at most MAX_PREVIEW_REQUEUES times, so a template that kills its worker is not rendered again
- * at every poll. Returns false when it is given up.
+ * Queues the preview of a template version; a preview already queued or running is not queued
+ * twice. A job of that id that failed for good is kept a day for inspection and would make the
+ * add a no-op, the preview pending all that time. If its worker died under it (twice: BullMQ's
+ * stall limit), it is not run again: 'stalled' (the caller marks the preview failed; a template
+ * that kills its worker would otherwise be rendered again at every poll). Any other failure
+ * (the database down on its last attempt) is retried in place, which refuses atomically when
+ * another caller was first.
  */
-export async function queuePreview(queue: Queue<TemplatePreviewJob>, templateId: string, version?: number): Promise<boolean> {
+export async function queuePreview(queue: Queue<TemplatePreviewJob>, templateId: string, version?: number): Promise<'queued' | 'stalled'> {
   const data = version === undefined ? { templateId } : { templateId, version };
   const jobId = previewJobId(data);
   const failed = await queue.getJob(jobId);
   if (failed && (await failed.isFailed())) {
-    const requeues = failed.data.requeues ?? 0;
-    if (requeues >= MAX_PREVIEW_REQUEUES) return false;
-    await failed.updateData({ ...failed.data, requeues: requeues + 1 });
-    await failed.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true }).catch(() => undefined); // someone else retried it first
-    return true;
+    if (STALLED.test(failed.failedReason ?? '')) return 'stalled';
+    const retried = await failed.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true }).then(
+      () => true,
+      (error: unknown) => !/does not exist|Missing key/i.test(String(error)), // someone else retried it first; gone: queued anew below
+    );
+    if (retried) return 'queued';
   }
   await queue.add('preview', data, { jobId });
-  return true;
+  return 'queued';
 }

@@ -44,12 +44,16 @@ export async function templatePreview(deps: PreviewDeps, template: Template, ver
  * not queued twice.
  */
 export async function requestPreview(deps: Pick<PreviewDeps, 'db' | 'previews'>, templateId: string, version?: number): Promise<void> {
-  await markPreview(deps.db, templateId, version, 'pending', null);
-  const queued = await queuePreview(deps.previews, templateId, version).catch(() => {
+  // Always one job per version: a job named after the template alone would carry one version's fate to the next.
+  const number = version ?? (await deps.db.template.findUnique({ where: { id: templateId }, select: { version: true } }))?.version;
+  if (number === undefined) return; // the template is gone
+  await markPreview(deps.db, templateId, number, 'pending', null);
+  const queued = await queuePreview(deps.previews, templateId, number).catch(() => {
     throw new TemplatesError('queue_unavailable', 'The job queue (Redis) is unreachable');
   });
-  if (!queued)
-    await markPreview(deps.db, templateId, version, 'failed', 'the render worker stopped while rendering it, time after time; upload the template again');
+  if (queued === 'stalled') {
+    await markPreview(deps.db, templateId, number, 'failed', 'the render worker stopped while rendering it; upload the template again', { onlyIf: 'pending' });
+  }
 }
 
 /**
@@ -63,18 +67,23 @@ export async function markPreview(
   version: number | undefined,
   status: 'pending' | 'ready' | 'failed',
   reason: string | null,
+  /** Only over this status (a worker may have written `ready` meanwhile). */
+  { onlyIf }: { onlyIf?: 'pending' } = {},
 ): Promise<void> {
   const error = reason?.slice(0, 500) ?? null;
+  const from = onlyIf ?? null;
   await db.$executeRaw`
     WITH target AS (
       SELECT t.id, COALESCE(${version}::int, t.version) AS version FROM templates t WHERE t.id = ${templateId}::uuid
     ), marked AS (
       UPDATE template_versions v SET preview_status = ${status}, preview_error = ${error}
       FROM target WHERE v.template_id = target.id AND v.version = target.version AND v.preview_status IS DISTINCT FROM ${status}
+        AND (${from}::text IS NULL OR v.preview_status = ${from}::text)
       RETURNING v.template_id, v.version
     )
     UPDATE templates t SET preview_status = ${status}, preview_error = ${error}
-    FROM target WHERE t.id = target.id AND t.version = target.version AND t.preview_status IS DISTINCT FROM ${status}`;
+    FROM target WHERE t.id = target.id AND t.version = target.version AND t.preview_status IS DISTINCT FROM ${status}
+      AND (${from}::text IS NULL OR t.preview_status = ${from}::text)`;
 }
 
 /** What a render worker needs to draw a version's first page; undefined when the template is gone. */
