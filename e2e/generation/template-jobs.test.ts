@@ -77,10 +77,10 @@ describe('template jobs without a render worker (gateway process alone)', () => 
     const redis = new Redis(stack.env.REDIS_URL!);
     const previews = createTemplatePreviewQueue(redis, stack.env.REDIS_KEY_PREFIX!);
     try {
-      await previews.remove(previewJobId({ templateId: old.id }));
-      expect(await previews.getJob(previewJobId({ templateId: old.id }))).toBeUndefined();
+      await previews.remove(previewJobId({ templateId: old.id, version: 1 }));
+      expect(await previews.getJob(previewJobId({ templateId: old.id, version: 1 }))).toBeUndefined();
       expect((await api.call('GET', `/api/v1/templates/${old.id}/preview`)).status).toBe(202);
-      expect(await previews.getJob(previewJobId({ templateId: old.id }))).toBeDefined();
+      expect(await previews.getJob(previewJobId({ templateId: old.id, version: 1 }))).toBeDefined();
       expect(await stack.database.db.template.findUnique({ where: { id: old.id } })).toMatchObject({ previewStatus: 'pending' });
     } finally {
       await previews.close();
