@@ -4,7 +4,7 @@ import { withoutCommentMarks } from '@docgen/templating';
 import type { RenderWorkerConfig } from './config';
 import type { Deadline } from './deadline';
 import { PdfBatches } from './pdf-batches';
-import { Slots } from './slots';
+import { Turns } from '@docgen/runtime';
 
 export interface ConversionContext {
   /** The render's deadline: waiting for an instance and converting must end by then. */
@@ -66,7 +66,7 @@ async function startDriver(config: RenderWorkerConfig, logger: Logger, onPoolEve
     },
   });
   await pool.start();
-  const slots = new Slots(config.CONVERTER_POOL_SIZE);
+  const turns = new Turns(config.CONVERTER_POOL_SIZE);
   const convert = async (
     input: Buffer,
     from: string,
@@ -75,7 +75,7 @@ async function startDriver(config: RenderWorkerConfig, logger: Logger, onPoolEve
     inputFilter?: string,
   ) => {
     deadline.check();
-    const release = await slots.acquire(deadline.signal, urgent);
+    const release = await turns.acquire({ until: deadline.signal, urgent });
     // LibreOffice gets only the time this job has left; the next job may go as soon
     // as the instance is free, while this one still reads its output.
     const conversion = pool.convert(input, from, to, {
@@ -95,7 +95,7 @@ async function startDriver(config: RenderWorkerConfig, logger: Logger, onPoolEve
   const batches =
     config.CONVERTER_BATCH_SIZE > 1
       ? new PdfBatches(config.CONVERTER_BATCH_SIZE, {
-          acquire: (until) => slots.acquire(until),
+          acquire: (until) => turns.acquire({ until }),
           convert: (docx, options) => pool.convert(docx, 'docx', 'pdf', options),
           convertParts: (docx, marks, options) => pool.convertParts(docx, marks, options),
           alone,

@@ -1,9 +1,17 @@
+import { PrintTimeoutError } from '@docgen/browser-printer';
+import { ConversionTimeoutError } from '@docgen/converter';
+
 /** The render attempt ran out of time (image fetches, waiting for LibreOffice and converting all count). */
 export class RenderTimeoutError extends Error {
   override name = 'RenderTimeoutError';
   constructor(readonly timeoutMs: number) {
     super(`The render took longer than ${timeoutMs} ms`);
   }
+}
+
+/** Any step out of time: the attempt's own deadline, LibreOffice's or the browser's. */
+export function isTimeout(error: unknown): boolean {
+  return error instanceof RenderTimeoutError || error instanceof ConversionTimeoutError || error instanceof PrintTimeoutError;
 }
 
 /** The share of an attempt's time its work must have had for running out of it to be the work's own doing. */
@@ -55,6 +63,11 @@ export class Deadline {
    */
   get outOfTimeByLoad(): boolean {
     return this.waitingSince !== undefined || this.waitedMs > this.timeoutMs * FAIR_TIME_SHARE;
+  }
+
+  /** `error` is a time-out (isTimeout) that came of the worker's load (outOfTimeByLoad): the attempt is asked for again. */
+  timedOutByLoad(error: unknown): boolean {
+    return isTimeout(error) && this.outOfTimeByLoad;
   }
 
   /** Aborted when the deadline passes. */

@@ -25,13 +25,12 @@ import {
   sweepFinishedBulkJobs,
   sweepStuckDocuments,
 } from '@docgen/documents';
-import { connectDataStores, runService, serveOps, startSweep, superviseWorker } from '@docgen/runtime';
+import { Turns, connectDataStores, runService, serveOps, startSweep, superviseWorker } from '@docgen/runtime';
 import { createGuardedAgent, secretsKeyring } from '@docgen/security';
 import { loadSigningMaterial } from '@docgen/access';
 import { createStorage, describeStorage } from '@docgen/storage';
 import { startBulkAssemblyWorker } from './bulk-assembly';
 import { heavyRenders, renderConcurrency, renderWorkerEnv } from './config';
-import { Slots } from './slots';
 import { cachedTemplateFiles, cachedTemplateHtml } from './template-files';
 import { startHtmlPrinter } from './html-printer';
 import { fontCoverage } from './font-coverage';
@@ -132,7 +131,7 @@ runService('render-worker', renderWorkerEnv, async (context) => {
       concurrency: 6,
       bounds: { maxPixels: config.MAX_IMAGE_PIXELS, maxFrames: config.MAX_IMAGE_FRAMES },
     },
-    imageRenders: new Slots(heavyRenders(config)),
+    imageRenders: new Turns(heavyRenders(config)),
     imageFetchBudget: imageFetchBudget(redis, config.REDIS_KEY_PREFIX, config.IMAGE_FETCHES_PER_ORG, IMAGE_FETCH_WINDOW_MS),
     maxOutputBytes: config.MAX_OUTPUT_BYTES,
     expressionTimeoutMs: config.EXPRESSION_TIMEOUT_MS,
@@ -192,7 +191,7 @@ runService('render-worker', renderWorkerEnv, async (context) => {
   startSweep({ name: 'fair-share pump', intervalMs: FAIR_SHARE_PUMP_MS, run: () => pumpFairQueue(renderQueue) }, context);
 
   // HTML uploads wait on these (a gateway holds the request open), so one per warm
-  // instance; they share the instances with renders through the converter's slots.
+  // instance; they share the instances with renders through the converter's turns.
   const importWorker = new Worker<TemplateImportJob>(
     TEMPLATE_IMPORT_QUEUE,
     (job) => processTemplateImport(job, { converter, redis, redisKeyPrefix: config.REDIS_KEY_PREFIX, logger, fontCoverage }),

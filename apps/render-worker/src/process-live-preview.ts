@@ -1,13 +1,12 @@
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { PrintTimeoutError } from '@docgen/browser-printer';
-import { ConversionFailedError, ConversionTimeoutError, ConverterCrashedError } from '@docgen/converter';
+import { ConversionFailedError, ConverterCrashedError } from '@docgen/converter';
 import type { Logger } from '@docgen/observability';
 import { LivePreviewJob, LivePreviewRequest, livePreviewPngKey, type LivePreviewResult } from '@docgen/queue';
 import type { GuardedFetchOptions } from '@docgen/security';
 import { RenderInputError, checkInput, fillHtml, renderDocx, type TemplateVariable } from '@docgen/templating';
 import type { DocxToPdf } from './converter';
-import { Deadline, RenderTimeoutError } from './deadline';
+import { Deadline, isTimeout } from './deadline';
 import { fetchImages, type ImageLimits } from './fetch-images';
 import { firstPagePng } from './first-page-png';
 import type { HtmlPrinter } from './html-printer';
@@ -84,10 +83,9 @@ export async function processLivePreview(job: Job<LivePreviewJob>, deps: LivePre
     log.info({ ms: ms(started), print_ms: ms(started, printed), raster_ms: ms(printed), bytes: png.length }, 'live preview rendered');
     return { outcome: 'rendered', pngKey };
   } catch (error) {
-    const timedOut = error instanceof RenderTimeoutError || error instanceof ConversionTimeoutError || error instanceof PrintTimeoutError;
     // A time-out is the template's only when the worker had a fair share of the time for it: one that
     // spent its time waiting in the queue or for an instance (busy or just-started workers) is asked for again (503).
-    if (timedOut && deadline.outOfTimeByLoad) throw error;
+    if (deadline.timedOutByLoad(error)) throw error;
     const invalid = problemOf(error, timeoutMs);
     if (!invalid) throw error;
     log.info({ reason: invalid.message }, 'live preview refused');
@@ -100,7 +98,7 @@ export async function processLivePreview(job: Job<LivePreviewJob>, deps: LivePre
 /** What is wrong with the input or template, for the person typing; undefined for the worker's own failures. */
 function problemOf(error: unknown, timeoutMs: number): { message: string; errors: { path: string; message: string }[] } | undefined {
   if (error instanceof RenderInputError) return { message: error.message, errors: error.problems };
-  if (error instanceof RenderTimeoutError || error instanceof ConversionTimeoutError || error instanceof PrintTimeoutError) {
+  if (isTimeout(error)) {
     return {
       message: `The preview took longer than ${Math.round(timeoutMs / 1000)} s; check the template for a broken expression or fewer, smaller images`,
       errors: [],

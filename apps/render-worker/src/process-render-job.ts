@@ -1,6 +1,5 @@
 import { UnrecoverableError, type Job } from 'bullmq';
-import { PrintTimeoutError } from '@docgen/browser-printer';
-import { ConversionFailedError, ConversionTimeoutError, ConverterCrashedError, type PdfStandard } from '@docgen/converter';
+import { ConversionFailedError, ConverterCrashedError, type PdfStandard } from '@docgen/converter';
 import type { Database, Document } from '@docgen/db';
 import {
   RenderingAttempt,
@@ -21,13 +20,13 @@ import { documentFileKey, type FileStorage } from '@docgen/storage';
 import { RenderInputError, checkInput, fillHtml, imageSources, renderDocx, type ImageSource, type TemplateVariable } from '@docgen/templating';
 import { FinishingInputError } from '@docgen/finishing';
 import type { DocxToPdf } from './converter';
-import { Deadline, RenderTimeoutError } from './deadline';
+import { Deadline, isTimeout } from './deadline';
 import { fetchImageSources, type ImageLimits } from './fetch-images';
 import { finishDocumentPdf, hasRenderSecrets, type FinishingDeps } from './finish-document';
 import { renderMerge } from './render-merge';
 import type { HtmlPrinter } from './html-printer';
 import type { TakeImageFetch } from './image-fetch-budget';
-import type { Slots } from './slots';
+import type { Turns } from '@docgen/runtime';
 
 const MAX_RENDER_ATTEMPTS = RENDER_JOB_OPTIONS.attempts ?? 3;
 
@@ -46,7 +45,7 @@ export interface RenderDeps extends FinishingDeps {
   imageFetch: Omit<GuardedFetchOptions, 'method' | 'headers' | 'body'>;
   imageLimits?: ImageLimits;
   /** Renders that fetch images, each holding up to MAX_IMAGE_BYTES_PER_DOCUMENT: a turn from before the fetch to the render's end (heavyRenders). */
-  imageRenders?: Slots;
+  imageRenders?: Turns;
   /** IMAGE_FETCHES_PER_ORG, across workers; absent in tests that do not exercise it. */
   imageFetchBudget?: (organizationId: string, deadline: Deadline) => TakeImageFetch;
   /** MAX_OUTPUT_BYTES; absent in tests that do not exercise it. */
@@ -62,8 +61,6 @@ export interface RenderDeps extends FinishingDeps {
 
 const finish = (deps: RenderDeps, doc: Document, outcome: FinishOutcome) =>
   deps.finishes ? deps.finishes.finish(doc, outcome) : finishRendering(deps.db, doc, outcome);
-
-const isTimeout = (error: unknown) => error instanceof RenderTimeoutError || error instanceof ConversionTimeoutError || error instanceof PrintTimeoutError;
 
 /** Why the last of a document's retryable attempts failed, for the person who asked for it. */
 function finalRetryableFailure(error: unknown, waitedOnly: boolean, attempts: number, renderTimeoutMs: number): string {
@@ -149,7 +146,7 @@ export async function renderDocument(job: RenderTake, deps: RenderDeps): Promise
     return 'ready';
   } catch (error) {
     // Out of time in line for a converter, printer or fetch slot (or given one too late): retried, as any worker's own failure.
-    const waitedOnly = isTimeout(error) && deadline.outOfTimeByLoad;
+    const waitedOnly = deadline.timedOutByLoad(error);
     const failure = waitedOnly ? undefined : userFacingFailure(error, deps.renderTimeoutMs);
     if (failure === undefined) {
       // Counted (marked) first: the retry and the attempt limit read the count. (A final outcome's finish counts it.)
@@ -218,7 +215,7 @@ async function render(doc: RenderingDocument, deps: RenderDeps, deadline: Deadli
   checkInput(variables, input); // input problems first: no fetch for a document that cannot render
   const sources = imageSources(variables, input);
   deadline.awaitingTurn();
-  const imageTurn = deps.imageRenders && sources.length > 0 ? await deps.imageRenders.acquire(deadline.signal) : undefined;
+  const imageTurn = deps.imageRenders && sources.length > 0 ? await deps.imageRenders.acquire({ until: deadline.signal }) : undefined;
   deadline.turnTaken();
   try {
     return await renderTemplate(doc, template, variables, input, sources, deps, deadline, log, phases, firstAttempt);

@@ -1,11 +1,11 @@
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { ConversionFailedError, ConversionTimeoutError } from '@docgen/converter';
+import { ConversionFailedError } from '@docgen/converter';
 import type { Logger } from '@docgen/observability';
 import { TemplateImportJob, templateImportDocxKey, type TemplateImportResult } from '@docgen/queue';
 import { TemplateError, htmlToDocx, missingGlyphWarnings, type CoversCodePoint } from '@docgen/templating';
 import type { DocxToPdf } from './converter';
-import { Deadline, RenderTimeoutError } from './deadline';
+import { Deadline, isTimeout } from './deadline';
 
 /** Long enough for the waiting upload to read the DOCX; short enough that an abandoned one is soon gone. */
 const DOCX_TTL_MS = 60_000;
@@ -54,7 +54,7 @@ export async function processTemplateImport(job: Job<TemplateImportJob>, deps: T
   } catch (error) {
     // Out of time before LibreOffice even started, or given it too late (every instance busy):
     // the worker's capacity, not the HTML, so the job fails and the upload answers 503.
-    const waitedOnly = (error instanceof RenderTimeoutError || error instanceof ConversionTimeoutError) && deadline.outOfTimeByLoad;
+    const waitedOnly = deadline.timedOutByLoad(error);
     const message = waitedOnly ? undefined : refusal(error, timeoutMs);
     if (message === undefined) throw error;
     log.info({ reason: message }, 'HTML template refused');
@@ -67,7 +67,7 @@ export async function processTemplateImport(job: Job<TemplateImportJob>, deps: T
 /** What is wrong with the HTML, for the person who uploaded it; undefined for the worker's own failures. */
 function refusal(error: unknown, timeoutMs: number): string | undefined {
   if (error instanceof TemplateError) return error.message;
-  if (error instanceof RenderTimeoutError || error instanceof ConversionTimeoutError) {
+  if (isTimeout(error)) {
     return `The HTML could not be converted to DOCX within ${Math.round(timeoutMs / 1000)} s; simplify it (fewer or smaller images, simpler tables) and upload it again`;
   }
   if (error instanceof ConversionFailedError)

@@ -1,6 +1,5 @@
 import type { Job } from 'bullmq';
-import { PrintTimeoutError } from '@docgen/browser-printer';
-import { ConversionFailedError, ConversionTimeoutError, ConverterCrashedError } from '@docgen/converter';
+import { ConversionFailedError, ConverterCrashedError } from '@docgen/converter';
 import type { Database } from '@docgen/db';
 import type { Logger } from '@docgen/observability';
 import { TemplatePreviewJob } from '@docgen/queue';
@@ -8,7 +7,7 @@ import { templateVersionPreviewKey, type FileStorage } from '@docgen/storage';
 import { markPreview, versionForPreview } from '@docgen/templates';
 import { printableTemplate } from '@docgen/templating';
 import type { DocxToPdf } from './converter';
-import { Deadline, RenderTimeoutError } from './deadline';
+import { Deadline, isTimeout } from './deadline';
 import { firstPagePng } from './first-page-png';
 import type { HtmlPrinter } from './html-printer';
 
@@ -53,8 +52,7 @@ export async function processTemplatePreview(job: Job<TemplatePreviewJob>, deps:
     return 'ready';
   } catch (error) {
     // Out of time in line for a busy converter or printer (or given one too late) is the worker's load, retried like its other failures.
-    const timedOut = error instanceof ConversionTimeoutError || error instanceof RenderTimeoutError || error instanceof PrintTimeoutError;
-    const templateFault = timedOut ? !deadline.outOfTimeByLoad : error instanceof ConversionFailedError;
+    const templateFault = isTimeout(error) ? !deadline.outOfTimeByLoad : error instanceof ConversionFailedError;
     const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     if (!templateFault && !lastAttempt) {
       log.warn({ err: error }, 'template preview attempt failed; will retry');

@@ -9,13 +9,13 @@ import { RenderTimeoutError } from '../src/deadline';
 import { renderDocument, type RenderDeps } from '../src/process-render-job';
 import { processTemplateImport, type TemplateImportDeps } from '../src/process-template-import';
 import { processTemplatePreview, type TemplatePreviewDeps } from '../src/process-template-preview';
-import { Slots } from '../src/slots';
+import { Turns } from '@docgen/runtime';
 
 /**
  * Time running out is the document's doing only once a converter works on it: a render that
  * spent its whole deadline in line for a busy LibreOffice is retried like any worker failure,
  * and says so when it runs out of attempts; so is a template's stored preview. Real PostgreSQL;
- * the converter is a line of one turn that another render holds (Slots, as the warm pool's converter waits).
+ * the converter is a line of one turn that another render holds (Turns, as the warm pool's converter waits).
  */
 describe('a render out of time', () => {
   let database: TestDatabase;
@@ -52,14 +52,14 @@ describe('a render out of time', () => {
   }
 
   /** Every instance busy with someone else's render for longer than this one's deadline. */
-  const busy = new Slots(1);
+  const busy = new Turns(1);
   let releaseBusy: () => void;
   beforeAll(async () => {
-    releaseBusy = await busy.acquire(new AbortController().signal);
+    releaseBusy = await busy.acquire();
   });
   afterAll(() => releaseBusy());
   const waitsInLine = async (_docx: Buffer, { deadline }: ConversionContext) => {
-    await busy.acquire(deadline.signal);
+    await busy.acquire({ until: deadline.signal });
     return Buffer.from('%PDF-never');
   };
 

@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import type { z } from 'zod';
 import { REDACTED, type PdfOptions } from '@docgen/contracts';
 import type { RenderSecrets } from '@docgen/queue';
+import { Turns } from '@docgen/runtime';
 
 type Options = z.output<typeof PdfOptions>;
 const PASSWORD_FIELDS = ['password', 'owner_password'] as const;
@@ -14,19 +15,14 @@ const scryptAsync = promisify(scrypt) as (password: string, salt: string, length
  * of everything else share), each run ~50 ms and 16 MiB: at most two at a time per process, the
  * rest waiting their turn here, so requests with PDF passwords never hold the whole pool.
  */
-const HASHES_AT_ONCE = 2;
-let hashing = 0;
-const waitingToHash: (() => void)[] = [];
+const hashTurns = new Turns(2);
 
 async function slowHash(password: string, salt: string): Promise<string> {
-  if (hashing < HASHES_AT_ONCE) hashing += 1;
-  else await new Promise<void>((resolve) => waitingToHash.push(resolve)); // handed the turn of one that ends
+  const release = await hashTurns.acquire();
   try {
     return (await scryptAsync(password, salt, 32)).toString('hex');
   } finally {
-    const next = waitingToHash.shift();
-    if (next) next();
-    else hashing -= 1;
+    release();
   }
 }
 

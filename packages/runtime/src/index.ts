@@ -4,3 +4,4 @@ export { connectDataStores, dataStoreChecks } from './data-stores';
 export { superviseWorker } from './supervise-worker';
 export { startSweep, type Sweep } from './sweep';
 export { withDeadline } from './with-deadline';
+export { Turns, TurnsByKey } from './turns';

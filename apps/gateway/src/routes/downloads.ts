@@ -2,6 +2,7 @@ import type { Response } from 'express';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FileStorage } from '@docgen/storage';
+import { TurnsByKey } from '@docgen/runtime';
 
 export interface StoredFile {
   key: string;
@@ -20,11 +21,6 @@ export interface DownloadsOptions {
   perOrganization: number;
 }
 
-interface OrganizationTurns {
-  streaming: number;
-  waiting: (() => void)[];
-}
-
 /**
  * Stored files sent as downloads: streamed through the gateway, or, with DOWNLOAD_REDIRECT=true
  * and a driver that can sign URLs (s3), a 302 to a presigned URL valid `redirectTtlSeconds`
@@ -40,12 +36,14 @@ interface OrganizationTurns {
  * own organisation's turns.
  */
 export class Downloads {
-  private readonly turns = new Map<string, OrganizationTurns>();
+  private readonly turns: TurnsByKey;
 
   constructor(
     private readonly storage: FileStorage,
     private readonly options: DownloadsOptions,
-  ) {}
+  ) {
+    this.turns = new TurnsByKey(options.perOrganization);
+  }
 
   async file(res: Response, file: StoredFile): Promise<void> {
     const { redirectTtlSeconds } = this.options;
@@ -70,7 +68,7 @@ export class Downloads {
 
   /** `send` (which opens a stored file and streams it with `body`) holding one of the organisation's turns; nothing if the client left meanwhile. */
   async inTurn(res: Response, organizationId: string, send: () => Promise<void>): Promise<void> {
-    const release = await this.turn(organizationId);
+    const release = await this.turns.acquire(organizationId);
     try {
       if (!res.destroyed) await send();
     } finally {
@@ -100,23 +98,5 @@ export class Downloads {
     } finally {
       clearTimeout(idle);
     }
-  }
-
-  /** One of the organisation's streaming turns, first come first served; resolves with its release. */
-  private async turn(organizationId: string): Promise<() => void> {
-    let turns = this.turns.get(organizationId);
-    if (!turns) this.turns.set(organizationId, (turns = { streaming: 0, waiting: [] }));
-    const own = turns;
-    if (own.streaming < this.options.perOrganization) own.streaming += 1;
-    else await new Promise<void>((resolve) => own.waiting.push(resolve)); // handed the turn of one that ends
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const next = own.waiting.shift();
-      if (next) return next();
-      own.streaming -= 1;
-      if (own.streaming === 0) this.turns.delete(organizationId);
-    };
   }
 }
