@@ -25,6 +25,7 @@ import {
   sweepFinishedBulkJobs,
   sweepStuckDocuments,
 } from '@docgen/documents';
+import { purgeDeletedTemplates } from '@docgen/templates';
 import { Turns, connectDataStores, runService, serveOps, startSweep, superviseWorker } from '@docgen/runtime';
 import { createGuardedAgent, secretsKeyring } from '@docgen/security';
 import { loadSigningMaterial } from '@docgen/access';
@@ -44,7 +45,7 @@ import { processTemplateImport } from './process-template-import';
 import { processTemplatePreview } from './process-template-preview';
 import { processLivePreview } from './process-live-preview';
 
-/** Retention is measured in days: every few minutes is prompt enough, and cheap (an indexed probe). */
+/** Retention is measured in days, a deleted template's files wait an hour: every few minutes is prompt enough, and cheap (indexed probes). */
 const RETENTION_SWEEP_MS = 5 * 60 * 1000;
 /** IMAGE_FETCHES_PER_ORG counts remote image fetches per organisation in windows of this length. */
 const IMAGE_FETCH_WINDOW_MS = 60_000;
@@ -102,6 +103,17 @@ runService('render-worker', renderWorkerEnv, async (context) => {
       context,
     );
   }
+  startSweep(
+    {
+      name: 'deleted-template sweep',
+      intervalMs: RETENTION_SWEEP_MS,
+      run: async () => {
+        const purged = await purgeDeletedTemplates({ db, storage });
+        if (purged.length) logger.info({ templates: purged.length }, "deleted templates' files removed");
+      },
+    },
+    context,
+  );
   const keyring = secretsKeyring(config.SECRETS_KEY, config.SECRETS_KEY_PREVIOUS);
   const deps = {
     db,

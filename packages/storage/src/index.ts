@@ -6,6 +6,8 @@ export {
   templateFileKey,
   templateHtmlKey,
   templatePreviewKey,
+  templateFilesPrefix,
+  templateBaselinesPrefix,
   templateVersionFileKey,
   templateVersionPreviewKey,
   documentFileKey,

@@ -18,6 +18,9 @@ export const templateVersionFileKey = (organizationId: string, templateId: strin
 export const templateVersionPreviewKey = (organizationId: string, templateId: string, version: number) =>
   version === 1 ? templatePreviewKey(organizationId, templateId) : `templates/${organizationId}/${templateId}.v${version}.preview.png`;
 
+/** Every file of one template, whatever its version (its preview, its HTML): the keys above all start with it. */
+export const templateFilesPrefix = (organizationId: string, templateId: string) => `templates/${organizationId}/${templateId}.`;
+
 /** Per generation, so a retried document never reads a half-replaced file of the previous try. */
 export const documentFileKey = (doc: { organizationId: string; id: string; generation: number }, extension: 'pdf' | 'docx') =>
   `documents/${doc.organizationId}/${doc.id}/g${doc.generation}.${extension}`;
@@ -42,4 +45,7 @@ export function assertSafeKey(key: string): void {
 
 /** The drift check's baseline of one template version: its page images and baseline.json (the input they were rendered from). */
 export const renderingBaselinePrefix = (organizationId: string, templateId: string, version: number) =>
-  `rendering-baselines/${organizationId}/${templateId}/v${version}/`;
+  `${templateBaselinesPrefix(organizationId, templateId)}v${version}/`;
+
+/** Every version's drift baselines of one template. */
+export const templateBaselinesPrefix = (organizationId: string, templateId: string) => `rendering-baselines/${organizationId}/${templateId}/`;

@@ -146,14 +146,16 @@ export class LocalFileStorage implements FileStorage {
   }
 
   async list(prefix: string): Promise<string[]> {
-    const folder = prefix.endsWith('/') ? prefix.slice(0, -1) : prefix;
-    const names = await readdir(this.resolve(folder), { recursive: true, withFileTypes: true }).catch((error: unknown) => {
+    // A prefix is not always a folder ("templates/<org>/<id>." names one template's files): read its folder and keep what starts with it.
+    const folder = prefix.slice(0, Math.max(0, prefix.lastIndexOf('/')));
+    const names = await readdir(folder ? this.resolve(folder) : this.root, { recursive: true, withFileTypes: true }).catch((error: unknown) => {
       if ((error as { code?: string }).code === 'ENOENT') return [];
       throw error;
     });
     return names
       .filter((entry) => entry.isFile())
       .map((entry) => path.relative(this.root, path.join(entry.parentPath, entry.name)).split(path.sep).join('/'))
+      .filter((key) => key.startsWith(prefix))
       .sort();
   }
 }

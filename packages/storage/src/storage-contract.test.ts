@@ -119,6 +119,9 @@ describe.each(drivers)('FileStorage contract: $name driver', ({ start }) => {
     expect((await storage.get('documents/o/d1/g1.pdf')).toString()).toBe('second, longer');
     expect(await storage.list('documents/o/d1/')).toEqual(['documents/o/d1/g1.pdf', 'documents/o/d1/g2.docx']);
     expect(await storage.list('documents/o/nothing/')).toEqual([]);
+    // Any prefix, not only a folder, as S3 lists.
+    expect(await storage.list('documents/o/d1')).toEqual(['documents/o/d1/g1.pdf', 'documents/o/d1/g2.docx', 'documents/o/d10/g1.pdf']);
+    expect(await storage.list('documents/o/d1/g2')).toEqual(['documents/o/d1/g2.docx']);
   });
 
   it('streams a file in and out whole, returning its size', async () => {

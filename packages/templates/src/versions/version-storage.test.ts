@@ -4,12 +4,22 @@ import path from 'node:path';
 import type { Caller } from '@docgen/access';
 import { purgeExpired } from '@docgen/documents';
 import { createLogger } from '@docgen/observability';
-import { FileNotFoundError, LocalFileStorage, S3FileStorage, documentFileKey, type FileStorage } from '@docgen/storage';
+import {
+  FileNotFoundError,
+  LocalFileStorage,
+  S3FileStorage,
+  documentFileKey,
+  renderingBaselinePrefix,
+  templateVersionPreviewKey,
+  type FileStorage,
+} from '@docgen/storage';
 import { DEFAULT_PACKAGE_LIMITS } from '@docgen/templating';
 import { buildDocx, createTestDatabase, paragraph, seedOrganization, startS3Server, type TestDatabase } from '@docgen/testing';
 import { UntrustedWork } from '@docgen/untrusted-work';
 import { createTemplate } from '../create-template';
 import { deleteTemplate } from '../template-writes';
+import { DELETED_TEMPLATE_GRACE_MS, purgeDeletedTemplates } from '../purge-deleted-templates';
+import { promoteTemplate } from './promote-template';
 import { createVersion } from './create-version';
 import { publishVersion } from './publish-version';
 
@@ -49,7 +59,8 @@ const exists = (storage: FileStorage, key: string) =>
 /**
  * A version's file is never purged while the published pointer or a document may need it
  * (issue 32, item 6): retention removes old documents' files, and deleting the template
- * hides it, on either storage driver; every version's file stays.
+ * hides it, on either storage driver; every version's file stays until the deleted-template
+ * sweep finds nothing can render from it any more.
  */
 describe.each(DRIVERS)('version files under retention ($name storage)', ({ start }) => {
   let database: TestDatabase;
@@ -110,5 +121,62 @@ describe.each(DRIVERS)('version files under retention ($name storage)', ({ start
     const versions = await database.db.templateVersion.findMany({ where: { templateId: template.id } });
     expect(versions).toHaveLength(2);
     for (const version of versions) expect(await exists(storage, version.fileKey)).toBe(true);
+  }, 240_000);
+
+  it('removes a deleted template’s files once nothing can render from them, keeping a file a promoted version still shares', async () => {
+    const org = await seedOrganization(database.db);
+    const caller = {
+      organization: { id: org.organizationId, name: 'org', rateLimitPerMinute: 60 },
+      apiKey: { id: org.apiKeyId, name: 'ci', prefix: 'svc_', expiresAt: null },
+    } as Caller;
+    const uatScope = { organizationId: org.organizationId, isUat: true };
+    const productionScope = { organizationId: org.organizationId, isUat: false };
+    const deps = { db: database.db, storage, limits: DEFAULT_PACKAGE_LIMITS, untrusted, importer: { toDocx: () => Promise.reject(new Error('no HTML here')) } };
+    const docx = (text: string) => buildDocx({ body: paragraph(`${text} {name}`) });
+    const uat = await createTemplate(deps, caller, { file: docx('Hello'), filename: 'hello.docx', isUat: true });
+    const v2 = await createVersion(deps, caller, uatScope, uat.id, { file: docx('Hi'), filename: 'hi.docx' });
+    await publishVersion(database.db, caller, uatScope, uat.id, 2);
+    const production = await promoteTemplate(database.db, caller, uatScope, uat.id);
+    const bystander = await createTemplate(deps, caller, { file: docx('Other'), filename: 'other.docx', isUat: true });
+    const previews = [templateVersionPreviewKey(org.organizationId, uat.id, 1), templateVersionPreviewKey(org.organizationId, uat.id, 2)];
+    const baseline = `${renderingBaselinePrefix(org.organizationId, uat.id, 2)}page-1.png`;
+    const productionPreview = templateVersionPreviewKey(org.organizationId, production.id, 1);
+    for (const key of [...previews, baseline, productionPreview]) await storage.put(key, Buffer.from('png'));
+    const failed = await database.db.document.create({
+      data: {
+        organizationId: org.organizationId,
+        templateId: uat.id,
+        templateVersion: 2,
+        isUat: true,
+        status: 'failed',
+        inputFormat: 'docx',
+        outputFormat: 'pdf',
+        inputJson: { name: 'x' },
+      },
+    });
+    // Which of this test's templates a sweep `afterMs` from now purges (the other test's deleted template goes too).
+    const sweep = async (afterMs = 0) =>
+      (await purgeDeletedTemplates({ db: database.db, storage }, { now: new Date(Date.now() + afterMs) })).filter(
+        (id) => id === uat.id || id === production.id,
+      );
+    const later = DELETED_TEMPLATE_GRACE_MS + 60_000;
+
+    await deleteTemplate(database.db, uatScope, uat.id);
+    expect(await sweep()).toEqual([]); // within the grace
+    expect(await sweep(later)).toEqual([]); // its failed document may be retried
+    await database.db.document.update({ where: { id: failed.id }, data: { purgedAt: new Date() } });
+    expect(await sweep(later)).toEqual([uat.id]);
+    for (const key of [uat.fileKey, ...previews, baseline]) expect(await exists(storage, key)).toBe(false);
+    // Version 2's file is production's published version's file: it stays.
+    const [promoted] = await database.db.templateVersion.findMany({ where: { templateId: production.id } });
+    expect(promoted!.fileKey).toBe(v2.fileKey);
+    expect(await exists(storage, v2.fileKey)).toBe(true);
+    expect(await sweep(later)).toEqual([]); // done once
+
+    await deleteTemplate(database.db, productionScope, production.id);
+    expect(await sweep(later)).toEqual([production.id]);
+    for (const key of [v2.fileKey, productionPreview]) expect(await exists(storage, key)).toBe(false);
+    expect(await exists(storage, bystander.fileKey)).toBe(true);
+    expect(await database.db.templateVersion.count({ where: { templateId: { in: [uat.id, production.id] } } })).toBe(3);
   }, 240_000);
 });
