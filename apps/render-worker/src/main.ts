@@ -108,8 +108,10 @@ runService('render-worker', renderWorkerEnv, async (context) => {
       name: 'deleted-template sweep',
       intervalMs: RETENTION_SWEEP_MS,
       run: async () => {
-        const purged = await purgeDeletedTemplates({ db, storage });
+        const { purged, failed } = await purgeDeletedTemplates({ db, storage });
         if (purged.length) logger.info({ templates: purged.length }, "deleted templates' files removed");
+        for (const { templateId, error } of failed)
+          logger.warn({ templateId, err: error }, "a deleted template's files could not be removed; tried again at the next run");
       },
     },
     context,

@@ -347,5 +347,9 @@ export async function replay(
   if (!current) throw queueUnavailable();
   // Purged between our read and the re-queue, which then left it alone.
   if (current.status === 'failed' && current.purgedAt) throw inputPurged(current.purgedAt);
+  // Its template was deleted: nothing renders from it again, as a new request for it would be 404.
+  if (current.status === 'failed' && current.templateId && (await deps.db.template.count({ where: { id: current.templateId, deletedAt: null } })) === 0) {
+    throw templateNotFound();
+  }
   return { document: current, outcome: 'replayed' };
 }

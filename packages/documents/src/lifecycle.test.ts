@@ -331,6 +331,33 @@ describe('a document’s life (domain functions)', () => {
     expect(await queueNewGeneration(database.db, renderQueue, failed, 'failed')).toBeUndefined();
   });
 
+  it('refuses to retry a failed document whose template was deleted (template_not_found, the document left failed); a failed merge has no template and is retried', async () => {
+    const key = `key-${uniqueId()}`;
+    const doomed = await database.db.template.create({
+      data: { organizationId, name: 'doomed', format: 'docx', fileKey: 'templates/doomed.docx', fileSize: 10, variables: [{ name: 'name', type: 'text' }] },
+    });
+    const request = { organizationId, body: { ...body(), template_id: doomed.id }, isUat: false, idempotencyKey: key, maxActivePerOrg: 10_000 };
+    const { document } = await createDocument({ db: database.db, renderQueue }, request);
+    await database.db.document.update({ where: { id: document.id }, data: { status: 'failed', errorMessage: 'Missing value for "name"' } });
+    await database.db.template.update({ where: { id: doomed.id }, data: { deletedAt: new Date() } });
+
+    expect(await errorOf(createDocument({ db: database.db, renderQueue }, request))).toMatchObject({ code: 'template_not_found' });
+    expect(await database.db.document.findUniqueOrThrow({ where: { id: document.id } })).toMatchObject({ status: 'failed', generation: 1 });
+
+    const merge = await database.db.document.create({
+      data: {
+        organizationId,
+        inputFormat: 'pdf',
+        outputFormat: 'pdf',
+        inputJson: {},
+        mergedFrom: [document.id, document.id],
+        status: 'failed',
+        errorMessage: 'a source was purged',
+      },
+    });
+    expect(await queueNewGeneration(database.db, renderQueue, merge, 'failed')).toMatchObject({ status: 'queued', generation: 2 });
+  });
+
   it('sends webhook.test through the outbox to its endpoint alone, and takes the event back when Redis is down', async () => {
     const endpoint = (events: string[], owner = organizationId) =>
       database.db.webhookEndpoint.create({ data: { organizationId: owner, url: `https://example.test/${uniqueId()}`, events, secret: 'whsec_x' } });

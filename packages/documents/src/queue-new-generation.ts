@@ -14,7 +14,7 @@ type FailedAttempt = Attempt & Pick<Document, 'errorMessage' | 'completedAt' | '
  * - from `rendering` | `queued`: the stuck-document sweep, for a document whose worker
  *   stopped or whose job was lost; its attempts keep counting.
  * - from `failed`: a caller retrying under its idempotency key; the outcome is cleared and
- *   the document gets a fresh set of attempts.
+ *   the document gets a fresh set of attempts (not when its input was purged or its template deleted).
  * If the job cannot be queued, the document is put back as it was (for the next sweep, or
  * the caller's next retry) and `queue_unavailable` is thrown. Returns the re-queued row, or
  * undefined when the document had already moved on.
@@ -29,8 +29,10 @@ export async function queueNewGeneration(
 ): Promise<Document | undefined> {
   const freshStart = { errorMessage: null, errors: Prisma.DbNull, files: [], completedAt: null, renderingStartedAt: null, renderAttempts: 0 };
   const [requeued] = await db.document.updateManyAndReturn({
-    // A failed document whose input retention removed is not retried (it would render `{}`).
-    where: { ...sameAttempt(doc, from), ...(from === 'failed' ? { purgedAt: null } : {}) },
+    // A failed document whose input retention removed is not retried (it would render `{}`), nor one
+    // whose template was deleted (its files go once nothing renders from it: purge-deleted-templates.ts);
+    // a merge has no template.
+    where: { ...sameAttempt(doc, from), ...(from === 'failed' ? { purgedAt: null, OR: [{ templateId: null }, { template: { deletedAt: null } }] } : {}) },
     data: { status: 'queued', generation: { increment: 1 }, ...(from === 'failed' ? freshStart : {}) },
   });
   if (!requeued) return undefined;

@@ -65,5 +65,9 @@ describe('TurnsByKey', () => {
     a3.release!();
     b1.release!();
     expect(turns.keys).toBe(0);
+    const controller = new AbortController();
+    controller.abort(new Error('gone'));
+    await expect(turns.acquire('c', { until: controller.signal })).rejects.toThrow('gone');
+    expect(turns.keys).toBe(0);
   });
 });

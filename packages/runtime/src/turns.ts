@@ -52,6 +52,7 @@ export class TurnsByKey {
   constructor(private readonly size: number) {}
 
   async acquire(key: string, options?: { until?: AbortSignal }): Promise<() => void> {
+    options?.until?.throwIfAborted(); // before an entry is made that no release would take away
     let turns = this.byKey.get(key);
     if (!turns) this.byKey.set(key, (turns = new Turns(this.size)));
     const own = turns;

@@ -1,4 +1,4 @@
-import type { Database } from '@docgen/db';
+import { Prisma, type Database } from '@docgen/db';
 import { templateBaselinesPrefix, templateFilesPrefix, type FileStorage } from '@docgen/storage';
 
 /**
@@ -9,10 +9,8 @@ import { templateBaselinesPrefix, templateFilesPrefix, type FileStorage } from '
 export const DELETED_TEMPLATE_GRACE_MS = 60 * 60 * 1000;
 
 export interface PurgeDeletedTemplatesOptions {
-  /** Templates claimed per transaction: bounds the locks held and the work lost to a crash. */
-  batchSize?: number;
-  /** Batches per run, so one run ends; the next interval carries on. */
-  maxBatches?: number;
+  /** Templates per run, so one run ends; the next interval carries on. */
+  maxTemplates?: number;
   now?: Date;
 }
 
@@ -21,61 +19,86 @@ interface DeletedTemplate {
   organizationId: string;
 }
 
+/** Deletes at once per template: a template with many versions never opens hundreds of files or requests together. */
+const DELETES_AT_ONCE = 8;
+
 /**
- * The files a deleted template leaves are removed once nothing can render from them again:
- * every version's DOCX and HTML, every preview and the drift baselines. A template waits
- * while one of its documents is queued or rendering, or failed and not yet purged (its caller
- * may retry it under its idempotency key, which renders its version again; retention purges
- * it after RETENTION_DAYS). A file another template still uses (a production template's
- * version promoted from this UAT one shares its file) stays until that one is purged too,
- * whose own purge then takes it. The template and version rows stay (documents name them);
- * `files_purged_at` records the purge. Every render worker runs this; SKIP LOCKED keeps them
- * apart, and a crash before the commit leaves the template for the next run (deleting a file
- * twice is harmless).
+ * A template `t` that may still need its files: not deleted, deleted within the grace, or
+ * with a document queued or rendering. (A failed document of a deleted template is never
+ * rendered again: its retry under its idempotency key is refused, queue-new-generation.ts.)
+ * Once a deleted template is past it, it can never need them again.
  */
-export async function purgeDeletedTemplates(deps: { db: Database; storage: FileStorage }, options: PurgeDeletedTemplatesOptions = {}): Promise<string[]> {
+const mayStillRender = (cutoff: Date) => Prisma.sql`(t.deleted_at IS NULL OR t.deleted_at >= ${cutoff}
+  OR EXISTS (SELECT 1 FROM documents d WHERE d.template_id = t.id AND d.status IN ('queued', 'rendering')))`;
+
+/**
+ * The files a deleted template leaves are removed once nothing can render from them again
+ * (`mayStillRender` is false): every version's DOCX and HTML, every preview and the drift
+ * baselines. A file another template that may still render uses (a production template's
+ * version promoted from this UAT one shares its file) stays; the sweep of that one takes it
+ * later. The template and version rows stay (documents name them); `files_purged_at`
+ * records the purge. Every render worker runs this, one template a transaction with SKIP
+ * LOCKED (a crash before the commit leaves the template for the next run; deleting a file
+ * twice is harmless); a template whose files cannot be deleted (storage refusing) is
+ * passed over for this run, its error returned, and tried again at the next.
+ */
+export async function purgeDeletedTemplates(
+  deps: { db: Database; storage: FileStorage },
+  options: PurgeDeletedTemplatesOptions = {},
+): Promise<{ purged: string[]; failed: { templateId: string; error: unknown }[] }> {
   const cutoff = new Date((options.now ?? new Date()).getTime() - DELETED_TEMPLATE_GRACE_MS);
-  const batchSize = options.batchSize ?? 20;
   const purged: string[] = [];
-  for (let batch = 0; batch < (options.maxBatches ?? 10); batch++) {
-    const ids = await purgeBatch(deps, cutoff, batchSize);
-    purged.push(...ids);
-    if (ids.length < batchSize) break;
+  const failed: { templateId: string; error: unknown }[] = [];
+  for (let n = 0; n < (options.maxTemplates ?? 200); n++) {
+    const passedOver = failed.map((failure) => failure.templateId);
+    let claimed: string | undefined;
+    try {
+      claimed = await purgeOne(deps, cutoff, passedOver, (id) => (claimed = id));
+    } catch (error) {
+      if (!claimed) throw error; // the database itself: the sweep's next run
+      failed.push({ templateId: claimed, error });
+      continue;
+    }
+    if (!claimed) break;
+    purged.push(claimed);
   }
-  return purged;
+  return { purged, failed };
 }
 
-async function purgeBatch(deps: { db: Database; storage: FileStorage }, cutoff: Date, batchSize: number): Promise<string[]> {
+async function purgeOne(
+  deps: { db: Database; storage: FileStorage },
+  cutoff: Date,
+  passedOver: string[],
+  onClaimed: (templateId: string) => void,
+): Promise<string | undefined> {
   return deps.db.$transaction(
     async (tx) => {
-      const templates = await tx.$queryRaw<DeletedTemplate[]>`
+      const [template] = await tx.$queryRaw<DeletedTemplate[]>`
         SELECT t.id, t.organization_id AS "organizationId" FROM templates t
-        WHERE t.deleted_at < ${cutoff} AND t.files_purged_at IS NULL
-          AND NOT EXISTS (
-            SELECT 1 FROM documents d
-            WHERE d.template_id = t.id AND d.purged_at IS NULL AND d.status IN ('queued', 'rendering', 'failed'))
-        ORDER BY t.deleted_at LIMIT ${batchSize} FOR UPDATE OF t SKIP LOCKED`;
-      for (const template of templates) {
-        const keys = await filesOf(tx, deps.storage, template);
-        const stillUsed = new Set(
-          (
-            await tx.$queryRaw<{ key: string }[]>`
-              SELECT DISTINCT k AS key FROM templates t JOIN template_versions v ON v.template_id = t.id,
-                LATERAL (VALUES (v.file_key), (v.html_file_key)) AS keys(k)
-              WHERE t.organization_id = ${template.organizationId}::uuid AND t.id <> ${template.id}::uuid
-                AND t.files_purged_at IS NULL AND k = ANY(${keys}::text[])`
-          ).map((row) => row.key),
-        );
-        await Promise.all(keys.filter((key) => !stillUsed.has(key)).map((key) => deps.storage.delete(key)));
+        WHERE t.deleted_at < ${cutoff} AND t.files_purged_at IS NULL AND t.id <> ALL(${passedOver}::uuid[]) AND NOT ${mayStillRender(cutoff)}
+        ORDER BY t.deleted_at LIMIT 1 FOR UPDATE OF t SKIP LOCKED`;
+      if (!template) return undefined;
+      onClaimed(template.id);
+      const keys = await filesOf(tx, deps.storage, template);
+      const stillUsed = new Set(
+        (
+          await tx.$queryRaw<{ key: string }[]>`
+            SELECT DISTINCT k AS key FROM templates t JOIN template_versions v ON v.template_id = t.id,
+              LATERAL (VALUES (v.file_key), (v.html_file_key)) AS keys(k)
+            WHERE t.organization_id = ${template.organizationId}::uuid AND t.id <> ${template.id}::uuid
+              AND k = ANY(${keys}::text[]) AND ${mayStillRender(cutoff)}`
+        ).map((row) => row.key),
+      );
+      const unused = keys.filter((key) => !stillUsed.has(key));
+      for (let i = 0; i < unused.length; i += DELETES_AT_ONCE) {
+        await Promise.all(unused.slice(i, i + DELETES_AT_ONCE).map((key) => deps.storage.delete(key)));
       }
-      const ids = templates.map((template) => template.id);
-      if (ids.length) await tx.$executeRaw`UPDATE templates SET files_purged_at = now() WHERE id = ANY(${ids}::uuid[])`;
-      return ids;
+      await tx.$executeRaw`UPDATE templates SET files_purged_at = now() WHERE id = ${template.id}::uuid`;
+      return template.id;
     },
     { timeout: 120_000 },
   );
 }
-
 /** Its stored files (under its own names) and the files its versions point to (a promoted version's are its UAT template's). */
 async function filesOf(tx: Pick<Database, '$queryRaw'>, storage: FileStorage, template: DeletedTemplate): Promise<string[]> {
   const [named, baselines, pointed] = await Promise.all([

@@ -20,6 +20,7 @@ import { createTemplate } from '../create-template';
 import { deleteTemplate } from '../template-writes';
 import { DELETED_TEMPLATE_GRACE_MS, purgeDeletedTemplates } from '../purge-deleted-templates';
 import { promoteTemplate } from './promote-template';
+import { lockTemplate } from './publish-transition';
 import { createVersion } from './create-version';
 import { publishVersion } from './publish-version';
 
@@ -123,60 +124,114 @@ describe.each(DRIVERS)('version files under retention ($name storage)', ({ start
     for (const version of versions) expect(await exists(storage, version.fileKey)).toBe(true);
   }, 240_000);
 
-  it('removes a deleted template’s files once nothing can render from them, keeping a file a promoted version still shares', async () => {
-    const org = await seedOrganization(database.db);
-    const caller = {
-      organization: { id: org.organizationId, name: 'org', rateLimitPerMinute: 60 },
-      apiKey: { id: org.apiKeyId, name: 'ci', prefix: 'svc_', expiresAt: null },
-    } as Caller;
-    const uatScope = { organizationId: org.organizationId, isUat: true };
-    const productionScope = { organizationId: org.organizationId, isUat: false };
-    const deps = { db: database.db, storage, limits: DEFAULT_PACKAGE_LIMITS, untrusted, importer: { toDocx: () => Promise.reject(new Error('no HTML here')) } };
+  describe('the deleted-template sweep', () => {
+    let org: Awaited<ReturnType<typeof seedOrganization>>;
+    let caller: Caller;
+    let uatScope: { organizationId: string; isUat: boolean };
+    let productionScope: { organizationId: string; isUat: boolean };
     const docx = (text: string) => buildDocx({ body: paragraph(`${text} {name}`) });
-    const uat = await createTemplate(deps, caller, { file: docx('Hello'), filename: 'hello.docx', isUat: true });
-    const v2 = await createVersion(deps, caller, uatScope, uat.id, { file: docx('Hi'), filename: 'hi.docx' });
-    await publishVersion(database.db, caller, uatScope, uat.id, 2);
-    const production = await promoteTemplate(database.db, caller, uatScope, uat.id);
-    const bystander = await createTemplate(deps, caller, { file: docx('Other'), filename: 'other.docx', isUat: true });
-    const previews = [templateVersionPreviewKey(org.organizationId, uat.id, 1), templateVersionPreviewKey(org.organizationId, uat.id, 2)];
-    const baseline = `${renderingBaselinePrefix(org.organizationId, uat.id, 2)}page-1.png`;
-    const productionPreview = templateVersionPreviewKey(org.organizationId, production.id, 1);
-    for (const key of [...previews, baseline, productionPreview]) await storage.put(key, Buffer.from('png'));
-    const failed = await database.db.document.create({
-      data: {
-        organizationId: org.organizationId,
-        templateId: uat.id,
-        templateVersion: 2,
-        isUat: true,
-        status: 'failed',
-        inputFormat: 'docx',
-        outputFormat: 'pdf',
-        inputJson: { name: 'x' },
-      },
+    const templateDeps = () => ({
+      db: database.db,
+      storage,
+      limits: DEFAULT_PACKAGE_LIMITS,
+      untrusted,
+      importer: { toDocx: () => Promise.reject(new Error('no HTML here')) },
     });
-    // Which of this test's templates a sweep `afterMs` from now purges (the other test's deleted template goes too).
-    const sweep = async (afterMs = 0) =>
-      (await purgeDeletedTemplates({ db: database.db, storage }, { now: new Date(Date.now() + afterMs) })).filter(
-        (id) => id === uat.id || id === production.id,
-      );
     const later = DELETED_TEMPLATE_GRACE_MS + 60_000;
 
-    await deleteTemplate(database.db, uatScope, uat.id);
-    expect(await sweep()).toEqual([]); // within the grace
-    expect(await sweep(later)).toEqual([]); // its failed document may be retried
-    await database.db.document.update({ where: { id: failed.id }, data: { purgedAt: new Date() } });
-    expect(await sweep(later)).toEqual([uat.id]);
-    for (const key of [uat.fileKey, ...previews, baseline]) expect(await exists(storage, key)).toBe(false);
-    // Version 2's file is production's published version's file: it stays.
-    const [promoted] = await database.db.templateVersion.findMany({ where: { templateId: production.id } });
-    expect(promoted!.fileKey).toBe(v2.fileKey);
-    expect(await exists(storage, v2.fileKey)).toBe(true);
-    expect(await sweep(later)).toEqual([]); // done once
+    beforeAll(async () => {
+      org = await seedOrganization(database.db);
+      caller = {
+        organization: { id: org.organizationId, name: 'org', rateLimitPerMinute: 60 },
+        apiKey: { id: org.apiKeyId, name: 'ci', prefix: 'svc_', expiresAt: null },
+      } as Caller;
+      uatScope = { organizationId: org.organizationId, isUat: true };
+      productionScope = { organizationId: org.organizationId, isUat: false };
+    });
 
-    await deleteTemplate(database.db, productionScope, production.id);
-    expect(await sweep(later)).toEqual([production.id]);
-    for (const key of [v2.fileKey, productionPreview]) expect(await exists(storage, key)).toBe(false);
-    expect(await exists(storage, bystander.fileKey)).toBe(true);
-    expect(await database.db.templateVersion.count({ where: { templateId: { in: [uat.id, production.id] } } })).toBe(3);
-  }, 240_000);
+    /** A UAT template whose version 2 is published and promoted: production's version 1 shares version 2's file. */
+    async function promotedPair() {
+      const uat = await createTemplate(templateDeps(), caller, { file: docx('Hello'), filename: 'hello.docx', isUat: true });
+      const v2 = await createVersion(templateDeps(), caller, uatScope, uat.id, { file: docx('Hi'), filename: 'hi.docx' });
+      await publishVersion(database.db, caller, uatScope, uat.id, 2);
+      const production = await promoteTemplate(database.db, caller, uatScope, uat.id);
+      const [promoted] = await database.db.templateVersion.findMany({ where: { templateId: production.id } });
+      expect(promoted!.fileKey).toBe(v2.fileKey);
+      return { uat, v2, production };
+    }
+
+    /** Which of `ids` a sweep `afterMs` from now purges (other tests' deleted templates go too). */
+    const sweep = async (ids: string[], afterMs = later, sweptStorage = storage) => {
+      const { purged } = await purgeDeletedTemplates({ db: database.db, storage: sweptStorage }, { now: new Date(Date.now() + afterMs) });
+      return purged.filter((id) => ids.includes(id)).sort();
+    };
+
+    it('removes a deleted template’s files once nothing can render from them, keeping a file a live promoted version shares', async () => {
+      const { uat, v2, production } = await promotedPair();
+      const bystander = await createTemplate(templateDeps(), caller, { file: docx('Other'), filename: 'other.docx', isUat: true });
+      const previews = [1, 2].map((version) => templateVersionPreviewKey(org.organizationId, uat.id, version));
+      const baseline = `${renderingBaselinePrefix(org.organizationId, uat.id, 2)}page-1.png`;
+      const productionPreview = templateVersionPreviewKey(org.organizationId, production.id, 1);
+      for (const key of [...previews, baseline, productionPreview]) await storage.put(key, Buffer.from('png'));
+      const queued = await database.db.document.create({
+        data: {
+          organizationId: org.organizationId,
+          templateId: uat.id,
+          templateVersion: 2,
+          isUat: true,
+          status: 'queued',
+          inputFormat: 'docx',
+          outputFormat: 'pdf',
+          inputJson: {},
+        },
+      });
+      const ours = [uat.id, production.id];
+
+      await deleteTemplate(database.db, uatScope, uat.id);
+      expect(await sweep(ours, 0)).toEqual([]); // within the grace
+      expect(await sweep(ours)).toEqual([]); // a document still renders from it
+      // Failed, it is never rendered again: its retry under its key is refused once the template is deleted.
+      await database.db.document.update({ where: { id: queued.id }, data: { status: 'failed' } });
+      expect(await sweep(ours)).toEqual([uat.id]);
+      for (const key of [uat.fileKey, ...previews, baseline]) expect(await exists(storage, key)).toBe(false);
+      expect(await exists(storage, v2.fileKey)).toBe(true); // production's published version's file
+      expect(await sweep(ours)).toEqual([]); // done once
+
+      await deleteTemplate(database.db, productionScope, production.id);
+      expect(await sweep(ours)).toEqual([production.id]);
+      for (const key of [v2.fileKey, productionPreview]) expect(await exists(storage, key)).toBe(false);
+      expect(await exists(storage, bystander.fileKey)).toBe(true);
+      expect(await database.db.templateVersion.count({ where: { templateId: { in: ours } } })).toBe(3);
+    }, 240_000);
+
+    it('removes a promoted file when the UAT template and the production one are swept at once by two workers', async () => {
+      const { uat, v2, production } = await promotedPair();
+      await deleteTemplate(database.db, uatScope, uat.id);
+      await deleteTemplate(database.db, productionScope, production.id);
+      // Another worker is sweeping production (its row locked, not yet marked): this one sweeps the UAT template meanwhile.
+      await database.db.$transaction(async (tx) => {
+        await lockTemplate(tx, production.id);
+        expect(await sweep([uat.id, production.id])).toEqual([uat.id]);
+      });
+      for (const key of [uat.fileKey, v2.fileKey]) expect(await exists(storage, key)).toBe(false);
+      expect(await sweep([production.id])).toEqual([production.id]);
+    }, 240_000);
+
+    it('passes over a template whose files storage refuses to delete, sweeps the others, and tries it again at the next run', async () => {
+      const refused = await createTemplate(templateDeps(), caller, { file: docx('Stuck'), filename: 'stuck.docx', isUat: true });
+      const other = await createTemplate(templateDeps(), caller, { file: docx('Fine'), filename: 'fine.docx', isUat: true });
+      await deleteTemplate(database.db, uatScope, refused.id);
+      await deleteTemplate(database.db, uatScope, other.id);
+      // The real storage, except that it refuses to delete one template's files (a bucket policy without DeleteObject, say).
+      const refusing: FileStorage = Object.assign(Object.create(storage) as FileStorage, {
+        delete: (key: string) => (key.includes(refused.id) ? Promise.reject(new Error('AccessDenied')) : storage.delete(key)),
+      });
+      const run = await purgeDeletedTemplates({ db: database.db, storage: refusing }, { now: new Date(Date.now() + later) });
+      expect(run.purged).toContain(other.id);
+      expect(run.failed.map((failure) => failure.templateId)).toEqual([refused.id]);
+      expect(await exists(storage, refused.fileKey)).toBe(true);
+      expect(await sweep([refused.id])).toEqual([refused.id]);
+      expect(await exists(storage, refused.fileKey)).toBe(false);
+    }, 240_000);
+  });
 });
