@@ -108,10 +108,10 @@ runService('render-worker', renderWorkerEnv, async (context) => {
       name: 'deleted-template sweep',
       intervalMs: RETENTION_SWEEP_MS,
       run: async () => {
-        const { purged, failed } = await purgeDeletedTemplates({ db, storage });
+        const onFailed = (templateId: string, error: unknown) =>
+          logger.warn({ templateId, err: error }, "a deleted template's files could not be removed; tried again in 10 minutes");
+        const { purged } = await purgeDeletedTemplates({ db, storage }, { onFailed });
         if (purged.length) logger.info({ templates: purged.length }, "deleted templates' files removed");
-        for (const { templateId, error } of failed)
-          logger.warn({ templateId, err: error }, "a deleted template's files could not be removed; tried again at the next run");
       },
     },
     context,

@@ -3,9 +3,9 @@ import type { Queue } from 'bullmq';
 import type { z } from 'zod';
 import { isUuid, type CreateDocumentBody, type DocumentRecord } from '@docgen/contracts';
 import { GroupedStatement, isUniqueViolation, type Database, type Document } from '@docgen/db';
-import { storeRenderSecrets, type RenderJob, type RenderSecrets } from '@docgen/queue';
+import { deleteRenderSecrets, storeRenderSecrets, type RenderJob, type RenderSecrets } from '@docgen/queue';
 import type { ActiveDocumentCounts } from './active-document-counts';
-import { DocumentError, inputPurged, queueUnavailable, templateNotFound, tooManyInProgress, versionNotFound } from './errors';
+import { DocumentError, inputPurged, queueUnavailable, templateNotFound, templatePurged, tooManyInProgress, versionNotFound } from './errors';
 import { queueNewGeneration } from './queue-new-generation';
 import { hashablePdfOptions, separatePdfSecrets } from './pdf-options';
 import { queueRenderJobs } from './render-jobs';
@@ -324,6 +324,9 @@ export function findByKey(db: Database, organizationId: string, key: string) {
   return db.document.findFirst({ where: { organizationId, idempotencyKey: key } });
 }
 
+const templateFilesRemoved = async (db: Database, templateId: string) =>
+  (await db.template.count({ where: { id: templateId, filesPurgeStartedAt: { not: null } } })) > 0;
+
 export async function replay(
   deps: CreateDocumentDeps,
   existing: Document,
@@ -334,11 +337,17 @@ export async function replay(
   if (existing.requestHash !== hash) throw keyReused();
   if (existing.status === 'failed') {
     if (existing.purgedAt) throw inputPurged(existing.purgedAt);
+    // Said before anything else: the re-queue refuses it too, under the template's row lock, if the sweep begins meanwhile.
+    if (existing.templateId && (await templateFilesRemoved(deps.db, existing.templateId))) throw templatePurged();
     // A retry puts the document back in progress: it counts against MAX_ACTIVE_PER_ORG like a new one.
     if ((await countActiveDocuments(deps.db, existing.organizationId, maxActivePerOrg)) >= maxActivePerOrg) throw tooManyInProgress();
     // The file is regenerated: this request's passwords are needed again (API.md §13).
     if (secrets) await storeRenderSecrets(deps.renderQueue, existing.id, secrets);
-    const document = await queueNewGeneration(deps.db, deps.renderQueue, existing, 'failed');
+    const document = await queueNewGeneration(deps.db, deps.renderQueue, existing, 'failed').catch(async (error: unknown) => {
+      // Refused for good: the passwords stored above are never used (another retry of it is refused as well).
+      if (secrets && error instanceof DocumentError && error.code === 'purged') await deleteRenderSecrets(deps.renderQueue, existing.id).catch(() => undefined);
+      throw error;
+    });
     deps.activeCounts?.forget(existing.organizationId);
     if (document) return { document, outcome: 'created' };
   }
@@ -347,9 +356,5 @@ export async function replay(
   if (!current) throw queueUnavailable();
   // Purged between our read and the re-queue, which then left it alone.
   if (current.status === 'failed' && current.purgedAt) throw inputPurged(current.purgedAt);
-  // Its template was deleted: nothing renders from it again, as a new request for it would be 404.
-  if (current.status === 'failed' && current.templateId && (await deps.db.template.count({ where: { id: current.templateId, deletedAt: null } })) === 0) {
-    throw templateNotFound();
-  }
   return { document: current, outcome: 'replayed' };
 }

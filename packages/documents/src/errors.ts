@@ -31,6 +31,13 @@ export const inputPurged = (purgedAt: Date) =>
     `This document's input was removed on ${purgedAt.toISOString()} by the retention policy; send a new request with a new idempotency key`,
   );
 
+/** The document's template was deleted and its files removed (the deleted-template sweep): it cannot be generated again. */
+export const templatePurged = () =>
+  new DocumentError(
+    'purged',
+    "This document's template was deleted and its files removed, so it cannot be generated again; send a new request for another template with a new idempotency key",
+  );
+
 /** Redis refused a job: nothing was left half-written. */
 export const queueUnavailable = () => new DocumentError('queue_unavailable', 'The job queue (Redis) is unreachable');
 

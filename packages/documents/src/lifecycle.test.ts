@@ -1,8 +1,26 @@
 import { WebhookEventPayload } from '@docgen/contracts';
 import type { Prisma } from '@docgen/db';
 import { createLogger } from '@docgen/observability';
-import { FirstAttempts, createRedisConnection, createRenderQueue, deliveryJobId, pendingRenderJobIds, renderJobId } from '@docgen/queue';
-import { createTestDatabase, interceptSql, seedOrganization, startRedisServer, uniqueId, type RedisServer, type TestDatabase } from '@docgen/testing';
+import {
+  FirstAttempts,
+  createRedisConnection,
+  createRenderQueue,
+  deleteRenderSecrets,
+  deliveryJobId,
+  pendingRenderJobIds,
+  readRenderSecrets,
+  renderJobId,
+} from '@docgen/queue';
+import {
+  createTestDatabase,
+  eventually,
+  interceptSql,
+  seedOrganization,
+  startRedisServer,
+  uniqueId,
+  type RedisServer,
+  type TestDatabase,
+} from '@docgen/testing';
 import { ACTIVE_COUNT_FRESH_MS, ActiveDocumentCounts } from './active-document-counts';
 import { createBulkJob } from './bulk-jobs/create-bulk-job';
 import { createDocument, DocumentInserts, replay } from './create-document';
@@ -331,18 +349,45 @@ describe('a document’s life (domain functions)', () => {
     expect(await queueNewGeneration(database.db, renderQueue, failed, 'failed')).toBeUndefined();
   });
 
-  it('refuses to retry a failed document whose template was deleted (template_not_found, the document left failed); a failed merge has no template and is retried', async () => {
-    const key = `key-${uniqueId()}`;
+  it('retries a failed document of a deleted template while its files stay; a retry racing the sweep’s claim is refused (purged) and drops the passwords it stored', async () => {
     const doomed = await database.db.template.create({
       data: { organizationId, name: 'doomed', format: 'docx', fileKey: 'templates/doomed.docx', fileSize: 10, variables: [{ name: 'name', type: 'text' }] },
     });
-    const request = { organizationId, body: { ...body(), template_id: doomed.id }, isUat: false, idempotencyKey: key, maxActivePerOrg: 10_000 };
+    const request = {
+      organizationId,
+      body: { ...body(), template_id: doomed.id, pdf_options: { password: 'open sesame' } },
+      isUat: false,
+      idempotencyKey: `key-${uniqueId()}`,
+      maxActivePerOrg: 10_000,
+    };
+    const fail = (id: string) => database.db.document.update({ where: { id }, data: { status: 'failed', errorMessage: 'Missing value for "name"' } });
     const { document } = await createDocument({ db: database.db, renderQueue }, request);
-    await database.db.document.update({ where: { id: document.id }, data: { status: 'failed', errorMessage: 'Missing value for "name"' } });
+    await fail(document.id);
     await database.db.template.update({ where: { id: doomed.id }, data: { deletedAt: new Date() } });
 
-    expect(await errorOf(createDocument({ db: database.db, renderQueue }, request))).toMatchObject({ code: 'template_not_found' });
-    expect(await database.db.document.findUniqueOrThrow({ where: { id: document.id } })).toMatchObject({ status: 'failed', generation: 1 });
+    // Deleted, its files still there: retried as API.md §3 says.
+    expect(await createDocument({ db: database.db, renderQueue }, request)).toMatchObject({
+      outcome: 'created',
+      document: { status: 'queued', generation: 2 },
+    });
+    await fail(document.id);
+    await deleteRenderSecrets(renderQueue, document.id);
+
+    // The sweep claims the template (its row locked) while the retry is on its way; the retry waits for the lock, then sees the claim.
+    const { retrying } = await database.db.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT 1 FROM templates WHERE id = ${doomed.id}::uuid FOR UPDATE`;
+      const retrying = errorOf(createDocument({ db: database.db, renderQueue }, request));
+      const waiting = () =>
+        database.db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`;
+      await eventually(async () => (await waiting())[0]!.n > 0, 'the retry waiting for the template’s row');
+      await tx.$executeRaw`UPDATE templates SET files_purge_started_at = now() WHERE id = ${doomed.id}::uuid`;
+      return { retrying }; // awaited after the commit lets it go
+    });
+    expect(await retrying).toMatchObject({ code: 'purged' });
+    expect(await database.db.document.findUniqueOrThrow({ where: { id: document.id } })).toMatchObject({ status: 'failed', generation: 2 });
+    expect(await readRenderSecrets(renderQueue, document.id)).toBeUndefined();
+    // Asked again, refused at once.
+    expect(await errorOf(createDocument({ db: database.db, renderQueue }, request))).toMatchObject({ code: 'purged' });
 
     const merge = await database.db.document.create({
       data: {
@@ -352,7 +397,7 @@ describe('a document’s life (domain functions)', () => {
         inputJson: {},
         mergedFrom: [document.id, document.id],
         status: 'failed',
-        errorMessage: 'a source was purged',
+        errorMessage: 'x',
       },
     });
     expect(await queueNewGeneration(database.db, renderQueue, merge, 'failed')).toMatchObject({ status: 'queued', generation: 2 });

@@ -2,11 +2,11 @@ import type { Queue } from 'bullmq';
 import { Prisma, type Database, type Document } from '@docgen/db';
 import type { RenderJob } from '@docgen/queue';
 import { sameAttempt, type Attempt } from './attempt';
-import { queueUnavailable } from './errors';
+import { queueUnavailable, templatePurged } from './errors';
 import { queueRenderJobs } from './render-jobs';
 
 /** A failed document being retried: what is put back if its job cannot be queued. */
-type FailedAttempt = Attempt & Pick<Document, 'errorMessage' | 'completedAt' | 'renderingStartedAt'> & Partial<Pick<Document, 'errors'>>;
+type FailedAttempt = Attempt & Pick<Document, 'errorMessage' | 'completedAt' | 'renderingStartedAt' | 'templateId'> & Partial<Pick<Document, 'errors'>>;
 
 /**
  * queued again under a new generation, with a new render job. A job still around for the
@@ -14,7 +14,8 @@ type FailedAttempt = Attempt & Pick<Document, 'errorMessage' | 'completedAt' | '
  * - from `rendering` | `queued`: the stuck-document sweep, for a document whose worker
  *   stopped or whose job was lost; its attempts keep counting.
  * - from `failed`: a caller retrying under its idempotency key; the outcome is cleared and
- *   the document gets a fresh set of attempts (not when its input was purged or its template deleted).
+ *   the document gets a fresh set of attempts (not when retention purged its input: undefined;
+ *   nor once its deleted template's files are being removed: `purged` is thrown).
  * If the job cannot be queued, the document is put back as it was (for the next sweep, or
  * the caller's next retry) and `queue_unavailable` is thrown. Returns the re-queued row, or
  * undefined when the document had already moved on.
@@ -28,13 +29,14 @@ export async function queueNewGeneration(
   from: 'rendering' | 'queued' | 'failed',
 ): Promise<Document | undefined> {
   const freshStart = { errorMessage: null, errors: Prisma.DbNull, files: [], completedAt: null, renderingStartedAt: null, renderAttempts: 0 };
-  const [requeued] = await db.document.updateManyAndReturn({
-    // A failed document whose input retention removed is not retried (it would render `{}`), nor one
-    // whose template was deleted (its files go once nothing renders from it: purge-deleted-templates.ts);
-    // a merge has no template.
-    where: { ...sameAttempt(doc, from), ...(from === 'failed' ? { purgedAt: null, OR: [{ templateId: null }, { template: { deletedAt: null } }] } : {}) },
-    data: { status: 'queued', generation: { increment: 1 }, ...(from === 'failed' ? freshStart : {}) },
-  });
+  const requeue = (client: Pick<Database, 'document'>) =>
+    client.document.updateManyAndReturn({
+      // A failed document whose input retention removed is not retried (it would render `{}`).
+      where: { ...sameAttempt(doc, from), ...(from === 'failed' ? { purgedAt: null } : {}) },
+      data: { status: 'queued', generation: { increment: 1 }, ...(from === 'failed' ? freshStart : {}) },
+    });
+  const templateId = from === 'failed' ? (doc as FailedAttempt).templateId : null;
+  const [requeued] = templateId ? await requeueWhileTemplateFilesStay(db, templateId, requeue) : await requeue(db);
   if (!requeued) return undefined;
   try {
     await queueRenderJobs(queue, [requeued]);
@@ -54,4 +56,19 @@ export async function queueNewGeneration(
     throw Object.assign(queueUnavailable(), { cause: error });
   }
   return requeued;
+}
+
+/**
+ * A retried document renders its template's files again, which the deleted-template sweep
+ * removes once nothing renders from them (packages/templates, purge-deleted-templates.ts):
+ * the re-queue holds the template's row (FOR SHARE) so that the sweep's claim, which locks it
+ * and then looks for queued documents, either sees this one or came first, and then this
+ * retry is refused (`purged`).
+ */
+async function requeueWhileTemplateFilesStay<T>(db: Database, templateId: string, requeue: (client: Pick<Database, 'document'>) => Promise<T[]>): Promise<T[]> {
+  return db.$transaction(async (tx) => {
+    const [stays] = await tx.$queryRaw<unknown[]>`SELECT 1 FROM templates WHERE id = ${templateId}::uuid AND files_purge_started_at IS NULL FOR SHARE`;
+    if (!stays) throw templatePurged();
+    return requeue(tx);
+  });
 }

@@ -11,7 +11,7 @@ export { createTemplate, type NewTemplate } from './create-template';
 export { updateVariables } from './update-variables';
 export { setVariables } from './set-variables';
 export { setTemplateSettings, deleteTemplate } from './template-writes';
-export { purgeDeletedTemplates, DELETED_TEMPLATE_GRACE_MS } from './purge-deleted-templates';
+export { purgeDeletedTemplates, DELETED_TEMPLATE_GRACE_MS, type PurgeRun } from './purge-deleted-templates';
 export { templatePreview, requestPreview, markPreview, versionForPreview, type PreviewAnswer, type PreviewDeps } from './previews';
 export { breakingChanges } from './versions/breaking-changes';
 export { createVersion } from './versions/create-version';

@@ -12,6 +12,7 @@ export interface PurgeDeletedTemplatesOptions {
   /** Templates per run, so one run ends; the next interval carries on. */
   maxTemplates?: number;
   now?: Date;
+  onFailed?: (templateId: string, error: unknown) => void;
 }
 
 interface DeletedTemplate {
@@ -22,89 +23,104 @@ interface DeletedTemplate {
 /** Deletes at once per template: a template with many versions never opens hundreds of files or requests together. */
 const DELETES_AT_ONCE = 8;
 
-/**
- * A template `t` that may still need its files: not deleted, deleted within the grace, or
- * with a document queued or rendering. (A failed document of a deleted template is never
- * rendered again: its retry under its idempotency key is refused, queue-new-generation.ts.)
- * Once a deleted template is past it, it can never need them again.
- */
-const mayStillRender = (cutoff: Date) => Prisma.sql`(t.deleted_at IS NULL OR t.deleted_at >= ${cutoff}
-  OR EXISTS (SELECT 1 FROM documents d WHERE d.template_id = t.id AND d.status IN ('queued', 'rendering')))`;
+/** A sweep that began and did not mark its end within this long (its worker died, storage refused) is taken over. */
+const PURGE_LEASE_MS = 10 * 60 * 1000;
 
 /**
- * The files a deleted template leaves are removed once nothing can render from them again
- * (`mayStillRender` is false): every version's DOCX and HTML, every preview and the drift
- * baselines. A file another template that may still render uses (a production template's
- * version promoted from this UAT one shares its file) stays; the sweep of that one takes it
- * later. The template and version rows stay (documents name them); `files_purged_at`
- * records the purge. Every render worker runs this, one template a transaction with SKIP
- * LOCKED (a crash before the commit leaves the template for the next run; deleting a file
- * twice is harmless); a template whose files cannot be deleted (storage refusing) is
- * passed over for this run, its error returned, and tried again at the next.
+ * A template `t` that may still need its files: its sweep has not begun, and it is not
+ * deleted, deleted within the grace, or has a document queued or rendering.
  */
-export async function purgeDeletedTemplates(
-  deps: { db: Database; storage: FileStorage },
-  options: PurgeDeletedTemplatesOptions = {},
-): Promise<{ purged: string[]; failed: { templateId: string; error: unknown }[] }> {
-  const cutoff = new Date((options.now ?? new Date()).getTime() - DELETED_TEMPLATE_GRACE_MS);
-  const purged: string[] = [];
-  const failed: { templateId: string; error: unknown }[] = [];
+const mayStillRender = (cutoff: Date) => Prisma.sql`(t.files_purge_started_at IS NULL AND (t.deleted_at IS NULL OR t.deleted_at >= ${cutoff}
+  OR EXISTS (SELECT 1 FROM documents d WHERE d.organization_id = t.organization_id AND d.template_id = t.id AND d.status IN ('queued', 'rendering'))))`;
+
+export interface PurgeRun {
+  purged: string[];
+  /** Templates whose files storage refused to delete: passed over for this run, taken again once their lease ends. */
+  failed: { templateId: string; error: unknown }[];
+}
+
+/**
+ * The files a deleted template leaves are removed once nothing can render from them again:
+ * every version's DOCX and HTML, every preview and the drift baselines. A file another
+ * template that may still render uses (a production template's version promoted from this
+ * UAT one shares its file) stays; the sweep of that one takes it later. The template and
+ * version rows stay (documents name them).
+ *
+ * Three steps, none holding a transaction over storage: claim (a short transaction that
+ * locks the template, checks again with a fresh snapshot that no document of it is queued or
+ * rendering, and sets `files_purge_started_at`: from then on a failed document of it is not
+ * retried, packages/documents queue-new-generation.ts, whose retry takes the same row lock);
+ * delete the files, 8 at a time; mark `files_purged_at`. A claim is a lease: a sweep whose
+ * worker died, or whose files storage refused to delete, is taken over after PURGE_LEASE_MS
+ * (deleting a file twice is harmless). Every render worker runs this; SKIP LOCKED keeps
+ * their claims apart. `onFailed` hears of each template storage refused as it happens.
+ */
+export async function purgeDeletedTemplates(deps: { db: Database; storage: FileStorage }, options: PurgeDeletedTemplatesOptions = {}): Promise<PurgeRun> {
+  const now = options.now ?? new Date();
+  const cutoff = new Date(now.getTime() - DELETED_TEMPLATE_GRACE_MS);
+  const leaseEnded = new Date(now.getTime() - PURGE_LEASE_MS);
+  const run: PurgeRun = { purged: [], failed: [] };
+  const passedOver: string[] = [];
   for (let n = 0; n < (options.maxTemplates ?? 200); n++) {
-    const passedOver = failed.map((failure) => failure.templateId);
-    let claimed: string | undefined;
+    const claim = await claimOne(deps.db, cutoff, leaseEnded, passedOver);
+    if (claim === 'none') break;
+    passedOver.push(claim.id);
+    if (claim.busy) continue;
     try {
-      claimed = await purgeOne(deps, cutoff, passedOver, (id) => (claimed = id));
+      await deleteFiles(deps, claim, cutoff);
     } catch (error) {
-      if (!claimed) throw error; // the database itself: the sweep's next run
-      failed.push({ templateId: claimed, error });
+      run.failed.push({ templateId: claim.id, error });
+      options.onFailed?.(claim.id, error);
       continue;
     }
-    if (!claimed) break;
-    purged.push(claimed);
+    await deps.db.$executeRaw`UPDATE templates SET files_purged_at = now() WHERE id = ${claim.id}::uuid`;
+    run.purged.push(claim.id);
   }
-  return { purged, failed };
+  return run;
 }
 
-async function purgeOne(
-  deps: { db: Database; storage: FileStorage },
-  cutoff: Date,
-  passedOver: string[],
-  onClaimed: (templateId: string) => void,
-): Promise<string | undefined> {
-  return deps.db.$transaction(
-    async (tx) => {
-      const [template] = await tx.$queryRaw<DeletedTemplate[]>`
-        SELECT t.id, t.organization_id AS "organizationId" FROM templates t
-        WHERE t.deleted_at < ${cutoff} AND t.files_purged_at IS NULL AND t.id <> ALL(${passedOver}::uuid[]) AND NOT ${mayStillRender(cutoff)}
-        ORDER BY t.deleted_at LIMIT 1 FOR UPDATE OF t SKIP LOCKED`;
-      if (!template) return undefined;
-      onClaimed(template.id);
-      const keys = await filesOf(tx, deps.storage, template);
-      const stillUsed = new Set(
-        (
-          await tx.$queryRaw<{ key: string }[]>`
-            SELECT DISTINCT k AS key FROM templates t JOIN template_versions v ON v.template_id = t.id,
-              LATERAL (VALUES (v.file_key), (v.html_file_key)) AS keys(k)
-            WHERE t.organization_id = ${template.organizationId}::uuid AND t.id <> ${template.id}::uuid
-              AND k = ANY(${keys}::text[]) AND ${mayStillRender(cutoff)}`
-        ).map((row) => row.key),
-      );
-      const unused = keys.filter((key) => !stillUsed.has(key));
-      for (let i = 0; i < unused.length; i += DELETES_AT_ONCE) {
-        await Promise.all(unused.slice(i, i + DELETES_AT_ONCE).map((key) => deps.storage.delete(key)));
-      }
-      await tx.$executeRaw`UPDATE templates SET files_purged_at = now() WHERE id = ${template.id}::uuid`;
-      return template.id;
-    },
-    { timeout: 120_000 },
-  );
+/** The oldest deleted template nothing renders from (or whose sweep's lease ended), its sweep begun; `busy` if a document of it was queued meanwhile. */
+async function claimOne(db: Database, cutoff: Date, leaseEnded: Date, passedOver: string[]): Promise<(DeletedTemplate & { busy: boolean }) | 'none'> {
+  return db.$transaction(async (tx) => {
+    const [template] = await tx.$queryRaw<DeletedTemplate[]>`
+      SELECT t.id, t.organization_id AS "organizationId" FROM templates t
+      WHERE t.deleted_at < ${cutoff} AND t.files_purged_at IS NULL AND t.id <> ALL(${passedOver}::uuid[])
+        AND (t.files_purge_started_at < ${leaseEnded} OR (t.files_purge_started_at IS NULL AND NOT ${mayStillRender(cutoff)}))
+      ORDER BY t.deleted_at LIMIT 1 FOR UPDATE OF t SKIP LOCKED`;
+    if (!template) return 'none';
+    // A retry that queued one of its documents and let go of the row after this statement's snapshot was taken: seen now.
+    const [queued] = await tx.$queryRaw<unknown[]>`
+      SELECT 1 FROM templates t WHERE t.id = ${template.id}::uuid AND t.files_purge_started_at IS NULL
+        AND EXISTS (SELECT 1 FROM documents d WHERE d.organization_id = t.organization_id AND d.template_id = t.id AND d.status IN ('queued', 'rendering'))`;
+    if (queued) return { ...template, busy: true };
+    await tx.$executeRaw`UPDATE templates SET files_purge_started_at = now() WHERE id = ${template.id}::uuid`;
+    return { ...template, busy: false };
+  });
 }
+
+async function deleteFiles(deps: { db: Database; storage: FileStorage }, template: DeletedTemplate, cutoff: Date): Promise<void> {
+  const keys = await filesOf(deps.db, deps.storage, template);
+  const stillUsed = new Set(
+    (
+      await deps.db.$queryRaw<{ key: string }[]>`
+        SELECT DISTINCT k AS key FROM templates t JOIN template_versions v ON v.template_id = t.id,
+          LATERAL (VALUES (v.file_key), (v.html_file_key)) AS keys(k)
+        WHERE t.organization_id = ${template.organizationId}::uuid AND t.id <> ${template.id}::uuid
+          AND k = ANY(${keys}::text[]) AND ${mayStillRender(cutoff)}`
+    ).map((row) => row.key),
+  );
+  const unused = keys.filter((key) => !stillUsed.has(key));
+  for (let i = 0; i < unused.length; i += DELETES_AT_ONCE) {
+    await Promise.all(unused.slice(i, i + DELETES_AT_ONCE).map((key) => deps.storage.delete(key)));
+  }
+}
+
 /** Its stored files (under its own names) and the files its versions point to (a promoted version's are its UAT template's). */
-async function filesOf(tx: Pick<Database, '$queryRaw'>, storage: FileStorage, template: DeletedTemplate): Promise<string[]> {
+async function filesOf(db: Pick<Database, '$queryRaw'>, storage: FileStorage, template: DeletedTemplate): Promise<string[]> {
   const [named, baselines, pointed] = await Promise.all([
     storage.list(templateFilesPrefix(template.organizationId, template.id)),
     storage.list(templateBaselinesPrefix(template.organizationId, template.id)),
-    tx.$queryRaw<{ key: string }[]>`
+    db.$queryRaw<{ key: string }[]>`
       SELECT k AS key FROM template_versions v, LATERAL (VALUES (v.file_key), (v.html_file_key)) AS keys(k)
       WHERE v.template_id = ${template.id}::uuid AND k IS NOT NULL`,
   ]);

@@ -78,6 +78,11 @@ export async function checkRendering(
   let missing = 0;
   try {
     for (const version of versions) {
+      // Deleted since the list was read (a long run): its files may be gone, and a baseline stored now would never be removed.
+      if ((await db.template.count({ where: { id: version.templateId, deletedAt: null } })) === 0) {
+        warn(`docgen: template ${version.templateId} was deleted during the check; skipped`);
+        continue;
+      }
       const line = await checkOne(version, { storage, renderer, outDir, update: flags.update === true });
       const overThreshold = line.baseline === 'compared' && line.changed_ratio !== null && line.changed_ratio > threshold;
       if (line.baseline === 'failed' || (overThreshold && !flags.update)) failed += 1;

@@ -50,7 +50,14 @@ describe('the template_versions migration on a database with templates', () => {
 
   it('keeps every column of every template as it was, and adds version 1 with no draft', async () => {
     const after = await db.$queryRaw<Record<string, unknown>[]>`SELECT * FROM templates ORDER BY name`;
-    const added = ['version', 'draft_version', 'promoted_from_template_id', 'promoted_from_version', 'files_purged_at' /* a later migration's, null */];
+    const added = [
+      'version',
+      'draft_version',
+      'promoted_from_template_id',
+      'promoted_from_version',
+      'files_purge_started_at',
+      'files_purged_at' /* a later migration's, null */,
+    ];
     expect(after.map((row) => Object.fromEntries(Object.entries(row).filter(([column]) => !added.includes(column))))).toEqual(before);
     expect(after.map((row) => [row.version, row.draft_version, row.promoted_from_template_id, row.files_purged_at])).toEqual([
       [1, null, null, null],
