@@ -354,7 +354,10 @@ export async function replay(
   const current = await deps.db.document.findUnique({ where: { id: existing.id } });
   // Gone: the request that created it could not queue its job and took its row back.
   if (!current) throw queueUnavailable();
-  // Purged between our read and the re-queue, which then left it alone.
-  if (current.status === 'failed' && current.purgedAt) throw inputPurged(current.purgedAt);
+  // Purged between our read and the re-queue, which then left it alone (and the passwords stored for it are never used).
+  if (current.status === 'failed' && current.purgedAt) {
+    if (secrets && existing.status === 'failed') await deleteRenderSecrets(deps.renderQueue, existing.id).catch(() => undefined);
+    throw inputPurged(current.purgedAt);
+  }
   return { document: current, outcome: 'replayed' };
 }

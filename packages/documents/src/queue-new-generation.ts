@@ -61,14 +61,18 @@ export async function queueNewGeneration(
 /**
  * A retried document renders its template's files again, which the deleted-template sweep
  * removes once nothing renders from them (packages/templates, purge-deleted-templates.ts):
- * the re-queue holds the template's row (FOR SHARE) so that the sweep's claim, which locks it
+ * the re-queue holds the template's row (FOR KEY SHARE) so that the sweep's claim, which locks it
  * and then looks for queued documents, either sees this one or came first, and then this
  * retry is refused (`purged`).
  */
 async function requeueWhileTemplateFilesStay<T>(db: Database, templateId: string, requeue: (client: Pick<Database, 'document'>) => Promise<T[]>): Promise<T[]> {
-  return db.$transaction(async (tx) => {
-    const [stays] = await tx.$queryRaw<unknown[]>`SELECT 1 FROM templates WHERE id = ${templateId}::uuid AND files_purge_started_at IS NULL FOR SHARE`;
-    if (!stays) throw templatePurged();
-    return requeue(tx);
-  });
+  return db.$transaction(
+    async (tx) => {
+      // KEY SHARE: conflicts with the claim's FOR UPDATE alone, not with the template's own writes.
+      const [stays] = await tx.$queryRaw<unknown[]>`SELECT 1 FROM templates WHERE id = ${templateId}::uuid AND files_purge_started_at IS NULL FOR KEY SHARE`;
+      if (!stays) throw templatePurged();
+      return requeue(tx);
+    },
+    { timeout: 15_000 }, // may wait out a claim (three statements, its session ended by PostgreSQL if it stalls 5 s)
+  );
 }

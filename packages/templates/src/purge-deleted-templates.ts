@@ -26,12 +26,20 @@ const DELETES_AT_ONCE = 8;
 /** A sweep that began and did not mark its end within this long (its worker died, storage refused) is taken over. */
 const PURGE_LEASE_MS = 10 * 60 * 1000;
 
+/** A claim is three statements: a worker whose event loop stalls in between loses its session rather than holding the template's row. */
+const CLAIM_IDLE_LIMIT = '5s';
+
 /**
- * A template `t` that may still need its files: its sweep has not begun, and it is not
- * deleted, deleted within the grace, or has a document queued or rendering.
+ * A deleted template whose files nothing can render from any more: deleted before the grace
+ * (both instants by the database's clock; `now` moves it in tests), its sweep not begun or
+ * its lease ended, and no document of it queued or rendering. (A failed document of it is
+ * retried under its idempotency key only until its sweep begins.)
  */
-const mayStillRender = (cutoff: Date) => Prisma.sql`(t.files_purge_started_at IS NULL AND (t.deleted_at IS NULL OR t.deleted_at >= ${cutoff}
-  OR EXISTS (SELECT 1 FROM documents d WHERE d.organization_id = t.organization_id AND d.template_id = t.id AND d.status IN ('queued', 'rendering'))))`;
+const sweepable = (now: Date | null) => Prisma.sql`t.deleted_at < COALESCE(${now}::timestamptz, now()) - ${DELETED_TEMPLATE_GRACE_MS} * interval '1 millisecond'
+  AND t.files_purged_at IS NULL
+  AND (t.files_purge_started_at < COALESCE(${now}::timestamptz, now()) - ${PURGE_LEASE_MS} * interval '1 millisecond'
+    OR (t.files_purge_started_at IS NULL
+      AND NOT EXISTS (SELECT 1 FROM documents d WHERE d.organization_id = t.organization_id AND d.template_id = t.id AND d.status IN ('queued', 'rendering'))))`;
 
 export interface PurgeRun {
   purged: string[];
@@ -42,8 +50,8 @@ export interface PurgeRun {
 /**
  * The files a deleted template leaves are removed once nothing can render from them again:
  * every version's DOCX and HTML, every preview and the drift baselines. A file another
- * template that may still render uses (a production template's version promoted from this
- * UAT one shares its file) stays; the sweep of that one takes it later. The template and
+ * template shares (a production template's version promoted from this UAT one) stays while
+ * that one's sweep has not begun: whichever of them is swept last takes it. The template and
  * version rows stay (documents name them).
  *
  * Three steps, none holding a transaction over storage: claim (a short transaction that
@@ -56,18 +64,15 @@ export interface PurgeRun {
  * their claims apart. `onFailed` hears of each template storage refused as it happens.
  */
 export async function purgeDeletedTemplates(deps: { db: Database; storage: FileStorage }, options: PurgeDeletedTemplatesOptions = {}): Promise<PurgeRun> {
-  const now = options.now ?? new Date();
-  const cutoff = new Date(now.getTime() - DELETED_TEMPLATE_GRACE_MS);
-  const leaseEnded = new Date(now.getTime() - PURGE_LEASE_MS);
   const run: PurgeRun = { purged: [], failed: [] };
   const passedOver: string[] = [];
   for (let n = 0; n < (options.maxTemplates ?? 200); n++) {
-    const claim = await claimOne(deps.db, cutoff, leaseEnded, passedOver);
+    const claim = await claimOne(deps.db, options.now ?? null, passedOver);
     if (claim === 'none') break;
     passedOver.push(claim.id);
     if (claim.busy) continue;
     try {
-      await deleteFiles(deps, claim, cutoff);
+      await deleteFiles(deps, claim);
     } catch (error) {
       run.failed.push({ templateId: claim.id, error });
       options.onFailed?.(claim.id, error);
@@ -79,13 +84,13 @@ export async function purgeDeletedTemplates(deps: { db: Database; storage: FileS
   return run;
 }
 
-/** The oldest deleted template nothing renders from (or whose sweep's lease ended), its sweep begun; `busy` if a document of it was queued meanwhile. */
-async function claimOne(db: Database, cutoff: Date, leaseEnded: Date, passedOver: string[]): Promise<(DeletedTemplate & { busy: boolean }) | 'none'> {
+/** The oldest sweepable template, its sweep begun; `busy` if a document of it was queued meanwhile. */
+async function claimOne(db: Database, now: Date | null, passedOver: string[]): Promise<(DeletedTemplate & { busy: boolean }) | 'none'> {
   return db.$transaction(async (tx) => {
+    await tx.$executeRawUnsafe(`SET LOCAL idle_in_transaction_session_timeout = '${CLAIM_IDLE_LIMIT}'`);
     const [template] = await tx.$queryRaw<DeletedTemplate[]>`
       SELECT t.id, t.organization_id AS "organizationId" FROM templates t
-      WHERE t.deleted_at < ${cutoff} AND t.files_purged_at IS NULL AND t.id <> ALL(${passedOver}::uuid[])
-        AND (t.files_purge_started_at < ${leaseEnded} OR (t.files_purge_started_at IS NULL AND NOT ${mayStillRender(cutoff)}))
+      WHERE ${sweepable(now)} AND t.id <> ALL(${passedOver}::uuid[])
       ORDER BY t.deleted_at LIMIT 1 FOR UPDATE OF t SKIP LOCKED`;
     if (!template) return 'none';
     // A retry that queued one of its documents and let go of the row after this statement's snapshot was taken: seen now.
@@ -98,15 +103,16 @@ async function claimOne(db: Database, cutoff: Date, leaseEnded: Date, passedOver
   });
 }
 
-async function deleteFiles(deps: { db: Database; storage: FileStorage }, template: DeletedTemplate, cutoff: Date): Promise<void> {
+async function deleteFiles(deps: { db: Database; storage: FileStorage }, template: DeletedTemplate): Promise<void> {
   const keys = await filesOf(deps.db, deps.storage, template);
+  // Used by a template whose sweep has not begun: it may render still (live, or a failed document of it retried); its own sweep takes the file later.
   const stillUsed = new Set(
     (
       await deps.db.$queryRaw<{ key: string }[]>`
         SELECT DISTINCT k AS key FROM templates t JOIN template_versions v ON v.template_id = t.id,
           LATERAL (VALUES (v.file_key), (v.html_file_key)) AS keys(k)
         WHERE t.organization_id = ${template.organizationId}::uuid AND t.id <> ${template.id}::uuid
-          AND k = ANY(${keys}::text[]) AND ${mayStillRender(cutoff)}`
+          AND t.files_purge_started_at IS NULL AND k = ANY(${keys}::text[])`
     ).map((row) => row.key),
   );
   const unused = keys.filter((key) => !stillUsed.has(key));

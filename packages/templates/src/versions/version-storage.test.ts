@@ -204,17 +204,21 @@ describe.each(DRIVERS)('version files under retention ($name storage)', ({ start
       expect(await database.db.templateVersion.count({ where: { templateId: { in: ours } } })).toBe(3);
     }, 240_000);
 
-    it('removes a promoted file when the UAT template and the production one are swept at once by two workers', async () => {
+    it('keeps a promoted file while the other template’s sweep has not begun, and removes it with the last one', async () => {
       const { uat, v2, production } = await promotedPair();
       await deleteTemplate(database.db, uatScope, uat.id);
       await deleteTemplate(database.db, productionScope, production.id);
-      // Another worker is sweeping production (its row locked, not yet marked): this one sweeps the UAT template meanwhile.
+      // Production's row is held (another worker claiming it, or a retry of one of its failed documents, which re-renders
+      // the shared file): this worker sweeps the UAT template meanwhile, and keeps the file production may still render.
       await database.db.$transaction(async (tx) => {
         await lockTemplate(tx, production.id);
         expect(await sweep([uat.id, production.id])).toEqual([uat.id]);
       });
-      for (const key of [uat.fileKey, v2.fileKey]) expect(await exists(storage, key)).toBe(false);
+      expect(await exists(storage, uat.fileKey)).toBe(false);
+      expect(await exists(storage, v2.fileKey)).toBe(true);
+      // Production's sweep, later, takes it.
       expect(await sweep([production.id])).toEqual([production.id]);
+      expect(await exists(storage, v2.fileKey)).toBe(false);
     }, 240_000);
 
     it('passes over a template whose files storage refuses to delete, sweeps the others, and tries it again at the next run', async () => {
