@@ -7,6 +7,7 @@ import {
   finishRendering,
   type DocumentFinishes,
   type FinishOutcome,
+  templateFilesRemoved,
   timeoutMessage,
   waitForRetry,
   type Announce,
@@ -16,7 +17,7 @@ import {
 import type { Logger } from '@docgen/observability';
 import { RENDER_JOB_OPTIONS, RenderJob } from '@docgen/queue';
 import type { GuardedFetchOptions } from '@docgen/security';
-import { documentFileKey, type FileStorage } from '@docgen/storage';
+import { FileNotFoundError, documentFileKey, type FileStorage } from '@docgen/storage';
 import { RenderInputError, checkInput, fillHtml, imageSources, renderDocx, type ImageSource, type TemplateVariable } from '@docgen/templating';
 import { FinishingInputError } from '@docgen/finishing';
 import type { DocxToPdf } from './converter';
@@ -79,6 +80,17 @@ function userFacingFailure(error: unknown, renderTimeoutMs: number): string | un
   if (isTimeout(error)) return timeoutMessage(renderTimeoutMs);
   if (error instanceof ConversionFailedError) return `The document could not be converted to PDF: ${error.message}`;
   return undefined;
+}
+
+/**
+ * A template file missing because the deleted-template sweep removed it (an older gateway's
+ * retry during an upgrade): final, said plainly. A file missing for any other reason (storage
+ * misconfigured on one replica, a store slow to show a new file) is retried as the worker's.
+ */
+async function sweptTemplateFailure(db: Database, doc: Pick<Document, 'templateId'>, error: unknown): Promise<string | undefined> {
+  if (!(error instanceof FileNotFoundError) || !doc.templateId) return undefined;
+  if (!(await templateFilesRemoved(db, doc.templateId).catch(() => false))) return undefined;
+  return "This document's template was deleted and its files removed; send a new request for a template that exists";
 }
 
 /** One take of a document, from the render list or from a BullMQ job. */
@@ -147,7 +159,7 @@ export async function renderDocument(job: RenderTake, deps: RenderDeps): Promise
   } catch (error) {
     // Out of time in line for a converter, printer or fetch slot (or given one too late): retried, as any worker's own failure.
     const waitedOnly = deadline.timedOutByLoad(error);
-    const failure = waitedOnly ? undefined : userFacingFailure(error, deps.renderTimeoutMs);
+    const failure = waitedOnly ? undefined : (userFacingFailure(error, deps.renderTimeoutMs) ?? (await sweptTemplateFailure(deps.db, taken, error)));
     if (failure === undefined) {
       // Counted (marked) first: the retry and the attempt limit read the count. (A final outcome's finish counts it.)
       const doc = (await attempt.mark().catch(() => undefined)) ?? taken;

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { FileNotFoundError, type FileStorage } from '@docgen/storage';
+import type { FileStorage } from '@docgen/storage';
 import {
   DEFAULT_IMAGE_BOUNDS,
   DEFAULT_PACKAGE_LIMITS,
@@ -30,22 +30,10 @@ export function cachedTemplateFiles(
   return async (fileKey: string): Promise<Buffer> => {
     const cached = cache.get(fileKey);
     if (cached) return cached;
-    const file = unpacked(await storage.get(fileKey).catch(templateFileGone), limits);
+    const file = unpacked(await storage.get(fileKey), limits);
     cache.set(fileKey, file);
     return file;
   };
-}
-
-/**
- * A template's files are written before its row and removed only by the deleted-template
- * sweep (packages/templates), so one that is gone will not come back: the document fails at
- * once saying so, rather than being retried and blamed on the worker.
- */
-function templateFileGone(error: unknown): never {
-  if (error instanceof FileNotFoundError) {
-    throw new RenderInputError("This document's template was deleted and its files removed; send a new request for a template that exists");
-  }
-  throw error;
 }
 
 /** A stored template that is not a usable DOCX fails its documents with the reason, without retries. */
@@ -64,7 +52,7 @@ export function cachedTemplateHtml(storage: FileStorage, maxBytes = 16 * 1024 * 
   return async (key: string): Promise<string> => {
     const cached = cache.get(key);
     if (cached !== undefined) return cached;
-    const html = (await storage.get(key).catch(templateFileGone)).toString('utf8');
+    const html = (await storage.get(key)).toString('utf8');
     cache.set(key, html);
     return html;
   };

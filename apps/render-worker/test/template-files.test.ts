@@ -4,7 +4,7 @@ import path from 'node:path';
 import { LocalFileStorage } from '@docgen/storage';
 import { RenderInputError } from '@docgen/templating';
 import { buildDocx, paragraph } from '@docgen/testing';
-import { cachedTemplateFiles, cachedTemplateHtml } from '../src/template-files';
+import { cachedTemplateFiles } from '../src/template-files';
 
 const MiB = 1024 * 1024;
 
@@ -28,13 +28,5 @@ describe('cachedTemplateFiles', () => {
     const refused = await cachedTemplateFiles(storage, 2 * MiB)('templates/big.docx').catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(RenderInputError);
     expect((refused as Error).message).toMatch(/^The template cannot be used: The DOCX expands to .* MiB when unzipped; the limit is 2 MiB$/);
-  });
-
-  it('fails a document whose template file is gone (a deleted template swept) with a reason, not a retry', async () => {
-    for (const read of [cachedTemplateFiles(storage)('templates/swept.docx'), cachedTemplateHtml(storage)('templates/swept.html')]) {
-      const gone = await read.catch((error: unknown) => error);
-      expect(gone).toBeInstanceOf(RenderInputError);
-      expect((gone as Error).message).toBe("This document's template was deleted and its files removed; send a new request for a template that exists");
-    }
   });
 });

@@ -324,7 +324,8 @@ export function findByKey(db: Database, organizationId: string, key: string) {
   return db.document.findFirst({ where: { organizationId, idempotencyKey: key } });
 }
 
-const templateFilesRemoved = async (db: Database, templateId: string) =>
+/** The deleted-template sweep has begun removing the template's files (packages/templates, purge-deleted-templates.ts): nothing renders from it again. */
+export const templateFilesRemoved = async (db: Database, templateId: string) =>
   (await db.template.count({ where: { id: templateId, filesPurgeStartedAt: { not: null } } })) > 0;
 
 export async function replay(

@@ -5,6 +5,7 @@ export { queueRenderJobs } from './render-jobs';
 export {
   createDocument,
   DocumentInserts,
+  templateFilesRemoved,
   type CreateDocumentDeps,
   type CreateDocumentRequest,
   type CreateDocumentResult,

@@ -73,6 +73,6 @@ async function requeueWhileTemplateFilesStay<T>(db: Database, templateId: string
       if (!stays) throw templatePurged();
       return requeue(tx);
     },
-    { timeout: 15_000 }, // may wait out a claim (three statements, its session ended by PostgreSQL if it stalls 5 s)
+    { timeout: 30_000 }, // may wait out a claim (three statements, its session ended by PostgreSQL after 5 s idle between any two)
   );
 }

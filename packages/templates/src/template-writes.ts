@@ -14,5 +14,7 @@ export async function setTemplateSettings(db: Database, scope: Scope, templateId
  */
 export async function deleteTemplate(db: Database, scope: Scope, templateId: string): Promise<void> {
   const template = await findTemplate(db, scope, templateId);
-  await db.template.update({ where: { id: template.id }, data: { deletedAt: new Date() } });
+  // The database's clock, as the deleted-template sweep's grace reads it (a gateway's clock, or a Date sent to a
+  // database whose TimeZone is not UTC, could put the delete hours early).
+  await db.$executeRaw`UPDATE templates SET deleted_at = now(), updated_at = now() WHERE id = ${template.id}::uuid AND deleted_at IS NULL`;
 }
