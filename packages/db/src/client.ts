@@ -40,6 +40,12 @@ export function createPrismaClient(databaseUrl: string, options: DatabaseOptions
   // next query opens a new one; without a listener the 'error' event would end the process
   // (Prisma's adapter adds its own only once Prisma runs its first query).
   pool.on('error', (error) => options.onIdleConnectionError?.(error));
+  // Prisma's driver adapter writes a Date as UTC digits without an offset and reads timestamptz
+  // text without its offset: on a server whose TimeZone is not UTC every instant Prisma wrote
+  // would be shifted. Queued ahead of the first query the new connection is handed out for;
+  // a SET, not a startup option, so PgBouncer (which tracks TimeZone per client) passes it. A
+  // connection that refuses it is closed: its first query fails rather than run in another zone.
+  pool.on('connect', (client) => void client.query("SET TIME ZONE 'UTC'").catch(() => client.end().catch(() => undefined)));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   const sql: Sql = {
     query: async <Row>(statement: Statement, values: unknown[] = []) => (await pool.query<Row & pg.QueryResultRow>({ ...statement, values })).rows,
