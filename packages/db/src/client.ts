@@ -35,17 +35,18 @@ export function createPrismaClient(databaseUrl: string, options: DatabaseOptions
     max: options.poolSize ?? 10,
     // Fail fast when PostgreSQL is down instead of queueing requests behind a dead socket.
     connectionTimeoutMillis: 3_000,
+    // Prisma's driver adapter writes a Date as UTC digits without an offset and reads timestamptz
+    // text without its offset: on a server whose TimeZone is not UTC every instant Prisma wrote
+    // would be shifted. Run before a new connection is handed out (one that refuses it is closed
+    // and its caller told); a SET, not a startup option, which PgBouncer refuses by default.
+    onConnect: async (client) => {
+      await client.query("SET TIME ZONE 'UTC'");
+    },
   });
   // An idle connection that breaks (PostgreSQL restarted) is dropped from the pool and the
   // next query opens a new one; without a listener the 'error' event would end the process
   // (Prisma's adapter adds its own only once Prisma runs its first query).
   pool.on('error', (error) => options.onIdleConnectionError?.(error));
-  // Prisma's driver adapter writes a Date as UTC digits without an offset and reads timestamptz
-  // text without its offset: on a server whose TimeZone is not UTC every instant Prisma wrote
-  // would be shifted. Queued ahead of the first query the new connection is handed out for;
-  // a SET, not a startup option, so PgBouncer (which tracks TimeZone per client) passes it. A
-  // connection that refuses it is closed: its first query fails rather than run in another zone.
-  pool.on('connect', (client) => void client.query("SET TIME ZONE 'UTC'").catch(() => client.end().catch(() => undefined)));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool, { disposeExternalPool: true }) });
   const sql: Sql = {
     query: async <Row>(statement: Statement, values: unknown[] = []) => (await pool.query<Row & pg.QueryResultRow>({ ...statement, values })).rows,

@@ -12,7 +12,7 @@ export { updateVariables } from './update-variables';
 export { setVariables } from './set-variables';
 export { setTemplateSettings, deleteTemplate } from './template-writes';
 export { purgeDeletedTemplates, DELETED_TEMPLATE_GRACE_MS, type PurgeRun } from './purge-deleted-templates';
-export { templatePreview, requestPreview, markPreview, versionForPreview, type PreviewAnswer, type PreviewDeps } from './previews';
+export { templatePreview, requestPreview, markPreview, versionForPreview, type PreviewAnswer, type PreviewDeps, type PreviewStatus } from './previews';
 export { breakingChanges } from './versions/breaking-changes';
 export { createVersion } from './versions/create-version';
 export { listVersions, findVersion, listPublishedVersions } from './versions/read-versions';

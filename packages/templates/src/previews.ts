@@ -34,20 +34,27 @@ export async function templatePreview(deps: PreviewDeps, template: Template, ver
       if (!(error instanceof FileNotFoundError)) throw error;
     }
   }
-  await requestPreview(deps, template.id, version?.version);
+  // Only over what was read: a worker that settled it since then is not undone (and its job not run again).
+  await requestPreview(deps, template.id, version?.version, previewStatus as PreviewStatus | null);
   return { ready: false };
 }
 
 /**
  * Marks a version's preview pending (the published version's when `version` is absent, and
  * the template's copy when it is the published one) and queues it; a job already queued is
- * not queued twice.
+ * not queued twice. With `seen` (the status the caller read), only over that status: a
+ * preview a worker made ready or failed since then is left as it is and nothing is queued.
  */
-export async function requestPreview(deps: Pick<PreviewDeps, 'db' | 'previews'>, templateId: string, version?: number): Promise<void> {
+export async function requestPreview(
+  deps: Pick<PreviewDeps, 'db' | 'previews'>,
+  templateId: string,
+  version?: number,
+  seen?: PreviewStatus | null,
+): Promise<void> {
   // Always one job per version: a job named after the template alone would carry one version's fate to the next.
   const number = version ?? (await deps.db.template.findUnique({ where: { id: templateId }, select: { version: true } }))?.version;
   if (number === undefined) return; // the template is gone
-  await markPreview(deps.db, templateId, number, 'pending', null);
+  if (!(await markPreview(deps.db, templateId, number, 'pending', null, seen === undefined ? {} : { onlyIf: seen }))) return;
   const queued = await queuePreview(deps.previews, templateId, number).catch(() => {
     throw new TemplatesError('queue_unavailable', 'The job queue (Redis) is unreachable');
   });
@@ -56,34 +63,42 @@ export async function requestPreview(deps: Pick<PreviewDeps, 'db' | 'previews'>,
   }
 }
 
+export type PreviewStatus = 'pending' | 'ready' | 'failed';
+
 /**
  * A version's preview state, and the template's copy of it when that version is the
  * published one, in one statement. Plain SQL: the template itself has not changed, so its
- * updated_at stays. `pending` is not written over `pending` (nor its error cleared).
+ * updated_at stays. `pending` is not written over `pending` (nor its error cleared). With
+ * `onlyIf`, only over that status (null: never asked for). True when the version's preview
+ * is `status` afterwards, read under the rows' locks.
  */
 export async function markPreview(
   db: Database,
   templateId: string,
   version: number | undefined,
-  status: 'pending' | 'ready' | 'failed',
+  status: PreviewStatus,
   reason: string | null,
-  /** Only over this status (a worker may have written `ready` meanwhile). */
-  { onlyIf }: { onlyIf?: 'pending' } = {},
-): Promise<void> {
+  { onlyIf }: { onlyIf?: PreviewStatus | null } = {},
+): Promise<boolean> {
   const error = reason?.slice(0, 500) ?? null;
-  const from = onlyIf ?? null;
-  await db.$executeRaw`
+  const conditional = onlyIf !== undefined;
+  const [row] = await db.$queryRaw<{ marked: boolean }[]>`
     WITH target AS (
-      SELECT t.id, COALESCE(${version}::int, t.version) AS version FROM templates t WHERE t.id = ${templateId}::uuid
+      SELECT t.id, v.version, v.preview_status AS before FROM templates t
+      JOIN template_versions v ON v.template_id = t.id AND v.version = COALESCE(${version}::int, t.version)
+      WHERE t.id = ${templateId}::uuid FOR NO KEY UPDATE OF t, v -- the template first, as publishing locks them
     ), marked AS (
       UPDATE template_versions v SET preview_status = ${status}, preview_error = ${error}
-      FROM target WHERE v.template_id = target.id AND v.version = target.version AND v.preview_status IS DISTINCT FROM ${status}
-        AND (${from}::text IS NULL OR v.preview_status = ${from}::text)
-      RETURNING v.template_id, v.version
+      FROM target WHERE v.template_id = target.id AND v.version = target.version AND target.before IS DISTINCT FROM ${status}
+        AND (NOT ${conditional} OR target.before IS NOT DISTINCT FROM ${onlyIf ?? null}::text)
+      RETURNING v.template_id
+    ), copied AS (
+      UPDATE templates t SET preview_status = ${status}, preview_error = ${error}
+      FROM target WHERE t.id = target.id AND t.version = target.version AND t.preview_status IS DISTINCT FROM ${status}
+        AND (NOT ${conditional} OR t.preview_status IS NOT DISTINCT FROM ${onlyIf ?? null}::text)
     )
-    UPDATE templates t SET preview_status = ${status}, preview_error = ${error}
-    FROM target WHERE t.id = target.id AND t.version = target.version AND t.preview_status IS DISTINCT FROM ${status}
-      AND (${from}::text IS NULL OR t.preview_status = ${from}::text)`;
+    SELECT EXISTS (SELECT 1 FROM marked) OR EXISTS (SELECT 1 FROM target WHERE before = ${status}) AS marked`;
+  return row?.marked ?? false;
 }
 
 /** What a render worker needs to draw a version's first page; undefined when the template is gone. */
