@@ -43,9 +43,16 @@ describe('queuePreview', () => {
     expect(await queue.getJobCounts('waiting')).toEqual({ waiting: 1 });
 
     await failForGood(jobId, 'Can’t reach database server');
+    // Its worker had died under it once before (BullMQ counts it on the job), which the retry must not carry over.
+    await redis.hincrby(queue.toKey(jobId), 'stc', 1);
+    expect((await queue.getJob(jobId))!.stalledCounter).toBe(1);
     expect(await Promise.all([queuePreview(queue, templateId, 2), queuePreview(queue, templateId, 2)])).toEqual(['queued', 'queued']);
     const again = (await queue.getJob(jobId))!;
-    expect({ state: await again.getState(), attemptsMade: again.attemptsMade }).toEqual({ state: 'waiting', attemptsMade: 0 });
+    expect({ state: await again.getState(), attemptsMade: again.attemptsMade, stalls: again.stalledCounter }).toEqual({
+      state: 'waiting',
+      attemptsMade: 0,
+      stalls: 0,
+    });
     expect(await queue.getJobCounts('waiting')).toEqual({ waiting: 1 });
   });
 

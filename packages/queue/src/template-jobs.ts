@@ -75,7 +75,7 @@ const STALLED = /stalled more than allowable limit/;
  * stall limit), it is not run again: 'stalled' (the caller marks the preview failed; a template
  * that kills its worker would otherwise be rendered again at every poll). Any other failure
  * (the database down on its last attempt) is retried in place, which refuses atomically when
- * another caller was first.
+ * another caller was first, its stall count cleared as its attempts are.
  */
 export async function queuePreview(queue: Queue<TemplatePreviewJob>, templateId: string, version?: number): Promise<'queued' | 'stalled'> {
   const data = version === undefined ? { templateId } : { templateId, version };
@@ -83,6 +83,8 @@ export async function queuePreview(queue: Queue<TemplatePreviewJob>, templateId:
   const failed = await queue.getJob(jobId);
   if (failed && (await failed.isFailed())) {
     if (STALLED.test(failed.failedReason ?? '')) return 'stalled';
+    // The retry resets its attempts, not its stall count: one stall in an earlier life would make its first in this one "more than allowable".
+    await ((await queue.getBackend().client) as unknown as Redis).hdel(queue.toKey(jobId), 'stc');
     const retried = await failed.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true }).then(
       () => true,
       (error: unknown) => !/does not exist|Missing key/i.test(String(error)), // someone else retried it first; gone: queued anew below
