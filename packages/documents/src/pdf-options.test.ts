@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { hashablePdfOptions } from './pdf-options';
 
 describe('hashablePdfOptions', () => {
@@ -20,5 +22,22 @@ describe('hashablePdfOptions', () => {
     expect(hashed).toBe(0);
     await Promise.all(hashes);
     expect(hashed).toBe(8);
+  });
+
+  it('takes half of a smaller pool: one hash at a time on two threads', () => {
+    // libuv reads the pool's size once per process: a process of its own, on the built package. One password a request, so
+    // a read queued behind a hash on each thread ends after the first of them.
+    const script = `
+      const { readFile } = require('node:fs/promises');
+      const { hashablePdfOptions, HASHES_AT_ONCE } = require('./dist/pdf-options.js');
+      let hashed = 0;
+      const hashes = Array.from({ length: 8 }, (_, i) => hashablePdfOptions({ password: 'p' + i }, 'org:key' + i).then(() => (hashed += 1)));
+      readFile('package.json').then(async () => {
+        const beforeRead = hashed;
+        await Promise.all(hashes);
+        console.log(JSON.stringify({ beforeRead, hashed, atOnce: HASHES_AT_ONCE }));
+      });`;
+    const out = execFileSync(process.execPath, ['-e', script], { cwd: path.join(__dirname, '..'), env: { ...process.env, UV_THREADPOOL_SIZE: '2' } });
+    expect(JSON.parse(out.toString())).toEqual({ beforeRead: 0, hashed: 8, atOnce: 1 });
   });
 });

@@ -11,11 +11,21 @@ const PASSWORD_FIELDS = ['password', 'owner_password'] as const;
 const scryptAsync = promisify(scrypt) as (password: string, salt: string, length: number) => Promise<Buffer>;
 
 /**
- * scrypt runs on libuv's thread pool (4 threads, which file reads, zlib and the key-derivation
- * of everything else share), each run ~50 ms and 16 MiB: at most two at a time per process, the
- * rest waiting their turn here, so requests with PDF passwords never hold the whole pool.
+ * scrypt runs on libuv's thread pool (UV_THREADPOOL_SIZE threads, 4 by default, which file
+ * reads, zlib and the key-derivation of everything else share), each run ~50 ms and 16 MiB: at
+ * most half the pool at a time per process (one on a pool of one), the rest waiting their turn
+ * here, so requests with PDF passwords never hold the whole pool.
  */
-const hashTurns = new Turns(2);
+export const HASHES_AT_ONCE = Math.max(1, Math.floor(libuvThreads() / 2));
+const hashTurns = new Turns(HASHES_AT_ONCE);
+
+/** The pool's size as libuv reads it from UV_THREADPOOL_SIZE: 4 when unset, 1 for 0 or not a number, at most 1024. */
+function libuvThreads(): number {
+  const set = process.env.UV_THREADPOOL_SIZE;
+  if (set === undefined) return 4;
+  const threads = Number.parseInt(set, 10) || 0;
+  return threads === 0 ? 1 : threads < 0 ? 1024 : Math.min(threads, 1024);
+}
 
 async function slowHash(password: string, salt: string): Promise<string> {
   const release = await hashTurns.acquire();
