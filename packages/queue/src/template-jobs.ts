@@ -65,6 +65,9 @@ export function createTemplatePreviewQueue(connection: ConnectionOptions | Redis
   });
 }
 
+/** KEYS: the queue's failed set, the job's hash; ARGV: the job id. BullMQ keeps a job's stall count in its hash's `stc`. */
+const FORGET_STALLS_IF_FAILED = `if redis.call('ZSCORE', KEYS[1], ARGV[1]) then redis.call('HDEL', KEYS[2], 'stc') end`;
+
 /** What BullMQ writes as the reason of a job whose worker stopped under it (its lock lapsed) once too often. */
 const STALLED = /stalled more than allowable limit/;
 
@@ -84,7 +87,8 @@ export async function queuePreview(queue: Queue<TemplatePreviewJob>, templateId:
   if (failed && (await failed.isFailed())) {
     if (STALLED.test(failed.failedReason ?? '')) return 'stalled';
     // The retry resets its attempts, not its stall count: one stall in an earlier life would make its first in this one "more than allowable".
-    await ((await queue.getBackend().client) as unknown as Redis).hdel(queue.toKey(jobId), 'stc');
+    // Only while it is still failed: a caller that retried it first may have a worker on it already, whose stalls count.
+    await ((await queue.getBackend().client) as unknown as Redis).eval(FORGET_STALLS_IF_FAILED, 2, queue.toKey('failed'), queue.toKey(jobId), jobId);
     const retried = await failed.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true }).then(
       () => true,
       (error: unknown) => !/does not exist|Missing key/i.test(String(error)), // someone else retried it first; gone: queued anew below

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createRedisConnection, createTemplatePreviewQueue, previewJobId } from '@docgen/queue';
 import { LocalFileStorage } from '@docgen/storage';
 import { createTestDatabase, eventually, seedOrganization, type TestDatabase } from '@docgen/testing';
-import { lockTemplate } from './versions/publish-transition';
+import { lockTemplate, publish } from './versions/publish-transition';
 import { markPreview, requestPreview, templatePreview, type PreviewStatus } from './previews';
 
 /** A stored preview's state against a render worker settling it meanwhile, on the real PostgreSQL, Redis and BullMQ. */
@@ -47,6 +47,12 @@ describe('template previews', () => {
     version: (await database.db.templateVersion.findUniqueOrThrow({ where: { templateId_version: { templateId, version: 1 } } })).previewStatus,
     template: (await database.db.template.findUniqueOrThrow({ where: { id: templateId } })).previewStatus,
   });
+  const waitingForLocks = async () =>
+    (
+      await database.db.$queryRaw<
+        { n: number }[]
+      >`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`
+    )[0]!.n;
   const job = (templateId: string) => previews.getJob(previewJobId({ templateId, version: 1 }));
 
   it('leaves a preview a worker made ready after it was read, and queues nothing', async () => {
@@ -85,14 +91,38 @@ describe('template previews', () => {
     expect(await statuses(template.id)).toEqual({ version: 'failed', template: 'failed' });
   });
 
+  it('marks the template’s copy too when the version it renders is published while the mark waits', async () => {
+    const template = await templateWithPreview('ready');
+    const draft = await database.db.templateVersion.create({
+      data: { templateId: template.id, version: 2, status: 'draft', fileKey: template.fileKey, fileSize: 1, previewStatus: 'pending' },
+    });
+    const { marking } = await database.db.$transaction(async (tx) => {
+      await lockTemplate(tx, template.id);
+      const marking = markPreview(database.db, template.id, 2, 'ready', null);
+      await eventually(async () => (await waitingForLocks()) > 0, 'the preview’s mark waiting for the template’s row');
+      // The template now copies version 2, its preview still pending as the publish read it.
+      await publish(tx, draft, 'someone');
+      return { marking };
+    });
+    expect(await marking).toBe(true);
+    expect((await database.db.template.findUniqueOrThrow({ where: { id: template.id } })).previewStatus).toBe('ready');
+  });
+
+  it('heals a template whose copy says pending while its published version is ready, queueing nothing', async () => {
+    const template = await templateWithPreview('ready');
+    await database.db.template.update({ where: { id: template.id }, data: { previewStatus: 'pending' } });
+    const drifted = await database.db.template.findUniqueOrThrow({ where: { id: template.id } });
+    expect(await templatePreview({ db: database.db, storage: new LocalFileStorage(storageRoot), previews }, drifted)).toEqual({ ready: false });
+    expect(await statuses(template.id)).toEqual({ version: 'ready', template: 'ready' });
+    expect(await job(template.id)).toBeUndefined();
+  });
+
   it('takes the template’s row before the version’s, as publishing does, so the two never deadlock', async () => {
     const template = await templateWithPreview('pending');
     const { marking } = await database.db.$transaction(async (tx) => {
       await lockTemplate(tx, template.id);
       const marking = markPreview(database.db, template.id, 1, 'ready', null);
-      const waiting = () =>
-        database.db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`;
-      await eventually(async () => (await waiting())[0]!.n > 0, 'the preview’s mark waiting for the template’s row');
+      await eventually(async () => (await waitingForLocks()) > 0, 'the preview’s mark waiting for the template’s row');
       // Publishing goes on to the version's row: had the mark locked it first, PostgreSQL would end one of the two as a deadlock.
       await tx.$executeRaw`UPDATE template_versions SET published_by = 'someone' WHERE template_id = ${template.id}::uuid AND version = 1`;
       return { marking }; // awaited after the commit lets it go

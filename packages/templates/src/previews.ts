@@ -34,16 +34,17 @@ export async function templatePreview(deps: PreviewDeps, template: Template, ver
       if (!(error instanceof FileNotFoundError)) throw error;
     }
   }
-  // Only over what was read: a worker that settled it since then is not undone (and its job not run again).
-  await requestPreview(deps, template.id, version?.version, previewStatus as PreviewStatus | null);
+  // Only over what was read, of the version it was read from: a worker that settled it since then is not undone.
+  await requestPreview(deps, template.id, number, previewStatus as PreviewStatus | null);
   return { ready: false };
 }
 
 /**
  * Marks a version's preview pending (the published version's when `version` is absent, and
  * the template's copy when it is the published one) and queues it; a job already queued is
- * not queued twice. With `seen` (the status the caller read), only over that status: a
- * preview a worker made ready or failed since then is left as it is and nothing is queued.
+ * not queued twice. With `seen` (the status the caller read of that version), only over that
+ * status: a preview a worker made ready or failed since then is left as it is and nothing is
+ * queued (one it finishes between this mark and the queueing is still rendered again).
  */
 export async function requestPreview(
   deps: Pick<PreviewDeps, 'db' | 'previews'>,
@@ -69,8 +70,11 @@ export type PreviewStatus = 'pending' | 'ready' | 'failed';
  * A version's preview state, and the template's copy of it when that version is the
  * published one, in one statement. Plain SQL: the template itself has not changed, so its
  * updated_at stays. `pending` is not written over `pending` (nor its error cleared). With
- * `onlyIf`, only over that status (null: never asked for). True when the version's preview
- * is `status` afterwards, read under the rows' locks.
+ * `onlyIf`, only over that status (null: never asked for). Both rows are locked first (the
+ * template before the version, as publishing does) and every decision is taken on the locked
+ * rows, so a publish that committed meanwhile is seen; the copy is made the version's state
+ * whether or not it changed (a copy that drifted heals). True when the version's preview is
+ * `status` afterwards.
  */
 export async function markPreview(
   db: Database,
@@ -84,20 +88,25 @@ export async function markPreview(
   const conditional = onlyIf !== undefined;
   const [row] = await db.$queryRaw<{ marked: boolean }[]>`
     WITH target AS (
-      SELECT t.id, v.version, v.preview_status AS before FROM templates t
-      JOIN template_versions v ON v.template_id = t.id AND v.version = COALESCE(${version}::int, t.version)
-      WHERE t.id = ${templateId}::uuid FOR NO KEY UPDATE OF t, v -- the template first, as publishing locks them
+      SELECT t.id, t.version AS published, t.preview_status AS copy_status, t.preview_error AS copy_error,
+        v.version, v.preview_status AS before, v.preview_error AS before_error
+      FROM templates t JOIN template_versions v ON v.template_id = t.id AND v.version = COALESCE(${version}::int, t.version)
+      WHERE t.id = ${templateId}::uuid FOR NO KEY UPDATE OF t, v
+    ), decided AS (
+      SELECT target.*, before IS DISTINCT FROM ${status}::text AND (NOT ${conditional} OR before IS NOT DISTINCT FROM ${onlyIf ?? null}::text) AS change
+      FROM target
+    ), after AS (
+      SELECT decided.*, CASE WHEN change THEN ${status}::text ELSE before END AS status, CASE WHEN change THEN ${error}::text ELSE before_error END AS error
+      FROM decided
     ), marked AS (
-      UPDATE template_versions v SET preview_status = ${status}, preview_error = ${error}
-      FROM target WHERE v.template_id = target.id AND v.version = target.version AND target.before IS DISTINCT FROM ${status}
-        AND (NOT ${conditional} OR target.before IS NOT DISTINCT FROM ${onlyIf ?? null}::text)
-      RETURNING v.template_id
+      UPDATE template_versions v SET preview_status = after.status, preview_error = after.error
+      FROM after WHERE v.template_id = after.id AND v.version = after.version AND after.change
     ), copied AS (
-      UPDATE templates t SET preview_status = ${status}, preview_error = ${error}
-      FROM target WHERE t.id = target.id AND t.version = target.version AND t.preview_status IS DISTINCT FROM ${status}
-        AND (NOT ${conditional} OR t.preview_status IS NOT DISTINCT FROM ${onlyIf ?? null}::text)
+      UPDATE templates t SET preview_status = after.status, preview_error = after.error
+      FROM after WHERE t.id = after.id AND after.published = after.version
+        AND (after.copy_status, after.copy_error) IS DISTINCT FROM (after.status, after.error)
     )
-    SELECT EXISTS (SELECT 1 FROM marked) OR EXISTS (SELECT 1 FROM target WHERE before = ${status}) AS marked`;
+    SELECT EXISTS (SELECT 1 FROM after WHERE status = ${status}::text) AS marked`;
   return row?.marked ?? false;
 }
 
