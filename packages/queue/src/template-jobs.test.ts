@@ -3,7 +3,7 @@ import { UnrecoverableError, Worker } from 'bullmq';
 import { eventually } from '@docgen/testing';
 import { bullPrefix } from './queues';
 import { createRedisConnection } from './redis-connection';
-import { TEMPLATE_PREVIEW_QUEUE, createTemplatePreviewQueue, previewJobId, queuePreview } from './template-jobs';
+import { TEMPLATE_PREVIEW_QUEUE, createTemplatePreviewQueue, previewJobId, queuePreview, takeUpFailed } from './template-jobs';
 
 /** Stored template previews on the real Redis and BullMQ. */
 describe('queuePreview', () => {
@@ -54,6 +54,15 @@ describe('queuePreview', () => {
       stalls: 0,
     });
     expect(await queue.getJobCounts('waiting')).toEqual({ waiting: 1 });
+  });
+
+  it('leaves the stall count of a job another caller has retried already (a worker may be on it)', async () => {
+    const templateId = randomUUID();
+    const jobId = previewJobId({ templateId, version: 3 });
+    await queuePreview(queue, templateId, 3);
+    await redis.hincrby(queue.toKey(jobId), 'stc', 1);
+    expect(await takeUpFailed(queue, jobId)).toBe('not-failed');
+    expect((await queue.getJob(jobId))!.stalledCounter).toBe(1);
   });
 
   it('does not run again a preview whose worker died under it: the caller is told, to mark it failed', async () => {

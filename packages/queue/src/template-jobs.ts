@@ -65,11 +65,29 @@ export function createTemplatePreviewQueue(connection: ConnectionOptions | Redis
   });
 }
 
-/** KEYS: the queue's failed set, the job's hash; ARGV: the job id. BullMQ keeps a job's stall count in its hash's `stc`. */
-const FORGET_STALLS_IF_FAILED = `if redis.call('ZSCORE', KEYS[1], ARGV[1]) then redis.call('HDEL', KEYS[2], 'stc') end`;
-
 /** What BullMQ writes as the reason of a job whose worker stopped under it (its lock lapsed) once too often. */
-const STALLED = /stalled more than allowable limit/;
+const STALLED_REASON = 'stalled more than allowable limit';
+
+/** KEYS: the queue's failed set, the job's hash; ARGV: the job id, STALLED_REASON. 0: not failed; 1: failed, its stall count cleared; 2: failed by stalling. */
+const TAKE_UP_FAILED = `
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+local reason = redis.call('HGET', KEYS[2], 'failedReason')
+if reason and string.find(reason, ARGV[2], 1, true) then return 2 end
+redis.call('HDEL', KEYS[2], 'stc')
+return 1`;
+
+/**
+ * Whether a preview job has failed for good, and how, read and acted on in one step: a job
+ * that failed otherwise has its stall count (BullMQ's `stc`) cleared for its retry, which
+ * resets its attempts but not that count (one stall in an earlier life would make its first in
+ * the next one "more than allowable"). A job another caller retried first, which a worker may
+ * be running already, is left alone.
+ */
+export async function takeUpFailed(queue: Queue<TemplatePreviewJob>, jobId: string): Promise<'not-failed' | 'failed' | 'stalled'> {
+  const client = (await queue.getBackend().client) as unknown as Redis;
+  const state = await client.eval(TAKE_UP_FAILED, 2, queue.toKey('failed'), queue.toKey(jobId), jobId, STALLED_REASON);
+  return state === 2 ? 'stalled' : state === 1 ? 'failed' : 'not-failed';
+}
 
 /**
  * Queues the preview of a template version; a preview already queued or running is not queued
@@ -84,16 +102,16 @@ export async function queuePreview(queue: Queue<TemplatePreviewJob>, templateId:
   const data = version === undefined ? { templateId } : { templateId, version };
   const jobId = previewJobId(data);
   const failed = await queue.getJob(jobId);
-  if (failed && (await failed.isFailed())) {
-    if (STALLED.test(failed.failedReason ?? '')) return 'stalled';
-    // The retry resets its attempts, not its stall count: one stall in an earlier life would make its first in this one "more than allowable".
-    // Only while it is still failed: a caller that retried it first may have a worker on it already, whose stalls count.
-    await ((await queue.getBackend().client) as unknown as Redis).eval(FORGET_STALLS_IF_FAILED, 2, queue.toKey('failed'), queue.toKey(jobId), jobId);
-    const retried = await failed.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true }).then(
-      () => true,
-      (error: unknown) => !/does not exist|Missing key/i.test(String(error)), // someone else retried it first; gone: queued anew below
-    );
-    if (retried) return 'queued';
+  if (failed) {
+    const state = await takeUpFailed(queue, jobId);
+    if (state === 'stalled') return 'stalled';
+    if (state === 'failed') {
+      const retried = await failed.retry('failed', { resetAttemptsMade: true, resetAttemptsStarted: true }).then(
+        () => true,
+        (error: unknown) => !/does not exist|Missing key/i.test(String(error)), // someone else retried it first; gone: queued anew below
+      );
+      if (retried) return 'queued';
+    }
   }
   await queue.add('preview', data, { jobId });
   return 'queued';

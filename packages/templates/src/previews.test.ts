@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createRedisConnection, createTemplatePreviewQueue, previewJobId } from '@docgen/queue';
+import type { Prisma } from '@docgen/db';
 import { LocalFileStorage } from '@docgen/storage';
 import { createTestDatabase, eventually, seedOrganization, type TestDatabase } from '@docgen/testing';
 import { lockTemplate, publish } from './versions/publish-transition';
@@ -47,12 +48,12 @@ describe('template previews', () => {
     version: (await database.db.templateVersion.findUniqueOrThrow({ where: { templateId_version: { templateId, version: 1 } } })).previewStatus,
     template: (await database.db.template.findUniqueOrThrow({ where: { id: templateId } })).previewStatus,
   });
-  const waitingForLocks = async () =>
-    (
-      await database.db.$queryRaw<
-        { n: number }[]
-      >`SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()`
-    )[0]!.n;
+  /** How many sessions wait for a lock the transaction `tx` holds. */
+  const blockedBy = async (tx: Prisma.TransactionClient) => {
+    const [{ pid }] = (await tx.$queryRaw<{ pid: number }[]>`SELECT pg_backend_pid() AS pid`) as [{ pid: number }];
+    return async () =>
+      (await database.db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE ${pid}::int = ANY(pg_blocking_pids(pid))`)[0]!.n;
+  };
   const job = (templateId: string) => previews.getJob(previewJobId({ templateId, version: 1 }));
 
   it('leaves a preview a worker made ready after it was read, and queues nothing', async () => {
@@ -98,14 +99,56 @@ describe('template previews', () => {
     });
     const { marking } = await database.db.$transaction(async (tx) => {
       await lockTemplate(tx, template.id);
+      const waiting = await blockedBy(tx);
       const marking = markPreview(database.db, template.id, 2, 'ready', null);
-      await eventually(async () => (await waitingForLocks()) > 0, 'the preview’s mark waiting for the template’s row');
+      await eventually(async () => (await waiting()) > 0, 'the preview’s mark waiting for the template’s row');
       // The template now copies version 2, its preview still pending as the publish read it.
       await publish(tx, draft, 'someone');
       return { marking };
     });
     expect(await marking).toBe(true);
     expect((await database.db.template.findUniqueOrThrow({ where: { id: template.id } })).previewStatus).toBe('ready');
+  });
+
+  it('decides on the version’s state as it is once the rows are its own, not as its statement began', async () => {
+    const template = await templateWithPreview('pending');
+    const { marking } = await database.db.$transaction(async (tx) => {
+      await lockTemplate(tx, template.id);
+      const waiting = await blockedBy(tx);
+      const marking = requestPreview({ db: database.db, previews }, template.id, 1, 'pending').then(() => undefined);
+      await eventually(async () => (await waiting()) > 0, 'the request’s mark waiting for the template’s row');
+      // A worker's ready, committed while the request waits.
+      await tx.templateVersion.update({ where: { templateId_version: { templateId: template.id, version: 1 } }, data: { previewStatus: 'ready' } });
+      await tx.template.update({ where: { id: template.id }, data: { previewStatus: 'ready' } });
+      return { marking };
+    });
+    await marking;
+    expect(await statuses(template.id)).toEqual({ version: 'ready', template: 'ready' });
+    expect(await job(template.id)).toBeUndefined();
+  });
+
+  it('compares what it read with the version it read it from, when another was published since', async () => {
+    const template = await templateWithPreview('ready'); // read now: version 1, its PNG missing from storage
+    await database.db.templateVersion.update({ where: { templateId_version: { templateId: template.id, version: 1 } }, data: { status: 'superseded' } });
+    await database.db.templateVersion.create({
+      data: { templateId: template.id, version: 2, status: 'published', fileKey: template.fileKey, fileSize: 1, previewStatus: 'ready' },
+    });
+    await database.db.template.update({ where: { id: template.id }, data: { version: 2, previewStatus: 'ready' } });
+    expect(await templatePreview({ db: database.db, storage: new LocalFileStorage(storageRoot), previews }, template)).toEqual({ ready: false });
+    const version = async (n: number) =>
+      (await database.db.templateVersion.findUniqueOrThrow({ where: { templateId_version: { templateId: template.id, version: n } } })).previewStatus;
+    expect({
+      v1: await version(1),
+      v2: await version(2),
+      copy: (await database.db.template.findUniqueOrThrow({ where: { id: template.id } })).previewStatus,
+    }).toEqual({
+      v1: 'pending',
+      v2: 'ready',
+      copy: 'ready',
+    });
+    expect(await (await job(template.id))?.getState()).toBe('waiting');
+    expect(await previews.getJob(previewJobId({ templateId: template.id, version: 2 }))).toBeUndefined();
+    await previews.drain();
   });
 
   it('heals a template whose copy says pending while its published version is ready, queueing nothing', async () => {
@@ -121,8 +164,9 @@ describe('template previews', () => {
     const template = await templateWithPreview('pending');
     const { marking } = await database.db.$transaction(async (tx) => {
       await lockTemplate(tx, template.id);
+      const waiting = await blockedBy(tx);
       const marking = markPreview(database.db, template.id, 1, 'ready', null);
-      await eventually(async () => (await waitingForLocks()) > 0, 'the preview’s mark waiting for the template’s row');
+      await eventually(async () => (await waiting()) > 0, 'the preview’s mark waiting for the template’s row');
       // Publishing goes on to the version's row: had the mark locked it first, PostgreSQL would end one of the two as a deadlock.
       await tx.$executeRaw`UPDATE template_versions SET published_by = 'someone' WHERE template_id = ${template.id}::uuid AND version = 1`;
       return { marking }; // awaited after the commit lets it go

@@ -79,7 +79,7 @@ export type PreviewStatus = 'pending' | 'ready' | 'failed';
 export async function markPreview(
   db: Database,
   templateId: string,
-  version: number | undefined,
+  version: number,
   status: PreviewStatus,
   reason: string | null,
   { onlyIf }: { onlyIf?: PreviewStatus | null } = {},
@@ -90,7 +90,7 @@ export async function markPreview(
     WITH target AS (
       SELECT t.id, t.version AS published, t.preview_status AS copy_status, t.preview_error AS copy_error,
         v.version, v.preview_status AS before, v.preview_error AS before_error
-      FROM templates t JOIN template_versions v ON v.template_id = t.id AND v.version = COALESCE(${version}::int, t.version)
+      FROM templates t JOIN template_versions v ON v.template_id = t.id AND v.version = ${version}::int
       WHERE t.id = ${templateId}::uuid FOR NO KEY UPDATE OF t, v
     ), decided AS (
       SELECT target.*, before IS DISTINCT FROM ${status}::text AND (NOT ${conditional} OR before IS NOT DISTINCT FROM ${onlyIf ?? null}::text) AS change
