@@ -14,8 +14,11 @@ import type { TakeImageFetch } from './image-fetch-budget';
 
 /** The page's longer side in pixels: an A4 page is 778 x 1100, sharp at twice the width the UI shows it. */
 export const LIVE_PREVIEW_LONG_SIDE_PX = 1100;
-/** Long enough for the waiting gateway to read it; short enough that an abandoned one is soon gone. */
-const PNG_TTL_MS = 30_000;
+/**
+ * How long past the job's deadline its PNG stays: the gateway stops waiting for the answer a
+ * second after the deadline and reads the PNG at once; one nobody reads is gone soon after.
+ */
+export const LIVE_PREVIEW_PNG_KEPT_AFTER_DEADLINE_MS = 5_000;
 
 export interface LivePreviewDeps {
   redis: Redis;
@@ -78,7 +81,7 @@ export async function processLivePreview(job: Job<LivePreviewJob>, deps: LivePre
     const printed = performance.now();
     const png = await deadline.race(firstPagePng(pdf, { longSidePx: LIVE_PREVIEW_LONG_SIDE_PX, timeoutMs: Math.max(1, deadline.remainingMs()) }));
     const pngKey = livePreviewPngKey(deps.redisKeyPrefix, job.id!);
-    await deps.redis.set(pngKey, png, 'PX', PNG_TTL_MS);
+    await deps.redis.set(pngKey, png, 'PX', Math.max(1_000, deadlineAt + LIVE_PREVIEW_PNG_KEPT_AFTER_DEADLINE_MS - Date.now()));
     const ms = (from: number, to = performance.now()) => Math.round(to - from);
     log.info({ ms: ms(started), print_ms: ms(started, printed), raster_ms: ms(printed), bytes: png.length }, 'live preview rendered');
     return { outcome: 'rendered', pngKey };

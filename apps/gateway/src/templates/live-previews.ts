@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { LivePreviewResult, livePreviewRequestKey, type LivePreviewJob, type LivePreviewRequest } from '@docgen/queue';
+import { LivePreviewResult, livePreviewPngKey, livePreviewRequestKey, type LivePreviewJob, type LivePreviewRequest } from '@docgen/queue';
 import { HttpError, dependencyDown } from '../errors';
 import type { InFlightSlots } from './in-flight-slots';
 
@@ -91,6 +91,8 @@ export class LivePreviews {
           () => false,
         ),
         redis.unlink(requestKey).catch(() => undefined),
+        // A PNG stored just before the deadline whose answer came too late (one stored later expires by itself within seconds).
+        redis.unlink(livePreviewPngKey(redisKeyPrefix, jobId)).catch(() => undefined),
       ]);
       // Whatever a worker still makes (or made just now, its answer not yet here) nobody will read.
       const dropped = finished.then((result) => dropPng(redis, result)).catch(() => undefined);
