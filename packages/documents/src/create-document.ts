@@ -336,6 +336,10 @@ export async function replay(
   secrets: RenderSecrets | undefined,
 ): Promise<CreateDocumentResult> {
   if (existing.requestHash !== hash) throw keyReused();
+  // Passwords stored below for a re-queue that did not happen are never used (another retry of it is refused as well).
+  const dropStoredSecrets = async () => {
+    if (secrets && existing.status === 'failed') await deleteRenderSecrets(deps.renderQueue, existing.id).catch(() => undefined);
+  };
   if (existing.status === 'failed') {
     if (existing.purgedAt) throw inputPurged(existing.purgedAt);
     // Said before anything else: the re-queue refuses it too, under the template's row lock, if the sweep begins meanwhile.
@@ -345,8 +349,7 @@ export async function replay(
     // The file is regenerated: this request's passwords are needed again (API.md §13).
     if (secrets) await storeRenderSecrets(deps.renderQueue, existing.id, secrets);
     const document = await queueNewGeneration(deps.db, deps.renderQueue, existing, 'failed').catch(async (error: unknown) => {
-      // Refused for good: the passwords stored above are never used (another retry of it is refused as well).
-      if (secrets && error instanceof DocumentError && error.code === 'purged') await deleteRenderSecrets(deps.renderQueue, existing.id).catch(() => undefined);
+      if (error instanceof DocumentError && error.code === 'purged') await dropStoredSecrets(); // refused for good
       throw error;
     });
     deps.activeCounts?.forget(existing.organizationId);
@@ -355,9 +358,9 @@ export async function replay(
   const current = await deps.db.document.findUnique({ where: { id: existing.id } });
   // Gone: the request that created it could not queue its job and took its row back.
   if (!current) throw queueUnavailable();
-  // Purged between our read and the re-queue, which then left it alone (and the passwords stored for it are never used).
+  // Purged between our read and the re-queue, which then left it alone.
   if (current.status === 'failed' && current.purgedAt) {
-    if (secrets && existing.status === 'failed') await deleteRenderSecrets(deps.renderQueue, existing.id).catch(() => undefined);
+    await dropStoredSecrets();
     throw inputPurged(current.purgedAt);
   }
   return { document: current, outcome: 'replayed' };
