@@ -2,7 +2,7 @@ import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { ConversionFailedError, ConverterCrashedError } from '@docgen/converter';
 import type { Logger } from '@docgen/observability';
-import { LivePreviewJob, LivePreviewRequest, livePreviewPngKey, type LivePreviewResult } from '@docgen/queue';
+import { LIVE_PREVIEW_PNG_KEPT_AFTER_DEADLINE_MS, LivePreviewJob, LivePreviewRequest, livePreviewPngKey, type LivePreviewResult } from '@docgen/queue';
 import type { GuardedFetchOptions } from '@docgen/security';
 import { RenderInputError, checkInput, fillHtml, renderDocx, type TemplateVariable } from '@docgen/templating';
 import type { DocxToPdf } from './converter';
@@ -14,11 +14,6 @@ import type { TakeImageFetch } from './image-fetch-budget';
 
 /** The page's longer side in pixels: an A4 page is 778 x 1100, sharp at twice the width the UI shows it. */
 export const LIVE_PREVIEW_LONG_SIDE_PX = 1100;
-/**
- * How long past the job's deadline its PNG stays: the gateway stops waiting for the answer a
- * second after the deadline and reads the PNG at once; one nobody reads is gone soon after.
- */
-export const LIVE_PREVIEW_PNG_KEPT_AFTER_DEADLINE_MS = 5_000;
 
 export interface LivePreviewDeps {
   redis: Redis;

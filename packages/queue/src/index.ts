@@ -46,6 +46,8 @@ export {
   LIVE_PREVIEW_JOB_OPTIONS,
   createLivePreviewQueue,
   livePreviewPngKey,
+  LIVE_PREVIEW_ANSWER_GRACE_MS,
+  LIVE_PREVIEW_PNG_KEPT_AFTER_DEADLINE_MS,
   livePreviewRequestKey,
 } from './live-previews';
 export { FirstAttempts, FirstAttempt, FIRST_ATTEMPTS_SNAPSHOT_LIMIT, parseAttempt } from './first-attempts';

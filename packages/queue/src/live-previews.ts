@@ -43,6 +43,14 @@ export type LivePreviewResult = z.output<typeof LivePreviewResult>;
 export const livePreviewRequestKey = (redisKeyPrefix: string, jobId: string) => `${redisKeyPrefix}live-preview:${jobId}:request`;
 export const livePreviewPngKey = (redisKeyPrefix: string, jobId: string) => `${redisKeyPrefix}live-preview:${jobId}:png`;
 
+/** How long past a job's deadline the gateway still waits for the worker's answer (a timeout it reports). */
+export const LIVE_PREVIEW_ANSWER_GRACE_MS = 1_000;
+/**
+ * How long past the job's deadline its PNG stays: an in-time gateway reads it the moment the
+ * answer comes, within the grace; one nobody reads any more is gone soon after.
+ */
+export const LIVE_PREVIEW_PNG_KEPT_AFTER_DEADLINE_MS = LIVE_PREVIEW_ANSWER_GRACE_MS + 4_000;
+
 /** Kept a minute after they end, so a gateway that starts waiting late still finds the outcome; never retried (the person is waiting). */
 export const LIVE_PREVIEW_JOB_OPTIONS: JobsOptions = { attempts: 1, removeOnComplete: { age: 60 }, removeOnFail: { age: 60 } };
 

@@ -81,7 +81,9 @@ return 1`;
  * that failed otherwise has its stall count (BullMQ's `stc`) cleared for its retry, which
  * resets its attempts but not that count (one stall in an earlier life would make its first in
  * the next one "more than allowable"). A job another caller retried first, which a worker may
- * be running already, is left alone.
+ * be running already, is left alone. The retry that follows is a second step: a job another
+ * caller retried, and that ran and failed for good again in between (seconds of backoff at the
+ * least), is retried without this judgement; accepted.
  */
 export async function takeUpFailed(queue: Queue<TemplatePreviewJob>, jobId: string): Promise<'not-failed' | 'failed' | 'stalled'> {
   const client = (await queue.getBackend().client) as unknown as Redis;

@@ -1,12 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Queue, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { LivePreviewResult, livePreviewPngKey, livePreviewRequestKey, type LivePreviewJob, type LivePreviewRequest } from '@docgen/queue';
+import {
+  LIVE_PREVIEW_ANSWER_GRACE_MS,
+  LivePreviewResult,
+  livePreviewPngKey,
+  livePreviewRequestKey,
+  type LivePreviewJob,
+  type LivePreviewRequest,
+} from '@docgen/queue';
 import { HttpError, dependencyDown } from '../errors';
 import type { InFlightSlots } from './in-flight-slots';
 
-/** After the job's deadline, how long the request still waits for the worker's own answer (a timeout it reports). */
-const ANSWER_GRACE_MS = 1_000;
 /** A preview not rendered in time may be asked for again this soon (the UI does so by itself). */
 const RETRY_AFTER = { 'Retry-After': '2' };
 
@@ -44,7 +49,7 @@ export class LivePreviews {
   async render(organizationId: string, request: LivePreviewRequest, callerGone?: AbortSignal): Promise<PreviewOutcome> {
     const { slots, timeoutMs } = this.options;
     const jobId = randomUUID();
-    const waitMs = timeoutMs + ANSWER_GRACE_MS;
+    const waitMs = timeoutMs + LIVE_PREVIEW_ANSWER_GRACE_MS;
     const taken = await slots.take(organizationId, jobId, waitMs + 5_000).catch(redisDown);
     if (!taken) {
       throw new HttpError(
