@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { eventually, pdfText, pngDataUri, solidPng, startCanary, type Canary } from '@docgen/testing';
+import { eventually, pdfText, pngDataUri, recordEvents, solidPng, startCanary, type Canary } from '@docgen/testing';
 import { BrowserPrinterPool, defaultChromiumPath, withContentSecurityPolicy, type BrowserPoolOptions, type PrinterEvent } from './browser-pool';
 import { PrintTimeoutError, PrinterUnavailableError } from './errors';
 
@@ -31,12 +31,12 @@ function attacks(url: string): string[] {
 
 describe('BrowserPrinterPool', () => {
   let canary: Canary;
-  const events: PrinterEvent[] = [];
+  const { onEvent, next } = recordEvents<PrinterEvent>();
   let pool: BrowserPrinterPool;
 
   beforeAll(async () => {
     canary = await startCanary();
-    pool = new BrowserPrinterPool({ pages: 2, timeoutMs: 15_000, recycleAfter: 5, onEvent: (event) => events.push(event) });
+    pool = new BrowserPrinterPool({ pages: 2, timeoutMs: 15_000, recycleAfter: 5, onEvent });
     await pool.start();
   });
 
@@ -138,13 +138,13 @@ describe('BrowserPrinterPool', () => {
   });
 
   it('recycles the browser after N documents', async () => {
-    const started = () => events.filter((event) => event.type === 'started').length;
-    const before = started();
+    const successor = next((event) => event.type === 'started');
+    const recycled = next((event) => event.type === 'recycled');
     await Promise.all(Array.from({ length: 6 }, (_, i) => pool.print({ html: page(`<p>doc ${i}</p>`) })));
-    await eventually(() => started() > before, 'a successor started');
-    expect(events.some((event) => event.type === 'recycled')).toBe(true);
+    await successor;
+    expect(await recycled).toEqual({ type: 'recycled', prints: expect.any(Number) });
     expect(pdfText(await pool.print({ html: page('<p>after recycling</p>') }))).toContain('after recycling');
-  });
+  }, 120_000);
 
   it('gives a page a fresh window every N documents, between prints, and prints on', async () => {
     const own: PrinterEvent[] = [];
@@ -163,8 +163,8 @@ describe('BrowserPrinterPool', () => {
   });
 
   it('gives a fresh window after each hostile page too, and the next document prints whole', async () => {
-    const own: PrinterEvent[] = [];
-    const freshening = new BrowserPrinterPool({ pages: 1, timeoutMs: 15_000, freshenPageAfter: 1, onEvent: (event) => own.push(event) });
+    const { events: own, onEvent, until } = recordEvents<PrinterEvent>();
+    const freshening = new BrowserPrinterPool({ pages: 1, timeoutMs: 15_000, freshenPageAfter: 1, onEvent });
     await freshening.start();
     try {
       // Each hostile page (a meta refresh among them) is followed by a freshening, which must wait for its own navigation's load.
@@ -176,7 +176,7 @@ describe('BrowserPrinterPool', () => {
         );
       expect(pdfText(await freshening.print({ html: page('<p>after the attacks</p>') }))).toContain('after the attacks');
       // The last print's freshening runs after it returned.
-      await eventually(() => own.filter((event) => event.type === 'page_freshened').length === printed + 1, 'a freshening after every print');
+      await until(() => own.filter((event) => event.type === 'page_freshened').length === printed + 1);
       expect(canary.requests).toEqual([]);
       expect(canary.connections()).toBe(0);
       expect(own.filter((event) => event.type === 'started')).toHaveLength(1); // freshened in place, never replaced
@@ -277,14 +277,14 @@ describe('BrowserPrinterPool', () => {
   });
 
   it('replaces a browser that crashed, and prints on', async () => {
-    const own: PrinterEvent[] = [];
+    const { events: own, onEvent, until } = recordEvents<PrinterEvent>();
     const before = new Set(chromiumChildren());
-    const crashing = new BrowserPrinterPool({ pages: 1, timeoutMs: 15_000, onEvent: (event) => own.push(event) });
+    const crashing = new BrowserPrinterPool({ pages: 1, timeoutMs: 15_000, onEvent });
     await crashing.start();
     try {
       const browser = chromiumChildren().find((pid) => !before.has(pid))!;
       process.kill(Number(browser), 'SIGKILL');
-      await eventually(() => own.filter((event) => event.type === 'started').length === 2, 'both browsers started');
+      await until(() => own.filter((event) => event.type === 'started').length === 2);
       expect(own).toContainEqual({ type: 'exited', expected: false });
       expect(crashing.alive).toBe(true);
       expect(pdfText(await crashing.print({ html: page('<p>after a crash</p>') }))).toContain('after a crash');
@@ -302,15 +302,15 @@ describe('BrowserPrinterPool recycling', () => {
   type Recorded = PrinterEvent | { type: 'printed'; text: string } | { type: 'long print done' };
   /** A started pool of one page (unless `options` say otherwise) with its events recorded, and the browsers that ran before it. */
   const startedPool = async (options: Partial<BrowserPoolOptions>) => {
-    const own: Recorded[] = [];
+    const { events: own, onEvent, until } = recordEvents<Recorded>();
     const before = new Set(chromiumChildren());
-    const recycling = new BrowserPrinterPool({ pages: 1, timeoutMs: 15_000, onEvent: (event) => own.push(event), ...options });
+    const recycling = new BrowserPrinterPool({ pages: 1, timeoutMs: 15_000, onEvent, ...options });
     await recycling.start();
-    return { recycling, own, before };
+    return { recycling, own, until, before };
   };
 
   it('prints on the old browser while its successor launches, then hands over and closes the old one', async () => {
-    const { recycling, own, before } = await startedPool({ recycleAfter: 2 });
+    const { recycling, own, until, before } = await startedPool({ recycleAfter: 2 });
     try {
       const [first] = browsersSince(before) as [string];
       const started = () => own.filter((event) => event.type === 'started').length;
@@ -323,7 +323,7 @@ describe('BrowserPrinterPool recycling', () => {
       const handOver = own.findIndex((event) => event.type === 'recycled');
       expect(own.slice(0, handOver).filter((event) => event.type === 'printed').length).toBeGreaterThan(2);
       expect(own[handOver]).toEqual({ type: 'recycled', prints: handOver - 1 }); // every document before it, on the old browser
-      await eventually(() => own.some((event) => event.type === 'exited'), 'the old browser closed');
+      await until(() => own.some((event) => event.type === 'exited'));
       expect(own.filter((event) => event.type === 'exited')).toEqual([{ type: 'exited', expected: true }]);
       await eventually(() => !browsersSince(before).includes(first), 'the old browser gone');
       expect(browsersSince(before)).toHaveLength(1);
@@ -334,7 +334,7 @@ describe('BrowserPrinterPool recycling', () => {
   });
 
   it('lets a print under way on the old browser end before closing it', async () => {
-    const { recycling, own, before } = await startedPool({ timeoutMs: 30_000, recycleAfter: 1 });
+    const { recycling, own, until, before } = await startedPool({ timeoutMs: 30_000, recycleAfter: 1 });
     try {
       await recycling.print({ html: page('<p>first</p>') }); // its release asks for a successor
       // Takes the old browser's page, for longer than a launch.
@@ -342,12 +342,12 @@ describe('BrowserPrinterPool recycling', () => {
         own.push({ type: 'long print done' });
         return pdf;
       });
-      await eventually(() => own.filter((event) => event.type === 'started').length === 2, 'the successor started');
+      await until(() => own.filter((event) => event.type === 'started').length === 2);
       // A document on the successor takes it past its quota while the old browser still prints: one recycle at a time, so no third browser.
       expect(pdfText(await recycling.print({ html: page('<p>on the successor</p>') }))).toContain('on the successor');
       expect(browsersSince(before)).toHaveLength(2);
       expect(pdfText(await long)).toContain('9999');
-      await eventually(() => own.some((event) => event.type === 'exited'), 'the old browser closed');
+      await until(() => own.some((event) => event.type === 'exited'));
       const types = own.map((event) => event.type);
       // The hand-over came while the long print was under way; the old browser closed only after it.
       expect(types.indexOf('recycled')).toBeLessThan(types.indexOf('long print done'));
@@ -359,12 +359,12 @@ describe('BrowserPrinterPool recycling', () => {
   });
 
   it('leaves the slot to the successor when the old browser dies while it launches, and launches nothing else', async () => {
-    const { recycling, own, before } = await startedPool({ recycleAfter: 1 });
+    const { recycling, own, until, before } = await startedPool({ recycleAfter: 1 });
     try {
       const [old] = browsersSince(before) as [string];
       await recycling.print({ html: page('<p>first</p>') }); // its release launches a successor
       process.kill(Number(old), 'SIGKILL');
-      await eventually(() => own.filter((event) => event.type === 'started').length === 2, 'the successor started');
+      await until(() => own.filter((event) => event.type === 'started').length === 2);
       // A second launch for the dead browser would have spawned by now, beside the successor.
       await eventually(() => !browsersSince(before).includes(old), 'the killed browser gone');
       expect(browsersSince(before)).toHaveLength(1);
@@ -378,10 +378,10 @@ describe('BrowserPrinterPool recycling', () => {
   });
 
   it('closes the old browser too when closed while it still prints, and that print fails as unavailable', async () => {
-    const { recycling, own, before } = await startedPool({ timeoutMs: 30_000, recycleAfter: 1 });
+    const { recycling, own, until, before } = await startedPool({ timeoutMs: 30_000, recycleAfter: 1 });
     await recycling.print({ html: page('<p>first</p>') }); // its release launches a successor
     const long = recycling.print({ html: page(`<table>${rows(10_000)}</table>`) }).catch((error: unknown) => error);
-    await eventually(() => own.some((event) => event.type === 'recycled'), 'the successor took over');
+    await until(() => own.some((event) => event.type === 'recycled'));
     await recycling.close(); // the old browser is retired but still printing
     expect(await long).toBeInstanceOf(PrinterUnavailableError);
     expect(browsersSince(before)).toEqual([]);
@@ -393,16 +393,16 @@ describe('BrowserPrinterPool recycling', () => {
     const flag = path.join(dir, 'refuse');
     const executablePath = path.join(dir, 'chromium');
     writeFileSync(executablePath, `#!/bin/sh\n[ -e ${flag} ] && exit 1\nexec ${defaultChromiumPath()} "$@"\n`, { mode: 0o755 });
-    const own: PrinterEvent[] = [];
+    const { events: own, onEvent, until } = recordEvents<PrinterEvent>();
     const before = new Set(chromiumChildren());
-    const recycling = new BrowserPrinterPool({ pages: 1, timeoutMs: 30_000, recycleAfter: 1, executablePath, onEvent: (event) => own.push(event) });
+    const recycling = new BrowserPrinterPool({ pages: 1, timeoutMs: 30_000, recycleAfter: 1, executablePath, onEvent });
     try {
       await recycling.start();
       const [old] = browsersSince(before) as [string];
       writeFileSync(flag, '');
       await recycling.print({ html: page('<p>first</p>') }); // its release launches a successor, which fails
       // After the fifth failure the next try is 8 s away (0.5 s doubled four times); the old browser prints on meanwhile.
-      await eventually(() => own.filter((event) => event.type === 'restart_failed').length === 5, 'five failed launches', 30_000);
+      await until(() => own.filter((event) => event.type === 'restart_failed').length === 5);
       expect(pdfText(await recycling.print({ html: page('<p>still on the old one</p>') }))).toContain('still on the old one');
       rmSync(flag);
       process.kill(Number(old), 'SIGKILL');
@@ -457,17 +457,17 @@ describe('BrowserPrinterPool recycling', () => {
   });
 
   it('kills a retired browser that hangs instead of closing, and recycles again after it', async () => {
-    const { recycling, own, before } = await startedPool({ recycleAfter: 1 });
+    const { recycling, own, until, before } = await startedPool({ recycleAfter: 1 });
     try {
       const [hung] = browsersSince(before) as [string];
       await recycling.print({ html: page('<p>first</p>') }); // its release launches a successor
       process.kill(Number(hung), 'SIGSTOP'); // answers nothing, close() included
-      await eventually(() => own.some((event) => event.type === 'exited'), 'the hung browser killed');
+      await until(() => own.some((event) => event.type === 'exited'));
       expect(own.filter((event) => event.type === 'exited')).toEqual([{ type: 'exited', expected: false }]); // killed, not closed: the worker warns
       await eventually(() => !browsersSince(before).includes(hung), 'the hung browser gone');
       // The next recycle is not held by the hung one.
       expect(pdfText(await recycling.print({ html: page('<p>on the successor</p>') }))).toContain('on the successor');
-      await eventually(() => own.filter((event) => event.type === 'recycled').length === 2, 'a second recycle');
+      await until(() => own.filter((event) => event.type === 'recycled').length === 2);
     } finally {
       await recycling.close();
     }
@@ -475,7 +475,7 @@ describe('BrowserPrinterPool recycling', () => {
   });
 
   it('replaces a browser that hangs: its print times out, no page of it comes back, a successor prints', async () => {
-    const { recycling, own, before } = await startedPool({});
+    const { recycling, own, until, before } = await startedPool({});
     try {
       const [hung] = browsersSince(before) as [string];
       process.kill(Number(hung), 'SIGSTOP');
@@ -483,7 +483,7 @@ describe('BrowserPrinterPool recycling', () => {
       await expect(hungPrint).rejects.toBeInstanceOf(PrintTimeoutError);
       // Its page is replaced in vain (the browser answers nothing), so the browser is: this print waits for the successor's page.
       expect(pdfText(await recycling.print({ html: page('<p>on the successor</p>') }))).toContain('on the successor');
-      await eventually(() => own.some((event) => event.type === 'exited'), 'the hung browser killed');
+      await until(() => own.some((event) => event.type === 'exited'));
       expect(own.filter((event) => event.type === 'exited')).toEqual([{ type: 'exited', expected: false }]);
       await eventually(() => !browsersSince(before).includes(hung), 'the hung browser gone');
     } finally {

@@ -97,15 +97,19 @@ export class WarmInstance {
     child.stdin!.on('error', () => undefined);
     child.once('exit', () => {
       this.exited = true;
-      this.failPending(new ConverterUnavailableError(`LibreOffice stopped unexpectedly ${stderr.trim().slice(-200)}`.trim()));
+      this.kill(); // soffice and its helpers go with the bridge, and with them the last holders of its stderr
       this.options.onExit(this);
     });
+    // A pending conversion is failed once the bridge's output has all been read ('close'), not
+    // at its exit: a loaded machine can see the exit first, and the bridge's last reply (that
+    // LibreOffice crashed under the document) must not give way to a vaguer error.
+    child.once('close', () => this.failPending(new ConverterUnavailableError(`LibreOffice stopped unexpectedly ${stderr.trim().slice(-200)}`.trim())));
 
     const lines = createInterface({ input: child.stdout! });
     let timer: NodeJS.Timeout | undefined;
     const ready = new Promise<void>((resolve, reject) => {
       timer = setTimeout(() => reject(new ConverterUnavailableError('LibreOffice did not start in time')), START_TIMEOUT_MS);
-      child.once('exit', () => reject(new ConverterUnavailableError(`LibreOffice could not start: ${stderr.trim().slice(-300)}`)));
+      child.once('close', () => reject(new ConverterUnavailableError(`LibreOffice could not start: ${stderr.trim().slice(-300)}`)));
       child.once('error', (error) => reject(new ConverterUnavailableError(`LibreOffice could not start: ${error.message}`)));
       lines.once('line', (line) => {
         const message = JSON.parse(line) as { ready: boolean; error?: string; warm_up_ms?: number };
@@ -181,9 +185,7 @@ export class WarmInstance {
     const exited = once(this.child, 'exit');
     this.child.stdin!.end();
     const timer = setTimeout(() => this.kill(), graceMs);
-    await exited;
+    await exited; // and with the bridge goes its group, soffice with it (the exit's handler)
     clearTimeout(timer);
-    // soffice may outlive the bridge for a moment; the group kill makes sure it does not.
-    this.kill();
   }
 }

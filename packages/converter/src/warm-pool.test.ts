@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { buildDocx, paragraph, pdfPageTexts, picture, solidPng, withParts } from '@docgen/testing';
+import { buildDocx, paragraph, pdfPageTexts, picture, recordEvents, solidPng, withParts } from '@docgen/testing';
 import { ConversionFailedError, ConversionTimeoutError, ConverterCrashedError, ConverterUnavailableError } from './errors';
 import { WarmConverterPool, type PoolEvent } from './warm-pool';
 
@@ -44,20 +44,8 @@ const sofficeRssMiB = (bridgePid: number) =>
     .filter(({ command }) => command.startsWith('soffice'))
     .reduce((sum, { rssKiB }) => sum + rssKiB / 1024, 0);
 
-function nextEvent(events: PoolEvent[], listeners: ((e: PoolEvent) => void)[], match: (e: PoolEvent) => boolean): Promise<PoolEvent> {
-  return new Promise((resolve) => {
-    const listener = (event: PoolEvent) => {
-      if (!match(event)) return;
-      listeners.splice(listeners.indexOf(listener), 1);
-      resolve(event);
-    };
-    listeners.push(listener);
-  });
-}
-
 describe('WarmConverterPool (real LibreOffice)', () => {
-  const events: PoolEvent[] = [];
-  const listeners: ((e: PoolEvent) => void)[] = [];
+  const { onEvent, next } = recordEvents<PoolEvent>();
   let pool: WarmConverterPool;
 
   beforeAll(async () => {
@@ -65,10 +53,7 @@ describe('WarmConverterPool (real LibreOffice)', () => {
       size: 2,
       timeoutMs: 30_000,
       recycleAfter: 6,
-      onEvent: (event) => {
-        events.push(event);
-        for (const listener of [...listeners]) listener(event);
-      },
+      onEvent,
     });
     await pool.start();
   }, 120_000);
@@ -206,20 +191,20 @@ describe('WarmConverterPool (real LibreOffice)', () => {
   });
 
   it('retires an instance killed mid-conversion with a retryable error and returns to full size', async () => {
-    const restarted = nextEvent(events, listeners, (e) => e.type === 'started');
+    const restarted = next((e) => e.type === 'started');
     // Killed the moment it takes the conversion: mid-conversion, whatever the timing.
     const conversion = pool.convert(buildDocx({ body: paragraph('doomed') }), 'docx', 'pdf', {
       onInstanceTaken: (pid) => process.kill(-pid!, 'SIGKILL'),
     });
     await expect(conversion).rejects.toBeInstanceOf(ConverterUnavailableError);
     await restarted;
-    while (pool.liveCount < 2) await nextEvent(events, listeners, (e) => e.type === 'started');
+    while (pool.liveCount < 2) await next((e) => e.type === 'started');
     expect(pool.liveCount).toBe(2);
     expect(pdfText(await pool.convert(buildDocx({ body: paragraph('after the crash') }), 'docx', 'pdf'))).toContain('after the crash');
   }, 120_000);
 
   it('rejects retryably, not blaming the document, when LibreOffice dies under it while its bridge lives, and hands the dead instance to nobody', async () => {
-    const restarted = nextEvent(events, listeners, (e) => e.type === 'started');
+    const restarted = next((e) => e.type === 'started');
     const conversion = pool.convert(buildDocx({ body: paragraph('soffice alone dies') }), 'docx', 'pdf', {
       onInstanceTaken: (pid) => {
         for (const office of processesInGroup(pid!).filter(({ command }) => command === 'soffice.bin')) process.kill(office.pid, 'SIGKILL');
@@ -233,12 +218,12 @@ describe('WarmConverterPool (real LibreOffice)', () => {
     await expect(conversion).rejects.toBeInstanceOf(ConverterCrashedError);
     expect((await Promise.all(behind)).map(pdfText).join()).toMatch(/next[\s\S]*after next/);
     await restarted;
-    while (pool.liveCount < 2) await nextEvent(events, listeners, (e) => e.type === 'started');
+    while (pool.liveCount < 2) await next((e) => e.type === 'started');
     expect(pdfText(await pool.convert(buildDocx({ body: paragraph('after soffice died') }), 'docx', 'pdf'))).toContain('after soffice died');
   }, 120_000);
 
   it('recycles an instance after its quota of conversions', async () => {
-    const recycled = nextEvent(events, listeners, (e) => e.type === 'recycled');
+    const recycled = next((e) => e.type === 'recycled');
     for (let i = 0; i < 14; i++) await pool.convert(buildDocx({ body: paragraph(`n${i}`) }), 'docx', 'pdf');
     // At least its quota: it goes on converting while its successor starts.
     expect(((await recycled) as { conversions: number }).conversions).toBeGreaterThanOrEqual(6);
@@ -339,18 +324,9 @@ describe('WarmConverterPool recycling', () => {
     for (let waited = 0; !check() && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
     return check();
   };
-  const recorded = () => {
-    const events: PoolEvent[] = [];
-    const listeners: ((e: PoolEvent) => void)[] = [];
-    const onEvent = (event: PoolEvent) => {
-      events.push(event);
-      for (const listener of [...listeners]) listener(event);
-    };
-    return { events, onEvent, next: (match: (e: PoolEvent) => boolean) => nextEvent(events, listeners, match) };
-  };
 
   it('keeps converting on an instance past its quota while its successor starts, then hands over and retires it', async () => {
-    const { onEvent, next } = recorded();
+    const { onEvent, next } = recordEvents<PoolEvent>();
     const pool = new WarmConverterPool({ size: 1, timeoutMs: 30_000, recycleAfter: 3, onEvent });
     await pool.start();
     try {
@@ -381,7 +357,7 @@ describe('WarmConverterPool recycling', () => {
   }, 120_000);
 
   it('retires an idle instance the moment its successor is ready', async () => {
-    const { onEvent, next } = recorded();
+    const { onEvent, next } = recordEvents<PoolEvent>();
     const pool = new WarmConverterPool({ size: 1, timeoutMs: 30_000, recycleAfter: 1, onEvent });
     await pool.start();
     try {
@@ -400,7 +376,7 @@ describe('WarmConverterPool recycling', () => {
   }, 120_000);
 
   it('gives the empty slot to the successor when the instance it was to succeed dies, and starts no second one', async () => {
-    const { events, onEvent, next } = recorded();
+    const { events, onEvent, next } = recordEvents<PoolEvent>();
     const pool = new WarmConverterPool({ size: 1, timeoutMs: 30_000, recycleAfter: 2, onEvent });
     await pool.start();
     try {
@@ -440,7 +416,7 @@ describe('WarmConverterPool recycling', () => {
   // A conversion that overruns its time kills its instance before its release retires it (a
   // predecessor whose successor took the slot meanwhile): that exit is a failure, not a stop.
   it('reports as unexpected the exit of an instance killed before it was retired', async () => {
-    const { onEvent, next } = recorded();
+    const { onEvent, next } = recordEvents<PoolEvent>();
     const pool = new WarmConverterPool({ size: 1, timeoutMs: 30_000, onEvent });
     await pool.start();
     try {
@@ -455,7 +431,7 @@ describe('WarmConverterPool recycling', () => {
   }, 120_000);
 
   it('under a steady load recycles one instance at a time, never running more than one LibreOffice extra, and every instance it replaced exits', async () => {
-    const { events, onEvent } = recorded();
+    const { events, onEvent } = recordEvents<PoolEvent>();
     let most = 0;
     let pool: WarmConverterPool | undefined = undefined;
     const count = () => {

@@ -356,7 +356,6 @@ export class WarmConverterPool {
     // Expected: stopped by the pool (closing, or retired after a recycle); a crash or a timeout is not, whoever owns the slot.
     this.options.onEvent?.({ type: 'exited', slot, pid: instance.pid, expected: this.closed || this.stoppedWell.has(instance) });
     if (this.closed) return; // close() removes every profile with the pool's directory
-    instance.kill(); // soffice and its helpers go with the bridge
     void removeProfile(instance.profileDir);
     if (!owner) return; // a predecessor: its conversion, if any, failed and release() retires it
     const idleIndex = this.idle.indexOf(slot);

@@ -6,6 +6,7 @@ export { startService, type RunningService, type ServiceName } from './service-p
 export { uniqueId, repoRoot } from './paths';
 export { packagesLoadedAfter } from './packages-loaded';
 export { eventually } from './eventually';
+export { recordEvents } from './record-events';
 export { buildDocx, paragraph, run, table, textBox } from './docx-builder';
 export { buildXlsx, withHiddenEntry } from './xlsx-builder';
 export { startStack, apiClient, type Stack, type ApiClient, type ApiResponse } from './stack';
