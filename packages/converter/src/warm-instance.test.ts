@@ -20,36 +20,36 @@ describe('WarmInstance and its bridge exiting', () => {
     instance?.kill();
     rmSync(dir, { recursive: true, force: true });
   });
+  /** What the instance saw, in order: its bridge's exit, and the conversion settling. */
+  let seen: string[];
   const bridge = (...lines: string[]) => {
     const script = path.join(dir, 'bridge.sh');
     writeFileSync(script, `#!/bin/sh\n${lines.join('\n')}\n`);
     chmodSync(script, 0o755);
-    instance = new WarmInstance({
-      sofficePath: 'unused',
-      pythonPath: script,
-      profileDir: dir,
-      temporaryDir: dir,
-      reuseFrame: false,
-      warmUp: false,
-      onExit: () => undefined,
-    });
+    seen = [];
+    const onExit = () => void seen.push('exit');
+    instance = new WarmInstance({ sofficePath: 'unused', pythonPath: script, profileDir: dir, temporaryDir: dir, reuseFrame: false, warmUp: false, onExit });
     return instance;
   };
   const convert = (started: WarmInstance) =>
     started
       .convert({ input: path.join(dir, 'in.docx'), output: path.join(dir, 'out.pdf'), filter: 'writer_pdf_Export' }, 30_000)
-      .catch((error: Error) => error);
+      .catch((error: Error) => error)
+      .finally(() => seen.push('settled'));
 
   it('rejects with the crash the bridge reported, also when its exit is seen before its reply', async () => {
     const crashing = bridge(READY, 'read request', 'sleep 0.3', CRASH_REPLY, 'exit 1');
     await crashing.start();
     const conversion = convert(crashing);
-    // A loaded machine: another child's output is read in a long turn of the loop while the
-    // bridge replies and exits, and the exits are reaped at the end of that turn (libuv handles
-    // signals last), before the bridge's reply is read in the next.
+    // A loaded machine: another child's output and exit wait together (held loop), its output
+    // is read in a long turn while the bridge replies and exits, and at the end of that turn
+    // libuv reaps every exited child (it handles signals last), before the reply is read.
+    // (The tests below that stage the same order say so with this spawn.)
     const other = spawn('printf', ['x']);
+    holdEventLoop(200);
     other.stdout.once('data', () => holdEventLoop(1_000));
     const error = await conversion;
+    expect(seen).toEqual(['exit', 'settled']); // the order this test is about
     expect(error).toBeInstanceOf(ConverterCrashedError);
     expect((error as Error).message).toContain('soffice is gone');
     expect(crashing.alive).toBe(false);
@@ -59,9 +59,19 @@ describe('WarmInstance and its bridge exiting', () => {
     const silent = bridge(READY, 'read request', 'echo "bridge broke" >&2', 'exit 1');
     await silent.start();
     const error = await convert(silent);
+    expect(seen).toEqual(['exit', 'settled']);
     expect(error).toBeInstanceOf(ConverterUnavailableError);
     expect(error).not.toBeInstanceOf(ConverterCrashedError);
     expect(silent.alive).toBe(false);
+  });
+
+  it('fails to start when the bridge exited right after its ready line, and the exit is seen first', async () => {
+    const starting = bridge('sleep 0.3', READY, 'exit 1').start();
+    const other = spawn('printf', ['x']);
+    holdEventLoop(200);
+    other.stdout.once('data', () => holdEventLoop(1_000));
+    await expect(starting).rejects.toThrow(ConverterUnavailableError);
+    expect(seen).toEqual(['exit']);
   });
 
   it('fails to start with what the bridge said, when it exits before it is ready', async () => {

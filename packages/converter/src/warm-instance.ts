@@ -9,6 +9,8 @@ import { ConversionFailedError, ConversionTimeoutError, ConverterCrashedError, C
 
 const BRIDGE = path.resolve(__dirname, '../uno/convert_server.py');
 const START_TIMEOUT_MS = 60_000;
+/** How long a bridge's output may stay open past its exit (a helper of soffice's escaping the group kill) before it is closed. */
+const OUTPUT_AFTER_EXIT_MS = 2_000;
 
 export interface InstanceOptions {
   sofficePath: string;
@@ -54,6 +56,8 @@ export class WarmInstance {
   /** How long the bridge's warm-up conversion took, when it made one. */
   warmUpMs: number | undefined;
   private child: ChildProcess | undefined;
+  /** Resolves once the bridge has exited and all its output has been read. */
+  private closed: Promise<unknown> = Promise.resolve();
   private pending: Pending | undefined;
   private exited = false;
   /** Set the moment the instance is killed, so it is never handed another conversion while it dies. */
@@ -96,13 +100,20 @@ export class WarmInstance {
     child.stderr!.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-2_000)));
     child.stdin!.on('error', () => undefined);
     child.once('exit', () => {
+      // Soffice and its helpers go with the bridge (in the callback that reaped it, so the group
+      // is still its own), and with them the holders of its stderr; nothing kills it again.
+      this.killGroup();
       this.exited = true;
-      this.kill(); // soffice and its helpers go with the bridge, and with them the last holders of its stderr
+      setTimeout(() => {
+        child.stdout!.destroy();
+        child.stderr!.destroy();
+      }, OUTPUT_AFTER_EXIT_MS).unref();
       this.options.onExit(this);
     });
     // A pending conversion is failed once the bridge's output has all been read ('close'), not
     // at its exit: a loaded machine can see the exit first, and the bridge's last reply (that
     // LibreOffice crashed under the document) must not give way to a vaguer error.
+    this.closed = once(child, 'close').catch(() => undefined); // rejects on a spawn 'error', handled below
     child.once('close', () => this.failPending(new ConverterUnavailableError(`LibreOffice stopped unexpectedly ${stderr.trim().slice(-200)}`.trim())));
 
     const lines = createInterface({ input: child.stdout! });
@@ -121,6 +132,8 @@ export class WarmInstance {
     lines.on('line', (line) => this.onReply(line));
     try {
       await ready;
+      // Its ready line can be read after its exit was seen (killed from outside meanwhile).
+      if (this.exited) throw new ConverterUnavailableError(`LibreOffice stopped right after starting ${stderr.trim().slice(-200)}`.trim());
     } catch (error) {
       this.kill();
       throw error;
@@ -168,24 +181,30 @@ export class WarmInstance {
     pending.reject(error);
   }
 
-  /** Kills the whole process group (bridge, soffice and its helpers), even after the bridge exited. */
+  /** Kills the whole process group (bridge, soffice and its helpers); once the bridge has exited, its exit's handler did. */
   kill(): void {
     if (!this.child?.pid) return;
     this.killed = true;
+    if (!this.exited) this.killGroup();
+  }
+
+  private killGroup(): void {
     try {
-      process.kill(-this.child.pid, 'SIGKILL');
+      process.kill(-this.child!.pid!, 'SIGKILL');
     } catch {
       // the group is already gone
     }
   }
 
-  /** Asks LibreOffice to quit (closing stdin ends the bridge's loop); kills it if it lingers. */
+  /** Asks LibreOffice to quit (closing stdin ends the bridge's loop); kills it if it lingers. Resolves once a conversion it had under way has settled. */
   async stop(graceMs = 5_000): Promise<void> {
-    if (!this.child || this.exited) return;
-    const exited = once(this.child, 'exit');
-    this.child.stdin!.end();
-    const timer = setTimeout(() => this.kill(), graceMs);
-    await exited; // and with the bridge goes its group, soffice with it (the exit's handler)
-    clearTimeout(timer);
+    if (!this.child) return;
+    if (!this.exited) {
+      this.child.stdin!.end();
+      const timer = setTimeout(() => this.kill(), graceMs);
+      await once(this.child, 'exit'); // and with the bridge goes its group, soffice with it (the exit's handler)
+      clearTimeout(timer);
+    }
+    await this.closed;
   }
 }
