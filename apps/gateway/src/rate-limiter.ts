@@ -6,7 +6,7 @@ import { SortedSetScript } from './sorted-set-script';
  * Sliding-window log in one sorted set per organisation, checked and updated by one Lua
  * call, so the count is exact however many gateway replicas share the Redis. `now` comes
  * from Redis itself (SortedSetScript): replicas with skewed clocks still agree on the window.
- * Returns {admitted (1|0), remaining, ms until the oldest admitted request leaves the window}.
+ * Returns {admitted (1|0), remaining, ms until a slot frees (the oldest admitted request leaves the window)}.
  *
  * With a second key, an organisation's key lookup epoch (`KeyLookupEpochs`), it also returns
  * that epoch, and counts nothing when ARGV[4] names another one ({-1, 0, 0, epoch}): the
@@ -31,9 +31,12 @@ if count < limit then
   admitted = 1
 end
 redis.call('PEXPIRE', key, window)
+-- A slot frees when the entry at count - limit leaves: the oldest, unless the limit was lowered
+-- below what the window already holds.
 local reset = window
-local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
-if oldest[2] then reset = tonumber(oldest[2]) + window - now end
+local freeing = math.max(0, count - limit)
+local entry = redis.call('ZRANGE', key, freeing, freeing, 'WITHSCORES')
+if entry[2] then reset = tonumber(entry[2]) + window - now end
 if epoch then return {admitted, limit - count, reset, epoch} end
 return {admitted, limit - count, reset}
 `;
