@@ -8,10 +8,12 @@ import { readSpreadsheet } from './read-spreadsheet';
 
 const csv = (text: string) => Buffer.from(text, 'utf8');
 
-async function xlsx(rows: ExcelJS.CellValue[][]): Promise<Buffer> {
+async function xlsx(rows: ExcelJS.CellValue[][], { date1904 = false, dateCells = [] as string[] } = {}): Promise<Buffer> {
   const workbook = new ExcelJS.Workbook();
+  workbook.properties.date1904 = date1904;
   const sheet = workbook.addWorksheet('data');
   rows.forEach((row, index) => (sheet.getRow(index + 1).values = row));
+  for (const address of dateCells) sheet.getCell(address).numFmt = 'yyyy-mm-dd';
   return Buffer.from(await workbook.xlsx.writeBuffer());
 }
 
@@ -52,6 +54,34 @@ describe('readSpreadsheet', () => {
       { rowNumber: 2, cells: ['Ada', '2026-11-22', 3] },
       { rowNumber: 4, cells: ['Bob', '2026-12-01', 4] },
     ]);
+  });
+
+  it('reads a formula as the result its file saved, also a result of 0 or "", an error and a date', async () => {
+    const results = [
+      { formula: '0*1', result: 0 },
+      { formula: '""&""', result: '' },
+      { formula: 'NA()', result: { error: '#N/A' as const } },
+      { formula: 'DATE(2026,11,22)', result: new Date(Date.UTC(2026, 10, 22)) },
+      { formula: '"a"&"b"', result: 'ab' },
+    ];
+    const header = ['zero', 'empty', 'error', 'due', 'text'];
+    const sheet = await readSpreadsheet(await xlsx([header, results], { dateCells: ['D2'] }), 'xlsx', 100);
+    expect(sheet.rows).toEqual([{ rowNumber: 2, cells: [0, '', undefined, '2026-11-22', 'ab'] }]);
+    // A workbook on the 1904 date system (Excel for Mac's old default) saves the same day as another number.
+    const mac = await readSpreadsheet(await xlsx([header, results], { dateCells: ['D2'], date1904: true }), 'xlsx', 100);
+    expect(mac.rows[0]!.cells[3]).toBe('2026-11-22');
+  });
+
+  it('refuses a formula saved without its result, naming the cell, instead of reading it as empty', async () => {
+    const file = await xlsx([
+      ['name', 'total'],
+      ['Ada', { formula: '1+1' } as ExcelJS.CellValue],
+    ]);
+    expect(await refusal(readSpreadsheet(file, 'xlsx', 100))).toEqual({
+      code: 'spreadsheet_invalid',
+      message:
+        'Cell B2 has a formula without its computed value (the file was written by a program that does not calculate); open the file in your spreadsheet program and save it again',
+    });
   });
 
   it('refuses more rows than the limit before anything else happens', async () => {

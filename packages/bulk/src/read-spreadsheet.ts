@@ -39,6 +39,28 @@ function cellValue(value: ExcelJS.CellValue): CellValue | undefined {
   return String(value);
 }
 
+/**
+ * A formula's saved result, read from the cell rather than from its value, which drops a result
+ * of 0 or "" (ExcelJS's FormulaValue). The streaming reader reads a numeric result as a number
+ * whatever the cell's format, so a date is made one here as ExcelJS makes a plain date cell one.
+ */
+function formulaResult(cell: ExcelJS.Cell, date1904: boolean): CellValue | undefined {
+  const result = cell.result as unknown;
+  if (result === undefined || result === null) {
+    throw new BulkInputError(
+      'spreadsheet_invalid',
+      `Cell ${cell.address} has a formula without its computed value (the file was written by a program that does not calculate); open the file in your spreadsheet program and save it again`,
+    );
+  }
+  if (typeof result !== 'number') return cellValue(result as ExcelJS.CellValue);
+  if (Number.isNaN(result)) return undefined; // an error such as #N/A, as a plain error cell
+  return isDateFormat(cell.numFmt) ? cellValue(excelDate(result, date1904)) : result;
+}
+
+/** ExcelJS's own tests for a date format and a date's serial number (lib/utils/utils.js), for formula results. */
+const isDateFormat = (format: string | undefined) => !!format && /[ymdhMsb]+/.test(format.replace(/\[[^\]]*]/g, '').replace(/"[^"]*"/g, ''));
+const excelDate = (serial: number, date1904: boolean) => new Date(Math.round((serial - 25569 + (date1904 ? 1462 : 0)) * 86_400_000));
+
 // Longest wait for the next row (a large shared-strings part is read before the first one).
 const XLSX_STALL_MS = 10_000;
 
@@ -108,7 +130,8 @@ export function checkedWorkbook(file: Buffer): Buffer {
  * keeps no rows in memory, so a large upload costs its shared strings, not its whole grid.
  */
 async function* xlsxRows(file: Buffer): AsyncGenerator<SourceRow> {
-  const reader = new (excelJsLibrary().stream.xlsx.WorkbookReader)(Readable.from([checkedWorkbook(file)]), {
+  const { stream, ValueType } = excelJsLibrary();
+  const reader = new stream.xlsx.WorkbookReader(Readable.from([checkedWorkbook(file)]), {
     sharedStrings: 'cache',
     styles: 'cache', // dates are numbers with a date format
     hyperlinks: 'ignore',
@@ -119,11 +142,16 @@ async function* xlsxRows(file: Buffer): AsyncGenerator<SourceRow> {
   try {
     for await (const sheet of reader) {
       sheets += 1;
+      // The workbook part is read before any sheet (READ_FIRST).
+      const date1904 = (reader as unknown as { properties?: { model?: { date1904?: boolean } } }).properties?.model?.date1904 === true;
       let previous = 0;
       for await (const row of sheet) {
         previous = checkedRowNumber(row.number, previous);
-        const values = Array.isArray(row.values) ? row.values.slice(1) : [];
-        yield { rowNumber: row.number, cells: values.map((value) => cellValue(value as ExcelJS.CellValue)) };
+        const cells: (CellValue | undefined)[] = [];
+        row.eachCell((cell, column) => {
+          cells[column - 1] = cell.type === ValueType.Formula ? formulaResult(cell, date1904) : cellValue(cell.value);
+        });
+        yield { rowNumber: row.number, cells: Array.from(cells) };
       }
       break; // the first sheet only
     }
