@@ -37,6 +37,19 @@ describe('bulk ZIP file names from a pattern', () => {
     expect(name({ a: `${'x'.repeat(99)}😀tail` }, 'row-0002', 'pdf')).toBe(`${'x'.repeat(99)}😀.pdf`);
   });
 
+  it('keeps a name within what file systems take in bytes (255), cutting between whole characters', () => {
+    const name = fileNamer('{a}');
+    // 100 CJK characters are 300 bytes of UTF-8: cut to 66 (198 bytes), and a repeat's suffix still fits.
+    const cjk = '請求書'.repeat(40);
+    expect(name({ a: cjk }, 'row-0002', 'docx')).toBe(`${cjk.slice(0, 66)}.docx`);
+    const repeat = name({ a: cjk }, 'row-0003', 'docx');
+    expect(repeat).toBe(`${cjk.slice(0, 66)}-2.docx`);
+    expect(Buffer.byteLength(repeat)).toBeLessThanOrEqual(255);
+    // A letter with an accent that has no precomposed form (x + U+0301: 2 code points, 3 bytes) is kept whole or left out.
+    expect(name({ a: `${'ж'.repeat(98)}x\u0301tail` }, 'row-0004', 'pdf')).toBe(`${'ж'.repeat(98)}x\u0301.pdf`);
+    expect(name({ a: `${'ж'.repeat(99)}x\u0301` }, 'row-0005', 'pdf')).toBe(`${'ж'.repeat(99)}.pdf`);
+  });
+
   it('refuses a pattern that names no token, an unknown one, or a stray brace', () => {
     const tokens = ['invoice_number', 'client_name'];
     expect(fileNameProblem('{invoice_number}', tokens)).toBeUndefined();

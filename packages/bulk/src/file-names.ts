@@ -7,6 +7,10 @@
 
 const TAG = /\{\s*([^{}]*?)\s*\}/g;
 const MAX_STEM = 100;
+// File systems count a name's bytes (255 in ext4, APFS, NTFS's UTF-16 aside): 100 characters of
+// CJK or emoji can pass that, with room left for "-12345.docx".
+const MAX_STEM_BYTES = 200;
+const graphemes = new Intl.Segmenter('und', { granularity: 'grapheme' });
 
 /** The token names a pattern reads, in order. */
 export function fileNameTags(pattern: string): string[] {
@@ -36,9 +40,21 @@ function sanitise(text: string): string {
     .replace(/[\u0000-\u001f\u007f<>:"/\\|?*]+/g, '_')
     .replace(/\s+/g, ' ')
     .replace(/^[\s.]+|[\s.]+$/g, '');
-  // By code point, so an emoji is never cut in half.
-  const stem = [...cleaned].slice(0, MAX_STEM).join('').trim();
-  return stem.replace(WINDOWS_DEVICE, '$1_$2');
+  return shortened(cleaned).trim().replace(WINDOWS_DEVICE, '$1_$2');
+}
+
+/** At most MAX_STEM characters and MAX_STEM_BYTES bytes of UTF-8, cut between whole characters as a person sees them (an emoji, a letter with its accents). */
+function shortened(text: string): string {
+  let stem = '';
+  let characters = 0;
+  let bytes = 0;
+  for (const { segment } of graphemes.segment(text)) {
+    characters += [...segment].length;
+    bytes += Buffer.byteLength(segment);
+    if (characters > MAX_STEM || bytes > MAX_STEM_BYTES) break;
+    stem += segment;
+  }
+  return stem;
 }
 
 const valueText = (value: unknown): string => (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' ? String(value) : '');
