@@ -212,6 +212,10 @@ describe('bulk generation (gateway, render worker and dispatcher processes, Libr
     const unknown = await submit(own, Buffer.from(csvOf(rows)), 'named.csv', { template_id: template.id, output_format: 'pdf', file_name: '{invoice}' });
     expect(unknown.status).toBe(422);
     expect(unknown.body.errors).toEqual([{ path: 'file_name', message: 'names {invoice}, not a token of this template; the tokens are client_name' }]);
+    // A NUL could not even be stored as the pattern: a 422 before the sheet is read, not a 500.
+    const nul = await submit(own, Buffer.from(csvOf(rows)), 'named.csv', { template_id: template.id, output_format: 'pdf', file_name: '{client_name}\u0000' });
+    expect(nul.status).toBe(422);
+    expect(nul.body.errors).toEqual([{ path: 'file_name', message: 'holds a NUL character or half of a surrogate pair, which cannot be stored; remove it' }]);
 
     const res = await submit(own, Buffer.from(csvOf(rows)), 'named.csv', {
       template_id: template.id,

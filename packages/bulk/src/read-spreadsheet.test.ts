@@ -84,6 +84,27 @@ describe('readSpreadsheet', () => {
     });
   });
 
+  it('reads Japanese text as the cell shows it, not as its phonetic reading (furigana) Excel keeps beside it', async () => {
+    const zip = new PizZip(
+      buildXlsx(
+        [
+          ['name', 'city'],
+          ['山田', '東京'],
+        ],
+        { sharedStrings: true },
+      ),
+    );
+    const strings = zip.file('xl/sharedStrings.xml')!.asText();
+    zip.file(
+      'xl/sharedStrings.xml',
+      strings
+        .replace('<t>山田</t>', '<t>山田</t><rPh sb="0" eb="2"><t>ヤマダ</t></rPh><phoneticPr fontId="1"/>')
+        .replace('<t>東京</t>', '<r><t>東</t></r><r><t>京</t></r><rPh sb="0" eb="1"><t>トウ</t></rPh><rPh sb="1" eb="2"><t>キョウ</t></rPh>'),
+    );
+    const sheet = await readSpreadsheet(zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' }), 'xlsx', 100);
+    expect(sheet.rows).toEqual([{ rowNumber: 2, cells: ['山田', '東京'] }]);
+  });
+
   it('refuses more rows than the limit before anything else happens', async () => {
     const body = ['name', ...Array.from({ length: 11 }, (_, i) => `row ${i}`)].join('\n');
     expect(await refusal(readSpreadsheet(csv(body), 'csv', 10))).toEqual({

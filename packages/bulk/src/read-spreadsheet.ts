@@ -103,6 +103,20 @@ const EMPTY_PARTS = {
   'xl/sharedStrings.xml': '<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"/>',
 };
 
+const PHONETIC_READING = /<(?:\w+:)?rPh\b[^>]*>[\s\S]*?<\/(?:\w+:)?rPh>/g;
+
+/**
+ * Excel keeps Japanese text typed through an IME with its reading beside it (`<si><t>山田</t>
+ * <rPh …><t>ヤマダ</t></rPh></si>`); ExcelJS keeps the last `<t>` of a shared string, the
+ * reading, so 山田 would become ヤマダ in the documents. The readings are not what the cell shows.
+ */
+function dropPhoneticReadings(zip: PizZip): void {
+  const part = zip.files['xl/sharedStrings.xml'];
+  if (!part) return;
+  const xml = part.asText();
+  if (xml.includes('rPh')) zip.file('xl/sharedStrings.xml', xml.replace(PHONETIC_READING, ''));
+}
+
 /**
  * The workbook as exactly the entries its central directory lists, after checking their sizes
  * and CRCs. ExcelJS's streaming reader reads local headers in file order instead, so bytes the
@@ -120,6 +134,7 @@ export function checkedWorkbook(file: Buffer): Buffer {
   }
   assertExpandedSize(zip);
   checkZipIntegrity(zip, MAX_EXPANDED_XLSX_BYTES);
+  dropPhoneticReadings(zip);
   for (const [name, part] of Object.entries(EMPTY_PARTS)) if (!zip.files[name]) zip.file(name, part);
   const rest = Object.keys(zip.files).filter((name) => !READ_FIRST.includes(name));
   return zip.generate({ type: 'nodebuffer', compression: 'DEFLATE', fileOrder: () => [...READ_FIRST, ...rest] });
