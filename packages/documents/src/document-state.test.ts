@@ -25,7 +25,10 @@ describe('document state and the outbox relay', () => {
     });
     templateId = template.id;
     const endpoint = (name: string, events: string[], extra: { isUat?: boolean; deletedAt?: Date } = {}) =>
-      database.db.webhookEndpoint.create({ data: { organizationId, url: `https://example.test/${name}`, events, secret: 'whsec_x', ...extra } });
+      // Created before the events the tests back-date (an endpoint receives the events written after it was created).
+      database.db.webhookEndpoint.create({
+        data: { organizationId, url: `https://example.test/${name}`, events, secret: 'whsec_x', createdAt: new Date(Date.now() - 120_000), ...extra },
+      });
     endpoints.all = (await endpoint('all', ['document.ready', 'document.failed', 'bulk.completed'])).id;
     endpoints.failedOnly = (await endpoint('failed-only', ['document.failed'])).id;
     endpoints.deleted = (await endpoint('deleted', ['document.ready'], { deletedAt: new Date() })).id;

@@ -403,9 +403,9 @@ describe('a document’s life (domain functions)', () => {
     expect(await queueNewGeneration(database.db, renderQueue, merge, 'failed')).toMatchObject({ status: 'queued', generation: 2 });
   });
 
-  it('sends webhook.test through the outbox to its endpoint alone, and takes the event back when Redis is down', async () => {
-    const endpoint = (events: string[], owner = organizationId) =>
-      database.db.webhookEndpoint.create({ data: { organizationId: owner, url: `https://example.test/${uniqueId()}`, events, secret: 'whsec_x' } });
+  it('sends webhook.test through the outbox to its endpoint alone, a late-published event only to endpoints older than it, and takes the event back when Redis is down', async () => {
+    const endpoint = (events: string[], createdAt = new Date(Date.now() - 120_000)) =>
+      database.db.webhookEndpoint.create({ data: { organizationId, url: `https://example.test/${uniqueId()}`, events, secret: 'whsec_x', createdAt } });
     const target = await endpoint(['document.failed']);
     const sibling = await endpoint(['document.ready', 'document.failed', 'bulk.completed']);
     const relay = new OutboxRelay(database.db, firstAttempts, logger);
@@ -438,6 +438,25 @@ describe('a document’s life (domain functions)', () => {
     expect(offered.has(deliveryJobId({ eventId: stranded.id, endpointId: target.id }))).toBe(true);
     expect(offered.has(deliveryJobId({ eventId: stranded.id, endpointId: sibling.id }))).toBe(false);
     await database.db.outboxEvent.delete({ where: { id: stranded.id } });
+
+    // A document event left unpublished goes to the endpoints that existed when it was written, not to one created since.
+    const late = await endpoint(['document.ready'], new Date());
+    const strandedReady = await database.db.outboxEvent.create({
+      data: {
+        type: 'document.ready',
+        organizationId,
+        isUat: false,
+        subjectId: jobId,
+        payload: { event: 'document.ready', job_id: jobId }, // not read by the sweep
+        createdAt: new Date(Date.now() - 60_000),
+      },
+    });
+    await relay.sweep();
+    offered = (await firstAttempts.pendingJobIds())!;
+    expect(offered.has(deliveryJobId({ eventId: strandedReady.id, endpointId: sibling.id }))).toBe(true);
+    expect(offered.has(deliveryJobId({ eventId: strandedReady.id, endpointId: late.id }))).toBe(false);
+    await database.db.outboxEvent.delete({ where: { id: strandedReady.id } });
+    await database.db.webhookEndpoint.delete({ where: { id: late.id } });
 
     const downRelay = new OutboxRelay(database.db, new FirstAttempts(deadRedis, prefix), logger);
     const error = await errorOf(sendTestEvent({ db: database.db, relay: downRelay }, target));

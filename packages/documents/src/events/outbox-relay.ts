@@ -17,9 +17,12 @@ export interface PublishableEvent {
  */
 const MARK_WINDOW_MS = 500;
 
+// An endpoint created after the event was written is not one the event's statement could have
+// found (as the lost-delivery sweep judges, unfinished-deliveries.ts): a sweep that publishes
+// the event late must not send it events from before it existed.
 const SUBSCRIBERS = {
   name: 'event-subscribers',
-  text: `${subscribedEndpoints('outbox_events')} AND e.id = $1`,
+  text: `${subscribedEndpoints('outbox_events')} AND e.id = $1 AND w.created_at <= e.created_at`,
 };
 
 const MARK_PUBLISHED = {
