@@ -27,11 +27,11 @@ describe('pdf_options refused at the request', () => {
     await harness?.close();
   });
 
-  const requestDocument = (pdfOptions: Record<string, unknown>) =>
-    request(harness.app)
-      .post('/api/v1/documents')
-      .set('X-API-Key', org.apiKey)
-      .send({ template_id: templateId, input_json: { name: 'Ada' }, output_format: 'pdf', pdf_options: pdfOptions });
+  const requestDocument = (pdfOptions: Record<string, unknown>, idempotencyKey?: string) => {
+    const post = request(harness.app).post('/api/v1/documents').set('X-API-Key', org.apiKey);
+    if (idempotencyKey) post.set('X-Idempotency-Key', idempotencyKey);
+    return post.send({ template_id: templateId, input_json: { name: 'Ada' }, output_format: 'pdf', pdf_options: pdfOptions });
+  };
 
   it('refuses an owner_password equal to password: the permissions would bind nobody who can open the PDF', async () => {
     const same = await requestDocument({ password: 'x', owner_password: 'x', permissions: { copy: false, print: false } });
@@ -47,7 +47,7 @@ describe('pdf_options refused at the request', () => {
     expect((await requestDocument({ password: 'x', owner_password: 'y', permissions: { copy: false } })).status).toBe(202);
   });
 
-  it("refuses sign once the environment's certificate has expired, saying so", async () => {
+  it("refuses sign once the environment's certificate has expired, saying so, while a replay still answers the document it made", async () => {
     const issued = ca.issue();
     const keyring = secretsKeyring(randomBytes(32).toString('base64'))!;
     await uploadSigningCertificate(harness.database.db, keyring, {
@@ -57,6 +57,8 @@ describe('pdf_options refused at the request', () => {
       password: issued.password,
     });
     expect((await requestDocument({ sign: {} })).status).toBe(202);
+    const signed = await requestDocument({ sign: { reason: 'Issued' } }, 'signed-before-expiry');
+    expect(signed.status).toBe(202);
 
     const [row] = await harness.database.db.$queryRaw<{ not_after: Date }[]>`
       UPDATE signing_certificates SET not_after = now() - interval '1 day' WHERE organization_id = ${org.organizationId}::uuid RETURNING not_after`;
@@ -68,5 +70,15 @@ describe('pdf_options refused at the request', () => {
       code: 'validation_failed',
       errors: [{ path: 'pdf_options.sign', message }],
     });
+    // A replay of a request made while it was current answers the document it made, as every replay does.
+    const replayed = await requestDocument({ sign: { reason: 'Issued' } }, 'signed-before-expiry');
+    expect(replayed.status).toBe(200);
+    expect(replayed.headers['idempotent-replayed']).toBe('true');
+    expect(replayed.body.id).toBe(signed.body.id);
+    // A retry of that document once it failed makes work again: refused like a new one.
+    await harness.database.db.document.update({ where: { id: signed.body.id }, data: { status: 'failed', errorMessage: 'x' } });
+    const retried = await requestDocument({ sign: { reason: 'Issued' } }, 'signed-before-expiry');
+    expect(retried.status).toBe(422);
+    expect(retried.body.errors).toEqual([{ path: 'pdf_options.sign', message }]);
   });
 });

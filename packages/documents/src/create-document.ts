@@ -27,7 +27,17 @@ export interface CreateDocumentRequest {
   idempotencyKey: string | undefined;
   /** MAX_ACTIVE_PER_ORG: documents of one organisation queued or rendering at once. */
   maxActivePerOrg: number;
+  /** A check for a request that makes work (BeforeWork). */
+  beforeWork?: BeforeWork;
 }
+
+/**
+ * A check that applies only when a request makes work — a new document, or a failed one
+ * retried under its key — such as that a signing certificate is current. It runs after the
+ * idempotency lookup: an exact replay of a request answers the document it made, whatever
+ * has changed since.
+ */
+export type BeforeWork = () => Promise<void>;
 
 export interface CreateDocumentResult {
   document: CreatedDocument;
@@ -55,8 +65,9 @@ export async function createDocument(deps: CreateDocumentDeps, request: CreateDo
   const hash = idempotencyKey ? await idempotencyHash(request, idempotencyKey) : null;
   if (idempotencyKey) {
     const existing = await findByKey(deps.db, request.organizationId, idempotencyKey);
-    if (existing) return replay(deps, existing, hash!, request.maxActivePerOrg, secrets);
+    if (existing) return replay(deps, existing, hash!, request.maxActivePerOrg, secrets, request.beforeWork);
   }
+  await request.beforeWork?.();
 
   let document: CreatedDocument | undefined;
   try {
@@ -66,7 +77,7 @@ export async function createDocument(deps: CreateDocumentDeps, request: CreateDo
     const winner = await findByKey(deps.db, request.organizationId, idempotencyKey);
     // The concurrent request that won could not queue its job and took its row back.
     if (!winner) throw queueUnavailable();
-    return replay(deps, winner, hash!, request.maxActivePerOrg, secrets);
+    return replay(deps, winner, hash!, request.maxActivePerOrg, secrets, request.beforeWork);
   }
   if (!document) throw await whyNotInserted(deps.db, request);
   return queueOrTakeBack(deps, document, secrets);
@@ -334,6 +345,7 @@ export async function replay(
   hash: string,
   maxActivePerOrg: number,
   secrets: RenderSecrets | undefined,
+  beforeWork?: BeforeWork,
 ): Promise<CreateDocumentResult> {
   if (existing.requestHash !== hash) throw keyReused();
   // Passwords stored below for a re-queue that did not happen are never used (another retry of it is refused as well).
@@ -344,6 +356,7 @@ export async function replay(
     if (existing.purgedAt) throw inputPurged(existing.purgedAt);
     // Said before anything else: the re-queue refuses it too, under the template's row lock, if the sweep begins meanwhile.
     if (existing.templateId && (await templateFilesRemoved(deps.db, existing.templateId))) throw templatePurged();
+    await beforeWork?.();
     // A retry puts the document back in progress: it counts against MAX_ACTIVE_PER_ORG like a new one.
     if ((await countActiveDocuments(deps.db, existing.organizationId, maxActivePerOrg)) >= maxActivePerOrg) throw tooManyInProgress();
     // The file is regenerated: this request's passwords are needed again (API.md §13).

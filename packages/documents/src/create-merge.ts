@@ -1,7 +1,15 @@
 import type { z } from 'zod';
 import type { CreateMergeBody, Problem } from '@docgen/contracts';
 import { isUniqueViolation, type Database } from '@docgen/db';
-import { findByKey, queueOrTakeBack, replay, type CreateDocumentDeps, type CreateDocumentResult, type CreatedDocument } from './create-document';
+import {
+  findByKey,
+  queueOrTakeBack,
+  replay,
+  type BeforeWork,
+  type CreateDocumentDeps,
+  type CreateDocumentResult,
+  type CreatedDocument,
+} from './create-document';
 import { DocumentError, queueUnavailable, tooManyInProgress } from './errors';
 import { hashablePdfOptions, separatePdfSecrets } from './pdf-options';
 import { requestHash } from './request-hash';
@@ -13,6 +21,7 @@ export interface CreateMergeRequest {
   idempotencyKey: string | undefined;
   /** MAX_ACTIVE_PER_ORG: a merge counts like any document queued or rendering. */
   maxActivePerOrg: number;
+  beforeWork?: BeforeWork;
 }
 
 /**
@@ -108,8 +117,9 @@ export async function createMerge(deps: CreateDocumentDeps, request: CreateMerge
   const hash = idempotencyKey ? await idempotencyHash(request, ids, idempotencyKey) : null;
   if (idempotencyKey) {
     const existing = await findByKey(deps.db, request.organizationId, idempotencyKey);
-    if (existing) return replay(deps, existing, hash!, request.maxActivePerOrg, secrets);
+    if (existing) return replay(deps, existing, hash!, request.maxActivePerOrg, secrets, request.beforeWork);
   }
+  await request.beforeWork?.();
 
   let row: { id: string; generation: number; created_at: Date; updated_at: Date } | undefined;
   try {
@@ -127,7 +137,7 @@ export async function createMerge(deps: CreateDocumentDeps, request: CreateMerge
     if (!(idempotencyKey && isUniqueViolation(error))) throw error;
     const winner = await findByKey(deps.db, request.organizationId, idempotencyKey);
     if (!winner) throw queueUnavailable();
-    return replay(deps, winner, hash!, request.maxActivePerOrg, secrets);
+    return replay(deps, winner, hash!, request.maxActivePerOrg, secrets, request.beforeWork);
   }
   if (!row) throw (await sourceProblems(deps.db, ids, request)) ?? tooManyInProgress();
   deps.activeCounts?.forget(request.organizationId);

@@ -59,13 +59,13 @@ export function documentHandlers(deps: DocumentRouteDeps): OperationHandlers<Doc
   const requestDocument: OperationHandler<'createDocument'> = async ({ req, res, body, query: { is_uat: queryUat }, reply }) => {
     const caller = requireCaller(req);
     const isUat = body.is_uat ?? queryUat;
-    await requireSigningCertificate(db, caller.organization.id, isUat, body.pdf_options);
     const result = await createDocument(deps, {
       organizationId: caller.organization.id,
       body,
       isUat,
       idempotencyKey: idempotencyKeyOf(req),
       maxActivePerOrg: deps.maxActivePerOrg,
+      beforeWork: () => requireSigningCertificate(db, caller.organization.id, isUat, body.pdf_options),
     });
     const answer = answerCreated(res, result, 'document queued');
     reply(answer.status, answer.body);
@@ -74,13 +74,13 @@ export function documentHandlers(deps: DocumentRouteDeps): OperationHandlers<Doc
   const requestMerge: OperationHandler<'createMerge'> = async ({ req, res, body, query: { is_uat: queryUat }, reply }) => {
     const caller = requireCaller(req);
     const isUat = body.is_uat ?? queryUat;
-    await requireSigningCertificate(db, caller.organization.id, isUat, body.pdf_options);
     const result = await createMerge(deps, {
       organizationId: caller.organization.id,
       body,
       isUat,
       idempotencyKey: idempotencyKeyOf(req),
       maxActivePerOrg: deps.maxActivePerOrg,
+      beforeWork: () => requireSigningCertificate(db, caller.organization.id, isUat, body.pdf_options),
     });
     const answer = answerCreated(res, result, 'merge queued', { sources: body.documents.length });
     reply(answer.status, answer.body);
