@@ -15,8 +15,10 @@ export type CredentialKind = 'api-key' | 'sign-in';
  * Throttles repeated failed authentications per client address and credential kind, before
  * any database query. Failures are counted in Redis (shared by every gateway replica); an
  * address over the limit is then remembered in this replica's memory until its window
- * ends, so while it is blocked its requests cost neither PostgreSQL nor Redis. A
- * successful request never touches Redis here.
+ * ends, so while it is blocked its failures are no longer counted in Redis, its malformed
+ * keys cost no query, and a well-formed key costs its one indexed lookup (a valid key from
+ * that address still gets through: docs/architecture.md). A successful request never
+ * touches Redis here.
  */
 export class AuthFailureThrottle {
   private readonly blockedUntil = new Map<string, number>();

@@ -8,7 +8,7 @@ export function recordEvents<E>(): {
   onEvent: (event: E) => void;
   /** The next event from now on that matches. */
   next: (match: (event: E) => boolean) => Promise<E>;
-  /** Resolves once `holds()` is true of what has been recorded: at once, or after the event that makes it so. */
+  /** Resolves once `holds()` is true of what has been recorded: at once, or after the reported event that makes it so (an entry a test pushes into `events` itself wakes nothing). */
   until: (holds: () => boolean) => Promise<void>;
 } {
   const events: E[] = [];
