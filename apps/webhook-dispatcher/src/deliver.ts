@@ -17,6 +17,15 @@ export class DeliveryFailedError extends Error {
 }
 
 /**
+ * Nothing was sent: the attempt could not be started (its log row not written, PostgreSQL
+ * unreachable). It is not one of the delivery's four attempts: the caller makes it again
+ * later under the same number (withEndpointSlot, FirstAttemptRunner).
+ */
+export class AttemptNotMadeError extends Error {
+  override name = 'AttemptNotMadeError';
+}
+
+/**
  * One attempt (its number in `key`) to deliver one event to one endpoint, signed the
  * Standard Webhooks way. The attempt is logged pending before the request (startAttempt, or
  * the event's own statement for a first attempt) and its outcome after it (AttemptOutcomes,
@@ -28,7 +37,10 @@ export async function deliver(key: AttemptKey & { fromList?: boolean }, deps: De
   const { eventId, endpointId, attempt, fromList } = key;
   const attemptKey = { eventId, endpointId, attempt };
   const webhookId = webhookMessageId(eventId, endpointId);
-  const target = await startAttempt(deps.db, attemptKey, webhookId, fromList);
+  const target = await startAttempt(deps.db, attemptKey, webhookId, fromList).catch((error: unknown) => {
+    deps.logger.warn({ err: error, eventId, endpointId, attempt }, 'webhook attempt not started; it is made again later');
+    throw new AttemptNotMadeError(`the attempt could not be started: ${(error as Error).message}`, { cause: error });
+  });
   if (!target) return 'skipped';
   const { payload, url: endpointUrl, secret } = target;
 

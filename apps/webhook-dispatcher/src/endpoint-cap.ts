@@ -1,5 +1,6 @@
 import { DelayedError, type Job } from 'bullmq';
 import { DeliveryJob } from '@docgen/queue';
+import { AttemptNotMadeError } from './deliver';
 
 /**
  * Delivery attempts in flight per endpoint, and per organisation, in this dispatcher process.
@@ -69,7 +70,8 @@ export function deferralDelayMs(timesDeferredBefore: number, random: () => numbe
  * number, the backoff and the 4-attempt budget) is untouched, and nothing is logged as an
  * attempt. Each pick-up still raises attemptsStarted, which is how deferrals are counted.
  * The attempt may hand its slot back early (once its request is over, before its outcome is
- * written): the slot bounds requests to the endpoint, not the bookkeeping after them.
+ * written): the slot bounds requests to the endpoint, not the bookkeeping after them. An
+ * attempt that could not be started (AttemptNotMadeError: nothing sent) goes back the same way.
  */
 export async function withEndpointSlot<R>(
   job: Job<DeliveryJob>,
@@ -80,15 +82,22 @@ export async function withEndpointSlot<R>(
   organizationOf: (endpointId: string) => Promise<string | undefined> = async () => undefined,
 ): Promise<R> {
   const { endpointId } = DeliveryJob.parse(job.data);
-  const acquired = slots.tryAcquire(endpointId, await organizationOf(endpointId));
-  if (!acquired) {
+  const deferred = async () => {
     const delayMs = deferralDelayMs(job.attemptsStarted - job.attemptsMade - 1);
     await job.moveToDelayed(Date.now() + delayMs, token);
-    onDeferred?.(delayMs);
+    return delayMs;
+  };
+  const acquired = slots.tryAcquire(endpointId, await organizationOf(endpointId));
+  if (!acquired) {
+    onDeferred?.(await deferred());
     throw new DelayedError();
   }
   try {
     return await attempt(acquired); // releasing twice is a no-op
+  } catch (error) {
+    if (!(error instanceof AttemptNotMadeError)) throw error;
+    await deferred();
+    throw new DelayedError();
   } finally {
     acquired();
   }

@@ -2,6 +2,7 @@ import type { Queue } from 'bullmq';
 import type { Logger } from '@docgen/observability';
 import { ListRunner, parseAttempt, type DeliveryJob, type FirstAttempt, type ListTaker, type TakenEntry } from '@docgen/queue';
 import { retryDelayMs, type DeliveryProgress } from '@docgen/webhooks';
+import { AttemptNotMadeError } from './deliver';
 import { deferralDelayMs, type EndpointSlots } from './endpoint-cap';
 import { hasAttemptsLeft, nextAttemptDelayMs, queueRemainingAttempts } from './remaining-attempts';
 
@@ -79,7 +80,10 @@ export class FirstAttemptRunner {
     try {
       if ((await this.deps.deliver(attempt, release)) === 'skipped') return this.afterSkipped(attempt);
       return true;
-    } catch {
+    } catch (error) {
+      // Nothing sent: attempt 1 is still to be made, by a job, as when the endpoint was at its cap.
+      if (error instanceof AttemptNotMadeError)
+        return this.runner.untilDone(() => this.schedule(attempt, 0, deferralDelayMs(0)), 'webhook first attempt not rescheduled');
       // deliver logged the attempt and its outcome; attempts 2 to 4 are BullMQ's
       return this.runner.untilDone(() => this.schedule(attempt, 1, retryDelayMs(this.deps.retryBaseMs, 1)), 'webhook retry not scheduled');
     } finally {
