@@ -124,7 +124,8 @@ export function createApp({ config, db, redis, storage, renderQueue, relay, temp
       downloads,
       renderQueue,
       maxUploadBytes: config.MAX_UPLOAD_BYTES,
-      maxRows: config.BULK_MAX_ROWS,
+      // More rows than may be in progress at once could never be accepted: refused as too many rows (422), not with a 429 whose retry never succeeds.
+      maxRows: Math.min(config.BULK_MAX_ROWS, config.MAX_ACTIVE_PER_ORG),
       maxInputBytes: config.MAX_JSON_BODY_BYTES,
       untrusted,
       maxActivePerOrg: config.MAX_ACTIVE_PER_ORG,

@@ -247,6 +247,11 @@ export async function countActiveDocuments(db: Database, organizationId: string,
   return row?.active ?? 0;
 }
 
+/** Refuses more work (too_many_in_progress) from an organisation already at MAX_ACTIVE_PER_ORG. */
+export async function refuseAtCap(db: Database, organizationId: string, maxActivePerOrg: number): Promise<void> {
+  if ((await countActiveDocuments(db, organizationId, maxActivePerOrg)) >= maxActivePerOrg) throw tooManyInProgress();
+}
+
 const TEMPLATE_VISIBLE = {
   name: 'template-visible',
   text: `SELECT $4::int IS NULL OR EXISTS (SELECT 1 FROM template_versions v WHERE v.template_id = t.id AND v.version = $4::int) AS has_version
@@ -358,7 +363,7 @@ export async function replay(
     if (existing.templateId && (await templateFilesRemoved(deps.db, existing.templateId))) throw templatePurged();
     await beforeWork?.();
     // A retry puts the document back in progress: it counts against MAX_ACTIVE_PER_ORG like a new one.
-    if ((await countActiveDocuments(deps.db, existing.organizationId, maxActivePerOrg)) >= maxActivePerOrg) throw tooManyInProgress();
+    await refuseAtCap(deps.db, existing.organizationId, maxActivePerOrg);
     // The file is regenerated: this request's passwords are needed again (API.md §13).
     if (secrets) await storeRenderSecrets(deps.renderQueue, existing.id, secrets);
     const document = await queueNewGeneration(deps.db, deps.renderQueue, existing, 'failed').catch(async (error: unknown) => {

@@ -5,6 +5,7 @@ export { queueRenderJobs } from './render-jobs';
 export {
   createDocument,
   DocumentInserts,
+  refuseAtCap,
   templateFilesRemoved,
   type CreateDocumentDeps,
   type CreateDocumentRequest,

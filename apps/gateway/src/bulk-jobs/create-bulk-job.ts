@@ -1,7 +1,7 @@
 import type { Queue } from 'bullmq';
 import { fileNameProblem, type SpreadsheetFormat } from '@docgen/bulk';
 import type { BulkJob, Database } from '@docgen/db';
-import { createBulkJob as createBulkJobRows, versionNotFound, type ActiveDocumentCounts, type BulkJobRows } from '@docgen/documents';
+import { createBulkJob as createBulkJobRows, refuseAtCap, versionNotFound, type ActiveDocumentCounts, type BulkJobRows } from '@docgen/documents';
 import type { RenderJob } from '@docgen/queue';
 import type { TemplateVariable } from '@docgen/templating';
 import type { Caller } from '@docgen/access';
@@ -52,6 +52,9 @@ export async function createBulkJob(deps: CreateBulkJobDeps, caller: Caller, req
   const variables = version.variables as unknown as TemplateVariable[];
   const fileNameIssue = request.fileName === undefined ? undefined : fileNameProblem(request.fileName, namingTokens(variables));
   if (fileNameIssue) throw new HttpError('validation_failed', `file_name ${fileNameIssue}`, { errors: [{ path: 'file_name', message: fileNameIssue }] });
+  // An organisation already at its cap is refused before its sheet costs a check thread; the
+  // insert counts again, with the rows, under its lock.
+  await refuseAtCap(deps.db, caller.organization.id, deps.maxActivePerOrg);
   // In a worker thread, stopped at its memory and time bounds (@docgen/untrusted-work).
   const rows = await deps.untrusted.readBulkRows(
     caller.organization.id,
