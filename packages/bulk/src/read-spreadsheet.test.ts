@@ -105,6 +105,25 @@ describe('readSpreadsheet', () => {
     expect(sheet.rows).toEqual([{ rowNumber: 2, cells: ['山田', '東京'] }]);
   });
 
+  it('reads the first sheet a person sees: the first tab that is not hidden, whatever order the sheets were created in', async () => {
+    const workbook = new ExcelJS.Workbook();
+    const hidden = workbook.addWorksheet('lookups', { state: 'hidden' });
+    hidden.getRow(1).values = ['name'];
+    hidden.getRow(2).values = ['from the hidden sheet'];
+    const later = workbook.addWorksheet('older data');
+    later.getRow(1).values = ['name'];
+    later.getRow(2).values = ['from the second tab'];
+    const data = workbook.addWorksheet('data');
+    data.getRow(1).values = ['name'];
+    data.getRow(2).values = ['from the first visible tab'];
+    data.orderNo = 1; // moved before "older data" (created after it: its part is xl/worksheets/sheet3.xml)
+    later.orderNo = 2;
+    hidden.orderNo = 0;
+    const file = Buffer.from(await workbook.xlsx.writeBuffer());
+    expect(new PizZip(file).file('xl/workbook.xml')!.asText()).toMatch(/lookups.*hidden.*data.*older data/);
+    expect((await readSpreadsheet(file, 'xlsx', 100)).rows).toEqual([{ rowNumber: 2, cells: ['from the first visible tab'] }]);
+  });
+
   it('refuses more rows than the limit before anything else happens', async () => {
     const body = ['name', ...Array.from({ length: 11 }, (_, i) => `row ${i}`)].join('\n');
     expect(await refusal(readSpreadsheet(csv(body), 'csv', 10))).toEqual({

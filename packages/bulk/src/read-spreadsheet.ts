@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import { parse } from 'csv-parse/sync';
 import type ExcelJS from 'exceljs';
@@ -135,9 +136,33 @@ export function checkedWorkbook(file: Buffer): Buffer {
   assertExpandedSize(zip);
   checkZipIntegrity(zip, MAX_EXPANDED_XLSX_BYTES);
   dropPhoneticReadings(zip);
+  const sheet = firstVisibleSheet(zip);
   for (const [name, part] of Object.entries(EMPTY_PARTS)) if (!zip.files[name]) zip.file(name, part);
-  const rest = Object.keys(zip.files).filter((name) => !READ_FIRST.includes(name));
-  return zip.generate({ type: 'nodebuffer', compression: 'DEFLATE', fileOrder: () => [...READ_FIRST, ...rest] });
+  const first = sheet ? [...READ_FIRST, sheet] : READ_FIRST;
+  const rest = Object.keys(zip.files).filter((name) => !first.includes(name));
+  return zip.generate({ type: 'nodebuffer', compression: 'DEFLATE', fileOrder: () => [...first, ...rest] });
+}
+
+const attribute = (tag: string, name: string) => tag.match(new RegExp(`\\s${name}="([^"]*)"`))?.[1];
+
+/**
+ * The part of the sheet a person sees first: the first tab (workbook.xml's order) that is not
+ * hidden. ExcelJS reads sheets in the archive's order, which is the order they were created
+ * in, not the tabs', and reads hidden ones too; so this part goes before the other sheets.
+ * Undefined when the workbook does not say (the archive's first sheet is read then).
+ */
+function firstVisibleSheet(zip: PizZip): string | undefined {
+  const workbook = zip.files['xl/workbook.xml']?.asText() ?? '';
+  const relationships = zip.files['xl/_rels/workbook.xml.rels']?.asText() ?? '';
+  const sheets = workbook.match(/<(?:\w+:)?sheet\s[^>]*>/g) ?? [];
+  const visible = sheets.find((tag) => (attribute(tag, 'state') ?? 'visible') === 'visible') ?? sheets[0];
+  const relationshipId = visible && attribute(visible, '[\\w]+:id');
+  if (!relationshipId) return undefined;
+  const relationship = (relationships.match(/<(?:\w+:)?Relationship\s[^>]*>/g) ?? []).find((tag) => attribute(tag, 'Id') === relationshipId);
+  const target = relationship && attribute(relationship, 'Target');
+  if (!target) return undefined;
+  const part = target.startsWith('/') ? target.slice(1) : path.posix.normalize(`xl/${target}`);
+  return zip.files[part] ? part : undefined;
 }
 
 /**
