@@ -116,9 +116,11 @@ describe('readSpreadsheet', () => {
     const data = workbook.addWorksheet('data');
     data.getRow(1).values = ['name'];
     data.getRow(2).values = ['from the first visible tab'];
-    data.orderNo = 1; // moved before "older data" (created after it: its part is xl/worksheets/sheet3.xml)
-    later.orderNo = 2;
-    hidden.orderNo = 0;
+    // Tabs moved: "data" before "older data", though created after it (its part is xl/worksheets/sheet3.xml). ExcelJS's types omit orderNo.
+    const tabs = (sheet: ExcelJS.Worksheet, orderNo: number) => ((sheet as unknown as { orderNo: number }).orderNo = orderNo);
+    tabs(hidden, 0);
+    tabs(data, 1);
+    tabs(later, 2);
     const file = Buffer.from(await workbook.xlsx.writeBuffer());
     expect(new PizZip(file).file('xl/workbook.xml')!.asText()).toMatch(/lookups.*hidden.*data.*older data/);
     expect((await readSpreadsheet(file, 'xlsx', 100)).rows).toEqual([{ rowNumber: 2, cells: ['from the first visible tab'] }]);
