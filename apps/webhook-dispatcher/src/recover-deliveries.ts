@@ -45,9 +45,16 @@ export async function recoverLostDeliveries(deps: RecoveryDeps): Promise<number>
     const job = await deps.queue.getJob(jobId);
     if (job && job.finishedOn === undefined) continue; // waiting, delayed or running (a completed one is removed at once)
     // Read again after Redis said "neither": an entry or a job that just succeeded is removed only after its success is written.
-    const progress = await deliveryProgress(deps.db, pair);
+    let progress = await deliveryProgress(deps.db, pair);
     if (!hasAttemptsLeft(progress)) continue;
-    if (job) await deps.queue.remove(jobId); // frees the id; 0 if another dispatcher's new job already runs under it
+    if (job) {
+      await deps.queue.remove(jobId); // frees the id; 0 if another dispatcher's new job already runs under it
+      // Another dispatcher may have queued this delivery again since our reads, and its job made
+      // an attempt and failed before we removed it: count from what the log says now, so that
+      // attempt is not sent a second time.
+      progress = await deliveryProgress(deps.db, pair);
+      if (!hasAttemptsLeft(progress)) continue;
+    }
     await queueRemainingAttempts(deps.queue, { ...pair, type: candidate.type }, progress.made, nextAttemptDelayMs(deps.retryBaseMs, progress));
     recovered += 1;
   }

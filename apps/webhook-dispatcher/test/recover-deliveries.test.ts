@@ -166,7 +166,7 @@ describe('the lost-delivery sweep and first attempts', () => {
     expect(job.opts.attempts).toBe(2);
   });
 
-  it('queues again a delivery whose job failed with attempts unlogged (PostgreSQL was down for its whole schedule)', async () => {
+  it('queues again a delivery whose job failed with attempts unlogged (PostgreSQL was down for its whole schedule), counting from the log as it is after a racing sweep', async () => {
     // Its own database and queue: the failing worker below must see no other test's job.
     const own = await createTestDatabase();
     const ownPrefix = `test:${randomUUID()}:`;
@@ -211,6 +211,45 @@ describe('the lost-delivery sweep and first attempts', () => {
       expect(job.opts.attempts).toBe(3);
       expect(['waiting', 'delayed']).toContain(await ownQueue.getJobState(jobId));
       expect(await ownSweep()).toBe(0); // live now
+
+      // Another dispatcher's sweep read the same failed job; by the time it removes it, this one's
+      // job has made attempt 2 and failed. It must not queue attempt 2 again.
+      const racing = new Proxy(ownQueue, {
+        get(target, property) {
+          if (property === 'remove')
+            return async (id: string) => {
+              await own.db.webhookDelivery.create({
+                data: { ...pair, attempt: 2, event: event.type, jobId: event.subjectId, webhookId: `msg_${randomUUID()}`, status: 'failed' },
+              });
+              return target.remove(id);
+            };
+          const value = Reflect.get(target, property) as unknown;
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      await ownQueue.remove(jobId);
+      await ownQueue.add('document.ready', { ...pair, attemptsBefore: 1 }, { jobId, attempts: 1 });
+      const failingAgain = new Worker(
+        WEBHOOK_DELIVERY_QUEUE,
+        async () => {
+          throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+        },
+        { connection: blocking, prefix: bullPrefix(ownPrefix), settings: { backoffStrategy: deliveryBackoffStrategy(1_000) } },
+      );
+      await new Promise<void>((resolve) => failingAgain.on('failed', (failed) => failed?.id === jobId && resolve()));
+      await failingAgain.close();
+      expect(
+        await recoverLostDeliveries({
+          db: own.db,
+          queue: racing,
+          firstAttempts: new FirstAttempts(redis, ownPrefix),
+          logger: createLogger('test', 'silent'),
+          retryBaseMs: 1_000,
+        }),
+      ).toBe(1);
+      const requeued = (await ownQueue.getJob(jobId))!;
+      expect(requeued.data).toEqual({ ...pair, attemptsBefore: 2 });
+      expect(requeued.opts.attempts).toBe(2);
     } finally {
       await ownQueue.obliterate({ force: true });
       await ownQueue.close();
