@@ -37,6 +37,14 @@ describe('bulk ZIP file names from a pattern', () => {
     expect(name({ a: `${'x'.repeat(99)}😀tail` }, 'row-0002', 'pdf')).toBe(`${'x'.repeat(99)}😀.pdf`);
   });
 
+  it('names a file from a long run of dots and spaces in time linear in the value (a row may hold a megabyte)', () => {
+    const name = fileNamer('{a}');
+    const started = process.hrtime.bigint();
+    // /[\s.]+$/ tried from each position of the run: about 10^10 steps for this value; a loop: 10^5.
+    expect(name({ a: `a${'. '.repeat(100_000)}b` }, 'row-0002', 'pdf')).toBe(`a${'. '.repeat(49)}..pdf`);
+    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(5_000);
+  });
+
   it('keeps a name within what file systems take in bytes (255), cutting between whole characters', () => {
     const name = fileNamer('{a}');
     // 100 CJK characters are 300 bytes of UTF-8: cut to 66 (198 bytes), and a repeat's suffix still fits.

@@ -38,9 +38,18 @@ function sanitise(text: string): string {
     // Control characters and what Windows reserves.
     // eslint-disable-next-line no-control-regex
     .replace(/[\u0000-\u001f\u007f<>:"/\\|?*]+/g, '_')
-    .replace(/\s+/g, ' ')
-    .replace(/^[\s.]+|[\s.]+$/g, '');
-  return shortened(cleaned).trim().replace(WINDOWS_DEVICE, '$1_$2');
+    .replace(/\s+/g, ' ');
+  return shortened(trimmedOfDotsAndSpaces(cleaned)).trim().replace(WINDOWS_DEVICE, '$1_$2');
+}
+
+/** Without leading and trailing dots and spaces; a loop, since /[\s.]+$/ takes time quadratic in a long run of them that is not at the end (a row's value may be a megabyte). */
+function trimmedOfDotsAndSpaces(text: string): string {
+  const trimmable = (char: string | undefined) => char === '.' || char === ' ';
+  let start = 0;
+  let end = text.length;
+  while (start < end && trimmable(text[start])) start += 1;
+  while (end > start && trimmable(text[end - 1])) end -= 1;
+  return text.slice(start, end);
 }
 
 /** At most MAX_STEM characters and MAX_STEM_BYTES bytes of UTF-8, cut between whole characters as a person sees them (an emoji, a letter with its accents). */

@@ -72,6 +72,22 @@ describe('readSpreadsheet', () => {
     expect(mac.rows[0]!.cells[3]).toBe('2026-11-22');
   });
 
+  it('reads a formula filled down (stored once, "shared") in every row, as the first', async () => {
+    const workbook = new ExcelJS.Workbook();
+    const sheet = workbook.addWorksheet('data');
+    sheet.getRow(1).values = ['total', 'due'];
+    sheet.fillFormula('A2:A4', '0*ROW()', [0, 0, 7]);
+    sheet.fillFormula('B2:B4', 'DATE(2026,11,21)+ROW()', [46348, 46349, 46350]);
+    for (const address of ['B2', 'B3', 'B4']) sheet.getCell(address).numFmt = 'yyyy-mm-dd';
+    const file = Buffer.from(await workbook.xlsx.writeBuffer());
+    expect(new PizZip(file).file('xl/worksheets/sheet1.xml')!.asText()).toContain('<f t="shared" si="0"/>');
+    expect((await readSpreadsheet(file, 'xlsx', 100)).rows).toEqual([
+      { rowNumber: 2, cells: [0, '2026-11-22'] },
+      { rowNumber: 3, cells: [0, '2026-11-23'] },
+      { rowNumber: 4, cells: [7, '2026-11-24'] },
+    ]);
+  });
+
   it('refuses a formula saved without its result, naming the cell, instead of reading it as empty', async () => {
     const file = await xlsx([
       ['name', 'total'],
@@ -105,6 +121,25 @@ describe('readSpreadsheet', () => {
     expect(sheet.rows).toEqual([{ rowNumber: 2, cells: ['山田', '東京'] }]);
   });
 
+  it('drops phonetic readings in time linear in the shared strings, also when none closes', async () => {
+    // 60,000 readings that never close (a 4 MB part, 60 KB zipped): a lazy match to the next
+    // </rPh> scans the rest of the part from each of them, quadratic (about 40 s here, 4.6 s for
+    // a third as many), where the linear pattern takes about half a second.
+    const count = 60_000;
+    const zip = new PizZip(buildXlsx([['name'], ['x']], { sharedStrings: true }));
+    const strings = `<si><t>name</t><rPh sb="0" eb="1"/></si>${'<si><t>x</t><rPh sb="0" eb="1"><t>y</t></si>'.repeat(count)}`;
+    zip.file(
+      'xl/sharedStrings.xml',
+      `<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">${strings}</sst>`,
+    );
+    const file = zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' });
+    const started = process.hrtime.bigint();
+    // The part is not well-formed XML (the readings never close): ExcelJS refuses it, once it gets it.
+    expect(await refusal(readSpreadsheet(file, 'xlsx', 100))).toMatchObject({ code: 'spreadsheet_invalid' });
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    expect(ms).toBeLessThan(15_000);
+  });
+
   it('reads the first sheet a person sees: the first tab that is not hidden, whatever order the sheets were created in', async () => {
     const workbook = new ExcelJS.Workbook();
     const hidden = workbook.addWorksheet('lookups', { state: 'hidden' });
@@ -124,6 +159,21 @@ describe('readSpreadsheet', () => {
     const file = Buffer.from(await workbook.xlsx.writeBuffer());
     expect(new PizZip(file).file('xl/workbook.xml')!.asText()).toMatch(/lookups.*hidden.*data.*older data/);
     expect((await readSpreadsheet(file, 'xlsx', 100)).rows).toEqual([{ rowNumber: 2, cells: ['from the first visible tab'] }]);
+
+    // A chart as the first visible tab (ExcelJS reads no chartsheet), and a hidden state in single quotes.
+    const zip = new PizZip(file);
+    const chartTab = `<sheet name="chart" sheetId="9" r:id="rId99"/><sheet name="quoted" sheetId="8" state='hidden' r:id="rId98"/>`;
+    zip.file('xl/workbook.xml', zip.file('xl/workbook.xml')!.asText().replace('<sheets>', `<sheets>${chartTab}`));
+    const chartRelationships =
+      '<Relationship Id="rId99" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/chartsheet" Target="chartsheets/sheet1.xml"/>' +
+      '<Relationship Id="rId98" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/>';
+    zip.file(
+      'xl/_rels/workbook.xml.rels',
+      zip.file('xl/_rels/workbook.xml.rels')!.asText().replace('</Relationships>', `${chartRelationships}</Relationships>`),
+    );
+    zip.file('xl/chartsheets/sheet1.xml', '<chartsheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"/>');
+    const withChart = zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' });
+    expect((await readSpreadsheet(withChart, 'xlsx', 100)).rows).toEqual([{ rowNumber: 2, cells: ['from the first visible tab'] }]);
   });
 
   it('refuses more rows than the limit before anything else happens', async () => {

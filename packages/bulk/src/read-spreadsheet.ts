@@ -45,8 +45,7 @@ function cellValue(value: ExcelJS.CellValue): CellValue | undefined {
  * of 0 or "" (ExcelJS's FormulaValue). The streaming reader reads a numeric result as a number
  * whatever the cell's format, so a date is made one here as ExcelJS makes a plain date cell one.
  */
-function formulaResult(cell: ExcelJS.Cell, date1904: boolean): CellValue | undefined {
-  const result = cell.result as unknown;
+function formulaResult(cell: ExcelJS.Cell, result: unknown, date1904: boolean): CellValue | undefined {
   if (result === undefined || result === null) {
     throw new BulkInputError(
       'spreadsheet_invalid',
@@ -104,7 +103,8 @@ const EMPTY_PARTS = {
   'xl/sharedStrings.xml': '<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"/>',
 };
 
-const PHONETIC_READING = /<(?:\w+:)?rPh\b[^>]*>[\s\S]*?<\/(?:\w+:)?rPh>/g;
+// Each match stops at the next rPh or si tag, so text that never closes one costs linear time, not quadratic.
+const PHONETIC_READING = /<(?:\w+:)?rPh\b[^<>]*\/>|<(?:\w+:)?rPh\b[^<>]*>(?:[^<]|<(?!\/?(?:\w+:)?(?:rPh|si)\b))*<\/(?:\w+:)?rPh>/g;
 
 /**
  * Excel keeps Japanese text typed through an IME with its reading beside it (`<si><t>山田</t>
@@ -143,26 +143,37 @@ export function checkedWorkbook(file: Buffer): Buffer {
   return zip.generate({ type: 'nodebuffer', compression: 'DEFLATE', fileOrder: () => [...first, ...rest] });
 }
 
-const attribute = (tag: string, name: string) => tag.match(new RegExp(`\\s${name}="([^"]*)"`))?.[1];
+const attribute = (tag: string, name: string) =>
+  tag
+    .match(new RegExp(`\\s${name}=(?:"([^"]*)"|'([^']*)')`))
+    ?.slice(1)
+    .find((value) => value !== undefined);
+/** A worksheet's part as ExcelJS's streaming reader finds it (chartsheets and others are not read). */
+const WORKSHEET_PART = /^xl\/worksheets\/sheet\d+\.xml$/;
 
 /**
- * The part of the sheet a person sees first: the first tab (workbook.xml's order) that is not
- * hidden. ExcelJS reads sheets in the archive's order, which is the order they were created
- * in, not the tabs', and reads hidden ones too; so this part goes before the other sheets.
- * Undefined when the workbook does not say (the archive's first sheet is read then).
+ * The part of the sheet a person sees first: the first tab (workbook.xml's order) that is a
+ * worksheet (not a chart) and not hidden. ExcelJS reads sheets in the archive's order, which
+ * is the order they were created in, not the tabs', and reads hidden ones too; so this part
+ * goes before the other sheets. Undefined when the workbook does not say (the archive's first
+ * worksheet is read then).
  */
 function firstVisibleSheet(zip: PizZip): string | undefined {
   const workbook = zip.files['xl/workbook.xml']?.asText() ?? '';
-  const relationships = zip.files['xl/_rels/workbook.xml.rels']?.asText() ?? '';
-  const sheets = workbook.match(/<(?:\w+:)?sheet\s[^>]*>/g) ?? [];
-  const visible = sheets.find((tag) => (attribute(tag, 'state') ?? 'visible') === 'visible') ?? sheets[0];
-  const relationshipId = visible && attribute(visible, '[\\w]+:id');
-  if (!relationshipId) return undefined;
-  const relationship = (relationships.match(/<(?:\w+:)?Relationship\s[^>]*>/g) ?? []).find((tag) => attribute(tag, 'Id') === relationshipId);
-  const target = relationship && attribute(relationship, 'Target');
-  if (!target) return undefined;
-  const part = target.startsWith('/') ? target.slice(1) : path.posix.normalize(`xl/${target}`);
-  return zip.files[part] ? part : undefined;
+  const relationships = (zip.files['xl/_rels/workbook.xml.rels']?.asText() ?? '').match(/<(?:\w+:)?Relationship\s[^<>]*>/g) ?? [];
+  const partOf = (sheet: string) => {
+    const id = attribute(sheet, '\\w+:id');
+    const relationship = id && relationships.find((tag) => attribute(tag, 'Id') === id);
+    const target = relationship && attribute(relationship, 'Target');
+    if (!target) return undefined;
+    const part = target.startsWith('/') ? target.slice(1) : path.posix.normalize(`xl/${target}`);
+    return WORKSHEET_PART.test(part) && zip.files[part] ? part : undefined;
+  };
+  const sheets = (workbook.match(/<(?:\w+:)?sheet\s[^<>]*>/g) ?? []).map((tag) => ({
+    part: partOf(tag),
+    visible: (attribute(tag, 'state') ?? 'visible') === 'visible',
+  }));
+  return (sheets.find((sheet) => sheet.visible && sheet.part) ?? sheets.find((sheet) => sheet.part))?.part;
 }
 
 /**
@@ -189,7 +200,14 @@ async function* xlsxRows(file: Buffer): AsyncGenerator<SourceRow> {
         previous = checkedRowNumber(row.number, previous);
         const cells: (CellValue | undefined)[] = [];
         row.eachCell((cell, column) => {
-          cells[column - 1] = cell.type === ValueType.Formula ? formulaResult(cell, date1904) : cellValue(cell.value);
+          const value = cell.value;
+          // A formula filled down is stored once ("shared"): the cells after the first have an
+          // empty formula, which ExcelJS does not take for one, and keep their result in their value.
+          const filledDown = !!value && typeof value === 'object' && 'formula' in value;
+          cells[column - 1] =
+            cell.type === ValueType.Formula || filledDown
+              ? formulaResult(cell, cell.type === ValueType.Formula ? cell.result : (value as { result?: unknown }).result, date1904)
+              : cellValue(value);
         });
         yield { rowNumber: row.number, cells: Array.from(cells) };
       }
