@@ -27,7 +27,7 @@ describe('SlidingWindowRateLimiter', () => {
     const decision = await limiter.consume('org', 2, 'next');
     expect(decision.admitted).toBe(false);
     expect(decision.remaining).toBe(0);
-    // Below 2 once the requests of 50, 40 and 30 s ago have left: in 40 s (the oldest leaves in 10).
+    // Below 2 once the requests of 50, 40, 30 and 20 s ago have left: in 40 s (the oldest leaves in 10).
     expect(decision.resetSeconds).toBeGreaterThanOrEqual(39);
     expect(decision.resetSeconds).toBeLessThanOrEqual(40);
   });

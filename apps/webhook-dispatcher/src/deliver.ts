@@ -1,4 +1,4 @@
-import type { Database } from '@docgen/db';
+import { isDatabaseUnavailable, type Database } from '@docgen/db';
 import type { Logger } from '@docgen/observability';
 import { OutboundBlockedError, guardedFetch, signWebhook, webhookMessageId, type GuardedFetchOptions } from '@docgen/security';
 import { startAttempt, type AttemptKey, type AttemptOutcomes } from '@docgen/webhooks';
@@ -18,7 +18,7 @@ export class DeliveryFailedError extends Error {
 
 /**
  * Nothing was sent: the attempt could not be started (its log row not written, PostgreSQL
- * unreachable). It is not one of the delivery's four attempts: the caller makes it again
+ * unreachable: isDatabaseUnavailable). It is not one of the delivery's four attempts: the caller makes it again
  * later under the same number (withEndpointSlot, FirstAttemptRunner).
  */
 export class AttemptNotMadeError extends Error {
@@ -38,6 +38,8 @@ export async function deliver(key: AttemptKey & { fromList?: boolean }, deps: De
   const attemptKey = { eventId, endpointId, attempt };
   const webhookId = webhookMessageId(eventId, endpointId);
   const target = await startAttempt(deps.db, attemptKey, webhookId, fromList).catch((error: unknown) => {
+    // Only an outage: an error that would recur (a statement the database refuses) fails the attempt, so it ends.
+    if (!isDatabaseUnavailable(error)) throw error;
     deps.logger.warn({ err: error, eventId, endpointId, attempt }, 'webhook attempt not started; it is made again later');
     throw new AttemptNotMadeError(`the attempt could not be started: ${(error as Error).message}`, { cause: error });
   });

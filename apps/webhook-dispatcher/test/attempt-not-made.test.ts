@@ -33,6 +33,21 @@ describe('an attempt that could not be started', () => {
     await database.drop();
   });
 
+  const deliverDeps = (db: typeof unreachable) => ({
+    db,
+    outcomes: new AttemptOutcomes(database.db, { maxBatch: 1 }),
+    logger,
+    fetch: { agent, allowPrivate: false, timeoutMs: 1_000, maxBytes: 1024, maxRedirects: 0 },
+  });
+
+  it('is told apart from a statement the database refuses, which would recur and so fails the attempt', async () => {
+    const pair = { eventId: randomUUID(), endpointId: randomUUID(), attempt: 1 };
+    await expect(deliver(pair, deliverDeps(unreachable))).rejects.toBeInstanceOf(AttemptNotMadeError);
+    const refused = await deliver({ ...pair, eventId: 'not-a-uuid' }, deliverDeps(database.db)).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(Error);
+    expect(refused).not.toBeInstanceOf(AttemptNotMadeError);
+  });
+
   it('as a job: goes back to the delayed set with its attempts untouched, and is made again', async () => {
     const queueName = `not-made-${randomUUID()}`;
     const queue = new Queue<DeliveryJob>(queueName, { connection: redis, prefix: `${prefix}bull` });
@@ -80,12 +95,7 @@ describe('an attempt that could not be started', () => {
     });
     const firstAttempts = new FirstAttempts(redis, prefix);
     const retries = createDeliveryQueue(redis, prefix);
-    const deps = {
-      db: unreachable,
-      outcomes: new AttemptOutcomes(database.db, { maxBatch: 1 }),
-      logger,
-      fetch: { agent, allowPrivate: false, timeoutMs: 1_000, maxBytes: 1024, maxRedirects: 0 },
-    };
+    const deps = deliverDeps(unreachable);
     const runner = new FirstAttemptRunner(
       {
         taker: firstAttempts.taker(blockingConnection(redis)),

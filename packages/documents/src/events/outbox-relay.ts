@@ -17,12 +17,20 @@ export interface PublishableEvent {
  */
 const MARK_WINDOW_MS = 500;
 
-// An endpoint created after the event was written is not one the event's statement could have
-// found (as the lost-delivery sweep judges, unfinished-deliveries.ts): a sweep that publishes
-// the event late must not send it events from before it existed.
 const SUBSCRIBERS = {
   name: 'event-subscribers',
-  text: `${subscribedEndpoints('outbox_events')} AND e.id = $1 AND w.created_at <= e.created_at`,
+  text: `${subscribedEndpoints('outbox_events')} AND e.id = $1`,
+};
+
+// For the sweep, which publishes an event late: an endpoint created since the event was written
+// is not one its statement could have found (as the lost-delivery sweep judges,
+// unfinished-deliveries.ts), and gets no events from before it existed. Not on the fast path,
+// right after the commit: the two times may come from different clocks (Prisma sets an
+// endpoint's, PostgreSQL a document event's), and there an endpoint created a moment before
+// could be judged younger than the event.
+const SUBSCRIBERS_WHEN_WRITTEN = {
+  name: 'event-subscribers-when-written',
+  text: `${SUBSCRIBERS.text} AND w.created_at <= e.created_at`,
 };
 
 const MARK_PUBLISHED = {
@@ -62,7 +70,8 @@ export class OutboxRelay {
   }
 
   async publish(event: PublishableEvent, once = false): Promise<void> {
-    const endpointIds = event.endpointIds ?? (await this.db.sql.query<{ id: string }>(SUBSCRIBERS, [event.id])).map((row) => row.id);
+    const subscribers = once ? SUBSCRIBERS_WHEN_WRITTEN : SUBSCRIBERS;
+    const endpointIds = event.endpointIds ?? (await this.db.sql.query<{ id: string }>(subscribers, [event.id])).map((row) => row.id);
     await (once ? this.firstAttempts.publishOnce(event, endpointIds) : this.firstAttempts.publish(event, endpointIds));
     void this.marks.add(event.id);
   }
