@@ -140,6 +140,34 @@ describe('readSpreadsheet', () => {
     expect(ms).toBeLessThan(15_000);
   });
 
+  it('refuses a number format longer than Excel allows before reading a cell (telling a date format apart is quadratic in its length)', async () => {
+    const zip = new PizZip(await xlsx([['due'], [new Date(Date.UTC(2026, 10, 22))]], { dateCells: ['A2'] }));
+    const styles = zip.file('xl/styles.xml')!.asText();
+    expect(styles).toContain('<numFmts');
+    zip.file('xl/styles.xml', styles.replace(/formatCode="[^"]*"/, `formatCode="${'['.repeat(100_000)}yyyy"`));
+    const started = process.hrtime.bigint();
+    expect(await refusal(readSpreadsheet(zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' }), 'xlsx', 100))).toEqual({
+      code: 'spreadsheet_invalid',
+      message: 'The workbook has a number format longer than the 255 characters Excel allows; save it again from your spreadsheet program',
+    });
+    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(15_000);
+  });
+
+  it('finds the first tab in time linear in the workbook, however many sheets and relationships it lists', async () => {
+    const count = 50_000;
+    const zip = new PizZip(buildXlsx([['name'], ['Ada']]));
+    const workbook = zip.file('xl/workbook.xml')!.asText();
+    const bogusSheets = Array.from({ length: count }, (_, i) => `<sheet name="s${i}" sheetId="${i + 2}" state="hidden" r:id="none${i}"/>`).join('');
+    zip.file('xl/workbook.xml', workbook.replace('<sheets>', `<sheets>${bogusSheets}`));
+    const relationships = zip.file('xl/_rels/workbook.xml.rels')!.asText();
+    const bogusRelationships = Array.from({ length: count }, (_, i) => `<Relationship Id="other${i}" Type="x" Target="worksheets/none${i}.xml"/>`).join('');
+    zip.file('xl/_rels/workbook.xml.rels', relationships.replace('</Relationships>', `${bogusRelationships}</Relationships>`));
+    const started = process.hrtime.bigint();
+    expect((await readSpreadsheet(zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' }), 'xlsx', 100)).rows).toEqual([{ rowNumber: 2, cells: ['Ada'] }]);
+    // A lookup of each sheet's relationship among all of them: 2.5 × 10^9 tries, minutes.
+    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(15_000);
+  });
+
   it('reads the first sheet a person sees: the first tab that is not hidden, whatever order the sheets were created in', async () => {
     const workbook = new ExcelJS.Workbook();
     const hidden = workbook.addWorksheet('lookups', { state: 'hidden' });

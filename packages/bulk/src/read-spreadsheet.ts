@@ -103,8 +103,24 @@ const EMPTY_PARTS = {
   'xl/sharedStrings.xml': '<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"/>',
 };
 
-// Each match stops at the next rPh or si tag, so text that never closes one costs linear time, not quadratic.
-const PHONETIC_READING = /<(?:\w+:)?rPh\b[^<>]*\/>|<(?:\w+:)?rPh\b[^<>]*>(?:[^<]|<(?!\/?(?:\w+:)?(?:rPh|si)\b))*<\/(?:\w+:)?rPh>/g;
+// Strangers' XML: each pattern here costs time linear in the part, whatever it holds (no
+// lazy body scanned again from every start, no alternation repeated once per character).
+/** An rPh or si tag, opening, closing or empty; `[^<>]*` ends at the next tag, so a tag that never closes costs its own length. */
+const READING_OR_STRING_TAG = /<(\/?)(?:[\w-]+:)?(rPh|si)\b[^<>]*>/g;
+// A sheet's or a relationship's tag, unrolled (plain, then quoted-and-plain): one way to match
+// it, quoted values may hold > (a sheet named a>b) but not <, so a try never runs past the next tag.
+const SHEET_TAG = /<(?:\w+:)?sheet\s[^<>"']*(?:(?:"[^"<]*"|'[^'<]*')[^<>"']*)*>/g;
+const RELATIONSHIP_TAG = /<(?:\w+:)?Relationship\s[^<>"']*(?:(?:"[^"<]*"|'[^'<]*')[^<>"']*)*>/g;
+const attributePattern = (name: string) => new RegExp(`\\s${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`);
+const STATE = attributePattern('state');
+const RELATIONSHIP_ID = attributePattern('\\w+:id');
+const ID = attributePattern('Id');
+const TARGET = attributePattern('Target');
+const attribute = (tag: string, pattern: RegExp) =>
+  tag
+    .match(pattern)
+    ?.slice(1)
+    .find((value) => value !== undefined);
 
 /**
  * Excel keeps Japanese text typed through an IME with its reading beside it (`<si><t>山田</t>
@@ -115,7 +131,45 @@ function dropPhoneticReadings(zip: PizZip): void {
   const part = zip.files['xl/sharedStrings.xml'];
   if (!part) return;
   const xml = part.asText();
-  if (xml.includes('rPh')) zip.file('xl/sharedStrings.xml', xml.replace(PHONETIC_READING, ''));
+  if (xml.includes('rPh')) zip.file('xl/sharedStrings.xml', withoutPhoneticReadings(xml));
+}
+
+const FORMAT_CODE = /\sformatCode\s*=\s*(?:"([^"<]*)"|'([^'<]*)')/g;
+// Excel's own limit; ExcelJS's date-format test is quadratic in a format's length and runs for every styled number cell.
+const MAX_FORMAT_CODE = 255;
+
+function refuseLongNumberFormats(zip: PizZip): void {
+  for (const match of (zip.files['xl/styles.xml']?.asText() ?? '').matchAll(FORMAT_CODE)) {
+    if ((match[1] ?? match[2] ?? '').length > MAX_FORMAT_CODE)
+      throw new BulkInputError(
+        'spreadsheet_invalid',
+        `The workbook has a number format longer than the ${MAX_FORMAT_CODE} characters Excel allows; save it again from your spreadsheet program`,
+      );
+  }
+}
+
+/** Removes each rPh element (empty, or opened and closed within one shared string); a reading that never closes is left to the XML parser. */
+function withoutPhoneticReadings(xml: string): string {
+  const kept: string[] = [];
+  let keptUpTo = 0;
+  let readingAt = -1;
+  for (const match of xml.matchAll(READING_OR_STRING_TAG)) {
+    const [tag, closing, name] = match;
+    const at = match.index;
+    if (name !== 'rPh')
+      readingAt = -1; // a reading never crosses a string's bounds
+    else if (!closing && tag.endsWith('/>')) {
+      kept.push(xml.slice(keptUpTo, at));
+      keptUpTo = at + tag.length;
+    } else if (!closing) readingAt = at;
+    else if (readingAt >= 0) {
+      kept.push(xml.slice(keptUpTo, readingAt));
+      keptUpTo = at + tag.length;
+      readingAt = -1;
+    }
+  }
+  kept.push(xml.slice(keptUpTo));
+  return kept.join('');
 }
 
 /**
@@ -135,6 +189,7 @@ export function checkedWorkbook(file: Buffer): Buffer {
   }
   assertExpandedSize(zip);
   checkZipIntegrity(zip, MAX_EXPANDED_XLSX_BYTES);
+  refuseLongNumberFormats(zip);
   dropPhoneticReadings(zip);
   const sheet = firstVisibleSheet(zip);
   for (const [name, part] of Object.entries(EMPTY_PARTS)) if (!zip.files[name]) zip.file(name, part);
@@ -143,11 +198,6 @@ export function checkedWorkbook(file: Buffer): Buffer {
   return zip.generate({ type: 'nodebuffer', compression: 'DEFLATE', fileOrder: () => [...first, ...rest] });
 }
 
-const attribute = (tag: string, name: string) =>
-  tag
-    .match(new RegExp(`\\s${name}=(?:"([^"]*)"|'([^']*)')`))
-    ?.slice(1)
-    .find((value) => value !== undefined);
 /** A worksheet's part as ExcelJS's streaming reader finds it (chartsheets and others are not read). */
 const WORKSHEET_PART = /^xl\/worksheets\/sheet\d+\.xml$/;
 
@@ -160,20 +210,22 @@ const WORKSHEET_PART = /^xl\/worksheets\/sheet\d+\.xml$/;
  */
 function firstVisibleSheet(zip: PizZip): string | undefined {
   const workbook = zip.files['xl/workbook.xml']?.asText() ?? '';
-  const relationships = (zip.files['xl/_rels/workbook.xml.rels']?.asText() ?? '').match(/<(?:\w+:)?Relationship\s[^<>]*>/g) ?? [];
-  const partOf = (sheet: string) => {
-    const id = attribute(sheet, '\\w+:id');
-    const relationship = id && relationships.find((tag) => attribute(tag, 'Id') === id);
-    const target = relationship && attribute(relationship, 'Target');
-    if (!target) return undefined;
+  const targets = new Map<string, string>();
+  for (const [tag] of (zip.files['xl/_rels/workbook.xml.rels']?.asText() ?? '').matchAll(RELATIONSHIP_TAG)) {
+    const id = attribute(tag, ID);
+    const target = attribute(tag, TARGET);
+    if (id !== undefined && target !== undefined && !targets.has(id)) targets.set(id, target);
+  }
+  let firstWorksheet: string | undefined;
+  for (const [tag] of workbook.matchAll(SHEET_TAG)) {
+    const target = targets.get(attribute(tag, RELATIONSHIP_ID) ?? '');
+    if (target === undefined) continue;
     const part = target.startsWith('/') ? target.slice(1) : path.posix.normalize(`xl/${target}`);
-    return WORKSHEET_PART.test(part) && zip.files[part] ? part : undefined;
-  };
-  const sheets = (workbook.match(/<(?:\w+:)?sheet\s[^<>]*>/g) ?? []).map((tag) => ({
-    part: partOf(tag),
-    visible: (attribute(tag, 'state') ?? 'visible') === 'visible',
-  }));
-  return (sheets.find((sheet) => sheet.visible && sheet.part) ?? sheets.find((sheet) => sheet.part))?.part;
+    if (!WORKSHEET_PART.test(part) || !zip.files[part]) continue;
+    if ((attribute(tag, STATE) ?? 'visible') === 'visible') return part;
+    firstWorksheet ??= part;
+  }
+  return firstWorksheet;
 }
 
 /**
