@@ -39,7 +39,10 @@ export async function deliver(key: AttemptKey & { fromList?: boolean }, deps: De
   const webhookId = webhookMessageId(eventId, endpointId);
   const target = await startAttempt(deps.db, attemptKey, webhookId, fromList).catch((error: unknown) => {
     // Only an outage: an error that would recur (a statement the database refuses) fails the attempt, so it ends.
-    if (!isDatabaseUnavailable(error)) throw error;
+    if (!isDatabaseUnavailable(error)) {
+      deps.logger.error({ err: error, eventId, endpointId, attempt }, 'webhook attempt could not be started; counted as failed');
+      throw error;
+    }
     deps.logger.warn({ err: error, eventId, endpointId, attempt }, 'webhook attempt not started; it is made again later');
     throw new AttemptNotMadeError(`the attempt could not be started: ${(error as Error).message}`, { cause: error });
   });

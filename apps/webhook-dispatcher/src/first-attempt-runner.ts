@@ -84,7 +84,7 @@ export class FirstAttemptRunner {
       // Nothing sent: attempt 1 is still to be made, by a job, as when the endpoint was at its cap.
       if (error instanceof AttemptNotMadeError)
         return this.runner.untilDone(() => this.schedule(attempt, 0, deferralDelayMs(0)), 'webhook first attempt not rescheduled');
-      // deliver logged the attempt and its outcome; attempts 2 to 4 are BullMQ's
+      // deliver logged the attempt and its outcome (or why it could not start it); attempts 2 to 4 are BullMQ's
       return this.runner.untilDone(() => this.schedule(attempt, 1, retryDelayMs(this.deps.retryBaseMs, 1)), 'webhook retry not scheduled');
     } finally {
       release();

@@ -48,6 +48,25 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable(error)).toBe(false);
   });
 
+  it('recognises a server that refuses more connections (53300) as unavailable', async () => {
+    const base = process.env.TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432';
+    const admin = createPrismaClient(`${base}/postgres`);
+    const role = `docgen_full_${process.pid}`;
+    await admin.$executeRawUnsafe(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 0`);
+    try {
+      const full = createPrismaClient(`${base.replace(/\/\/[^@/]*@/, '//')}/postgres`.replace('postgresql://', `postgresql://${role}@`));
+      const viaPrisma = await full.$queryRaw`SELECT 1`.catch((e: unknown) => e);
+      const viaSql = await full.sql.query({ text: 'SELECT 1' }).catch((e: unknown) => e);
+      await full.$disconnect();
+      expect(JSON.stringify(viaSql, Object.getOwnPropertyNames(viaSql))).toContain('53300');
+      expect(isDatabaseUnavailable(viaPrisma)).toBe(true);
+      expect(isDatabaseUnavailable(viaSql)).toBe(true);
+    } finally {
+      await admin.$executeRawUnsafe(`DROP ROLE ${role}`);
+      await admin.$disconnect();
+    }
+  });
+
   it('does not mistake a bad query for an outage', async () => {
     const db = createPrismaClient(
       process.env.TEST_POSTGRES_URL ? `${process.env.TEST_POSTGRES_URL}/postgres` : 'postgresql://postgres@127.0.0.1:5432/postgres',

@@ -455,6 +455,10 @@ describe('a document’s life (domain functions)', () => {
     offered = (await firstAttempts.pendingJobIds())!;
     expect(offered.has(deliveryJobId({ eventId: strandedReady.id, endpointId: sibling.id }))).toBe(true);
     expect(offered.has(deliveryJobId({ eventId: strandedReady.id, endpointId: late.id }))).toBe(false);
+    // Right after a commit (the fast path) no clock is compared: the subscribers are those of now.
+    await relay.publish({ id: strandedReady.id, type: 'document.ready' });
+    offered = (await firstAttempts.pendingJobIds())!;
+    expect(offered.has(deliveryJobId({ eventId: strandedReady.id, endpointId: late.id }))).toBe(true);
     await database.db.outboxEvent.delete({ where: { id: strandedReady.id } });
     await database.db.webhookEndpoint.delete({ where: { id: late.id } });
 
