@@ -4,11 +4,12 @@ import { createPrismaClient } from '@docgen/db';
 import { createLogger } from '@docgen/observability';
 import { FirstAttempts, blockingConnection, createDeliveryQueue, createRedisConnection, deliveryJobId, type DeliveryJob } from '@docgen/queue';
 import { createGuardedAgent } from '@docgen/security';
-import { createTestDatabase, seedOrganization, type TestDatabase } from '@docgen/testing';
+import { createTestDatabase, type TestDatabase } from '@docgen/testing';
 import { AttemptOutcomes } from '@docgen/webhooks';
 import { AttemptNotMadeError, deliver } from '../src/deliver';
 import { EndpointSlots, withEndpointSlot } from '../src/endpoint-cap';
 import { FirstAttemptRunner } from '../src/first-attempt-runner';
+import { seedDelivery } from './seed-delivery';
 
 /**
  * An attempt that could not be started (PostgreSQL unreachable when its log row is written)
@@ -78,21 +79,7 @@ describe('an attempt that could not be started', () => {
   });
 
   it('as a first attempt: handed to a job that makes attempt 1, the delivery log untouched', async () => {
-    const { organizationId } = await seedOrganization(database.db);
-    const endpoint = await database.db.webhookEndpoint.create({
-      data: { organizationId, url: 'https://example.test/hook', events: ['document.ready'], secret: 'whsec_x' },
-    });
-    const subject = randomUUID();
-    const event = await database.db.outboxEvent.create({
-      data: {
-        type: 'document.ready',
-        organizationId,
-        isUat: false,
-        subjectId: subject,
-        payload: { job_id: subject, event: 'document.ready' },
-        publishedAt: new Date(),
-      },
-    });
+    const { organizationId, endpoint, event } = await seedDelivery(database.db);
     const firstAttempts = new FirstAttempts(redis, prefix);
     const retries = createDeliveryQueue(redis, prefix);
     const deps = deliverDeps(unreachable);

@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { createLogger } from '@docgen/observability';
 import { FirstAttempts, blockingConnection, createDeliveryQueue, createRedisConnection, deliveryJobId } from '@docgen/queue';
 import { createGuardedAgent } from '@docgen/security';
-import { createTestDatabase, seedOrganization, type TestDatabase } from '@docgen/testing';
+import { createTestDatabase, type TestDatabase } from '@docgen/testing';
 import { AttemptOutcomes, deliveryProgress } from '@docgen/webhooks';
 import { deliver } from '../src/deliver';
 import { EndpointSlots } from '../src/endpoint-cap';
 import { EndpointOrganizations } from '../src/endpoint-organizations';
 import { FirstAttemptRunner } from '../src/first-attempt-runner';
+import { seedDelivery } from './seed-delivery';
 
 /**
  * The runner with the real deliver, PostgreSQL and Redis, on the paths that send nothing:
@@ -55,21 +56,7 @@ describe('first attempts offered again', () => {
   });
 
   const delivery = async (attempts: { attempt: number; status: 'failed' | 'succeeded' }[]) => {
-    const { organizationId } = await seedOrganization(database.db);
-    const endpoint = await database.db.webhookEndpoint.create({
-      data: { organizationId, url: 'https://example.test/hook', events: ['document.ready'], secret: 'whsec_x' },
-    });
-    const subject = randomUUID();
-    const event = await database.db.outboxEvent.create({
-      data: {
-        type: 'document.ready',
-        organizationId,
-        isUat: false,
-        subjectId: subject,
-        payload: { job_id: subject, event: 'document.ready' },
-        publishedAt: new Date(),
-      },
-    });
+    const { endpoint, event, subject } = await seedDelivery(database.db);
     for (const { attempt, status } of attempts) {
       await database.db.webhookDelivery.create({
         data: { eventId: event.id, endpointId: endpoint.id, attempt, event: 'document.ready', jobId: subject, webhookId: 'msg_x', status },
