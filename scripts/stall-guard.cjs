@@ -47,6 +47,42 @@ function descendants(table, pid) {
   return found;
 }
 
+/** The pipes a process holds open, by inode number: the ends it reads and the ends it writes. */
+function pipesOf(pid) {
+  const reads = new Set();
+  const writes = new Set();
+  try {
+    for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+      const match = /^pipe:\[(\d+)\]$/.exec(fs.readlinkSync(`/proc/${pid}/fd/${fd}`, 'utf8'));
+      if (!match) continue;
+      const flags = Number.parseInt(/^flags:\s+([0-7]+)/m.exec(fs.readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8'))[1], 8);
+      (flags & 3 ? writes : reads).add(match[1]); // O_WRONLY or O_RDWR: the end that holds a reader waiting
+    }
+  } catch {
+    // gone meanwhile, or not ours to read
+  }
+  return { reads, writes };
+}
+
+/**
+ * Processes outside the command writing to a pipe the command reads: what keeps it waiting
+ * for an end of output. (Not every shared pipe: a write end a shell passed down to every
+ * process, as this machine's job runner does, is read by none of them.)
+ */
+function pipeHolders(table, commandPid) {
+  const inside = new Set([commandPid, ...descendants(table, commandPid)]);
+  const commandReads = new Set();
+  for (const pid of inside) for (const pipe of pipesOf(pid).reads) commandReads.add(pipe);
+  const exempt = new Set();
+  for (let pid = process.pid; pid > 1 && !exempt.has(pid); pid = table.get(pid)?.ppid ?? 1) exempt.add(pid);
+  const holders = [];
+  for (const pid of table.keys()) {
+    if (inside.has(pid) || exempt.has(pid)) continue;
+    if ([...pipesOf(pid).writes].some((pipe) => commandReads.has(pipe))) holders.push(pid);
+  }
+  return holders;
+}
+
 /** The outermost `pnpm run test` or jest process of each branch under `pid`. */
 function stuckRuns(table, pid) {
   const runs = [];
@@ -69,7 +105,21 @@ function reportAndKill(commandPid, limit, midLine) {
   }
   const table = processTable();
   const runs = stuckRuns(table, commandPid);
-  if (runs.length === 0) say('no jest run under the command to stop; waiting on');
+  if (runs.length === 0) {
+    // The command waits on output a process outside it holds open: a server a test started
+    // and did not stop, inheriting a task's stderr, keeps turbo waiting for its end forever.
+    const holders = pipeHolders(table, commandPid);
+    for (const pid of holders) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // gone already
+      }
+    }
+    if (holders.length > 0)
+      say(`killed what held the command's output open from outside it: ${holders.map((pid) => `${pid} ${table.get(pid).args.slice(0, 120)}`).join('; ')}`);
+    else say('no jest run under the command to stop; waiting on');
+  }
   for (const run of runs) {
     // Stopped first, so nothing in the subtree forks a process the kill would miss.
     const victims = [run, ...descendants(table, run)];

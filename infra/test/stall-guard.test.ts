@@ -47,6 +47,17 @@ describe('stall-guard.cjs', () => {
     expect(status).toBe(4);
   });
 
+  it('kills what holds a pipe of the command open from outside it when no jest run is left to stop', async () => {
+    // As turbo waited for the end of a finished task's output, held open by a redis-server a
+    // test had started and not stopped (its stderr inherited): cat waits on a sleep nobody parents.
+    const { output, status } = await runGuarded(`( (sleep 120; echo late-$((40 + 2))) & echo "orphan: $!" >&2 ) | cat; echo "pipe ended"`, '2');
+    const orphan = /orphan: (\d+)/.exec(output)![1];
+    expect(output).toMatch(new RegExp(`stall-guard: killed what held the command's output open from outside it: ${orphan} (bash|sleep)`));
+    expect(output).not.toContain('late-42');
+    expect(output).toContain('pipe ended');
+    expect(status).toBe(0);
+  });
+
   it('refuses a limit that is not a whole number of seconds', async () => {
     const { output, status } = await runGuarded('echo never', '10m');
     expect(output).toBe('stall-guard: TEST_STALL_SECONDS must be a whole number of seconds, not "10m"\n');

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
@@ -11,6 +11,9 @@ export interface RedisServer {
   /** Starts it again on the same port. */
   start: () => Promise<void>;
 }
+
+/** util-linux's setpriv (Linux), where there is one: the server gets SIGKILL when its parent ends. */
+const DIE_WITH_PARENT = spawnSync('setpriv', ['--version']).status === 0 ? ['setpriv', '--pdeathsig', 'KILL'] : [];
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -29,21 +32,27 @@ async function freePort(): Promise<number> {
 export async function startRedisServer(): Promise<RedisServer> {
   const port = await freePort();
   const url = `redis://127.0.0.1:${port}`;
+  const serverArgs = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'];
   let child: ChildProcess | undefined;
 
   const start = async () => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    // Its output is ours alone, and it dies with the test process however that ends: a server
+    // left running on the runner's stderr kept turbo waiting for the end of that output (CI's time limit).
+    const [command, ...args] = [...DIE_WITH_PARENT, 'redis-server', ...serverArgs];
+    child = spawn(command!, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     await new Promise<void>((resolve, reject) => {
+      child!.once('error', reject);
       child!.once('exit', (code) => reject(new Error(`redis-server exited with ${code}: ${output}`)));
-      child!.stdout!.on('data', (chunk: Buffer) => {
+      const read = (chunk: Buffer) => {
         output += chunk.toString();
         if (output.includes('Ready to accept connections')) resolve();
-      });
+      };
+      child!.stdout!.on('data', read);
+      child!.stderr!.on('data', read);
     });
-    child.stdout!.resume();
+    child.stdout!.removeAllListeners('data').resume();
+    child.stderr!.removeAllListeners('data').resume();
   };
   const stop = async () => {
     if (!child || child.exitCode !== null || child.signalCode !== null) return; // already stopped
