@@ -6,6 +6,7 @@ import { GroupedStatement, isUniqueViolation, type Database, type Document } fro
 import { deleteRenderSecrets, storeRenderSecrets, type RenderJob, type RenderSecrets } from '@docgen/queue';
 import type { ActiveDocumentCounts } from './active-document-counts';
 import { DocumentError, inputPurged, queueUnavailable, templateNotFound, templatePurged, tooManyInProgress, versionNotFound } from './errors';
+import { finishRendering } from './finish-rendering';
 import { queueNewGeneration } from './queue-new-generation';
 import { hashablePdfOptions, separatePdfSecrets } from './pdf-options';
 import { queueRenderJobs } from './render-jobs';
@@ -75,24 +76,46 @@ export async function createDocument(deps: CreateDocumentDeps, request: CreateDo
   } catch (error) {
     if (!(idempotencyKey && isUniqueViolation(error))) throw error;
     const winner = await findByKey(deps.db, request.organizationId, idempotencyKey);
-    // The concurrent request that won could not queue its job and took its row back.
+    // Deleted since (with its template or organisation): nothing to replay.
     if (!winner) throw queueUnavailable();
     return replay(deps, winner, hash!, request.maxActivePerOrg, secrets, request.beforeWork);
   }
   if (!document) throw await whyNotInserted(deps.db, request);
-  return queueOrTakeBack(deps, document, secrets);
+  return queueOrTakeBack(deps, document, secrets, idempotencyKey !== undefined);
 }
 
-/** Queues a new document's render (its passwords beside it); nothing half-written: a document whose job could not be queued does not stay behind. */
-export async function queueOrTakeBack(deps: CreateDocumentDeps, document: CreatedDocument, secrets: RenderSecrets | undefined): Promise<CreateDocumentResult> {
+/** What a keyed document whose render could not be queued says (queueOrTakeBack). */
+export const NOT_QUEUED_MESSAGE =
+  'The render could not be queued: the job queue (Redis) was unreachable. Send the request again with the same X-Idempotency-Key to retry it.';
+
+/**
+ * Queues a new document's render (its passwords beside it). A document whose job could not
+ * be queued is answered `queue_unavailable` and does not stay in progress: without an
+ * idempotency key nobody else knows its id, so its row is deleted; with one, a concurrent
+ * request with the same key may already have replayed it (its client holds the id), so it
+ * stays, `failed` with a message saying to retry, and a retry under the key re-queues it.
+ */
+export async function queueOrTakeBack(
+  deps: CreateDocumentDeps,
+  document: CreatedDocument,
+  secrets: RenderSecrets | undefined,
+  keyed: boolean,
+): Promise<CreateDocumentResult> {
   try {
     if (secrets) await storeRenderSecrets(deps.renderQueue, document.id, secrets);
     await queueRenderJobs(deps.renderQueue, [document]);
   } catch (error) {
-    await deps.db.document.delete({ where: { id: document.id } });
+    if (keyed) await failUnqueued(deps.db, document.id);
+    else await deps.db.document.delete({ where: { id: document.id } });
     throw Object.assign(queueUnavailable(), { cause: error });
   }
   return { document, outcome: 'created' };
+}
+
+/** Fails a document whose job was never queued, with its document.failed event (published by the outbox sweep once Redis is back). */
+async function failUnqueued(db: Database, documentId: string): Promise<void> {
+  const row = await db.document.findUnique({ where: { id: documentId } });
+  if (row?.status === 'queued') await finishRendering(db, row, { status: 'failed', errorMessage: NOT_QUEUED_MESSAGE });
 }
 
 /**
@@ -374,7 +397,7 @@ export async function replay(
     if (document) return { document, outcome: 'created' };
   }
   const current = await deps.db.document.findUnique({ where: { id: existing.id } });
-  // Gone: the request that created it could not queue its job and took its row back.
+  // Deleted since (with its template or organisation): nothing to replay.
   if (!current) throw queueUnavailable();
   // Purged between our read and the re-queue, which then left it alone.
   if (current.status === 'failed' && current.purgedAt) {

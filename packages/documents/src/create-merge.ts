@@ -161,7 +161,7 @@ export async function createMerge(deps: CreateDocumentDeps, request: CreateMerge
     generation: row.generation,
     organizationId: request.organizationId,
   };
-  return queueOrTakeBack(deps, document, secrets);
+  return queueOrTakeBack(deps, document, secrets, request.idempotencyKey !== undefined);
 }
 
 /** The request as the idempotency comparison sees it (passwords as slow salted hashes, as for documents). */

@@ -23,7 +23,7 @@ import {
 } from '@docgen/testing';
 import { ACTIVE_COUNT_FRESH_MS, ActiveDocumentCounts } from './active-document-counts';
 import { createBulkJob } from './bulk-jobs/create-bulk-job';
-import { createDocument, DocumentInserts, replay } from './create-document';
+import { createDocument, DocumentInserts, NOT_QUEUED_MESSAGE } from './create-document';
 import { DocumentError } from './errors';
 import { buildEventPayload } from './events/envelope';
 import { OutboxRelay } from './events/outbox-relay';
@@ -117,17 +117,6 @@ describe('a document’s life (domain functions)', () => {
       code: 'idempotency_key_reused',
       problems: [{ path: 'X-Idempotency-Key', message: 'was used before with a different body' }],
     });
-  });
-
-  it('answers queue_unavailable when the row a replay found is then taken back by the request that created it', async () => {
-    const created = await createDocument(
-      { db: database.db, renderQueue },
-      { organizationId, body: body(), isUat: false, idempotencyKey: `key-${uniqueId()}`, maxActivePerOrg: 10_000 },
-    );
-    const found = await database.db.document.findUniqueOrThrow({ where: { id: created.document.id } });
-    await database.db.document.delete({ where: { id: found.id } });
-    const error = await errorOf(replay({ db: database.db, renderQueue }, found, found.requestHash!, 10_000, undefined));
-    expect(error).toMatchObject({ code: 'queue_unavailable' });
   });
 
   it('inserts the requests made together in one statement, each with its own answer', async () => {
@@ -313,6 +302,33 @@ describe('a document’s life (domain functions)', () => {
     );
     expect(error).toMatchObject({ code: 'queue_unavailable' });
     expect(await database.db.document.count()).toBe(before);
+  });
+
+  it('keeps a keyed document whose job cannot be queued, failed with its event, so a replay already answered stays true and a retry under the key re-queues it', async () => {
+    const key = `key-${uniqueId()}`;
+    const request = { organizationId, body: body(), isUat: false, idempotencyKey: key, maxActivePerOrg: 10_000 };
+    // Another request with the key replays the row between its insert and the failed enqueue: its client now holds the id.
+    let replayedId: string | undefined;
+    const db = interceptSql(database.db, (statement, run) => {
+      if (statement.name !== 'insert-document') return undefined;
+      return run().then(async (rows) => {
+        const other = await createDocument({ db: database.db, renderQueue }, request);
+        expect(other.outcome).toBe('replayed');
+        replayedId = other.document.id;
+        return rows;
+      });
+    });
+    const error = await errorOf(createDocument({ db, renderQueue: downRenderQueue }, request));
+    expect(error).toMatchObject({ code: 'queue_unavailable' });
+
+    const row = await database.db.document.findUniqueOrThrow({ where: { id: replayedId! } });
+    expect(row).toMatchObject({ status: 'failed', errorMessage: NOT_QUEUED_MESSAGE, idempotencyKey: key });
+    const event = await database.db.outboxEvent.findFirstOrThrow({ where: { subjectId: row.id } });
+    expect(event).toMatchObject({ type: 'document.failed', publishedAt: null }); // for the outbox sweep, once Redis is back
+
+    const retried = await createDocument({ db: database.db, renderQueue }, request);
+    expect(retried).toMatchObject({ outcome: 'created', document: { id: row.id, status: 'queued', generation: 2 } });
+    expect(await pendingRenderJobIds(renderQueue)).toContain(renderJobId({ documentId: row.id, generation: 2 }));
   });
 
   it('retries a failed document under a new generation with fresh attempts, and puts it back as it was when Redis refuses the job', async () => {

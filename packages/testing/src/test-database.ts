@@ -35,10 +35,17 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 
 /**
  * The same database, with its raw statements (`db.sql`) passed through `intercept` first: a
- * fault to inject (a statement that fails, or never answers) is returned as its promise, and
- * undefined lets the statement run. Prisma's own queries are untouched.
+ * fault to inject (a statement that fails, or never answers) is returned as its promise, or
+ * the statement is run (`run`) and something staged around it; undefined lets the statement
+ * run. Prisma's own queries are untouched.
  */
-export function interceptSql(db: Database, intercept: (statement: Parameters<Database['sql']['query']>[0]) => Promise<never> | undefined): Database {
-  const sql: Database['sql'] = { query: (statement, values) => intercept(statement) ?? db.sql.query(statement, values) };
+export function interceptSql(
+  db: Database,
+  intercept: (statement: Parameters<Database['sql']['query']>[0], run: () => Promise<unknown[]>) => Promise<unknown[]> | undefined,
+): Database {
+  const sql: Database['sql'] = {
+    query: <T>(statement: Parameters<Database['sql']['query']>[0], values?: unknown[]) =>
+      (intercept(statement, () => db.sql.query(statement, values)) as Promise<T[]> | undefined) ?? db.sql.query<T>(statement, values),
+  };
   return new Proxy(db, { get: (target, property, receiver) => (property === 'sql' ? sql : Reflect.get(target, property, receiver)) });
 }
