@@ -10,7 +10,7 @@ import { deliver } from './deliver';
 import { EndpointSlots, withEndpointSlot } from './endpoint-cap';
 import { EndpointOrganizations } from './endpoint-organizations';
 import { FirstAttemptRunner } from './first-attempt-runner';
-import { recoverLostDeliveries } from './recover-deliveries';
+import { LostDeliverySweep } from './recover-deliveries';
 
 /** The log's retention is measured in days: every few minutes is prompt enough (an indexed range). */
 const LOG_RETENTION_SWEEP_MS = 5 * 60 * 1000;
@@ -133,11 +133,12 @@ runService('webhook-dispatcher', webhookDispatcherEnv, async (context) => {
 
   // Redis may lose its data (a restart without persistence): deliveries PostgreSQL says are
   // unfinished but that have no job are queued again.
+  const lostDeliveries = new LostDeliverySweep({ db, queue: deliveryQueue, firstAttempts, logger, retryBaseMs: config.WEBHOOK_RETRY_BASE_MS });
   startSweep(
     {
       name: 'lost-delivery sweep',
       intervalMs: config.WEBHOOK_RECOVERY_INTERVAL_MS,
-      run: () => recoverLostDeliveries({ db, queue: deliveryQueue, firstAttempts, logger, retryBaseMs: config.WEBHOOK_RETRY_BASE_MS }),
+      run: () => lostDeliveries.run(),
     },
     context,
   );

@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import type { Database } from '@docgen/db';
-import { unfinishedDeliveries } from '@docgen/documents';
+import { UNFINISHED_DELIVERIES_PAGE, unfinishedDeliveries, type DeliveryPosition, type UnfinishedDelivery } from '@docgen/documents';
 import type { Logger } from '@docgen/observability';
 import { FIRST_ATTEMPTS_SNAPSHOT_LIMIT, deliveryJobId, type DeliveryJob, type FirstAttempts } from '@docgen/queue';
 import { WEBHOOK_MAX_ATTEMPTS as MAX_ATTEMPTS, deliveryProgress } from '@docgen/webhooks';
@@ -25,18 +25,43 @@ export interface RecoveryDeps {
  * job: an entry leaves its list only once its job exists or its outcome is written), and
  * the attempts are read again after Redis answers "neither", because an entry or a job that
  * just succeeded is removed only after its success is written.
+ *
+ * Each run reads one page of the unfinished deliveries, the next after the last run's, and
+ * starts from the oldest again after a page that was not full: a backlog larger than a page
+ * (an endpoint down for hours, its retries all live) is read through a page per run instead
+ * of hiding every delivery after it.
  */
-export async function recoverLostDeliveries(deps: RecoveryDeps): Promise<number> {
-  const candidates = await unfinishedDeliveries(deps.db, MAX_ATTEMPTS);
-  if (candidates.length === 0) return 0;
-  const onTheList = await deps.firstAttempts.pendingJobIds();
-  if (!onTheList) {
-    deps.logger.info(
-      { limit: FIRST_ATTEMPTS_SNAPSHOT_LIMIT },
-      'lost-delivery sweep skipped while a backlog of first attempts waits (Redis evidently has its data)',
-    );
-    return 0;
+export class LostDeliverySweep {
+  private after: DeliveryPosition | undefined;
+
+  constructor(
+    private readonly deps: RecoveryDeps,
+    private readonly pageSize = UNFINISHED_DELIVERIES_PAGE,
+  ) {}
+
+  /** One run: the number of deliveries queued again. */
+  async run(): Promise<number> {
+    const candidates = await unfinishedDeliveries(this.deps.db, MAX_ATTEMPTS, this.after, this.pageSize);
+    if (candidates.length === 0) {
+      this.after = undefined;
+      return 0;
+    }
+    const onTheList = await this.deps.firstAttempts.pendingJobIds();
+    if (!onTheList) {
+      this.deps.logger.info(
+        { limit: FIRST_ATTEMPTS_SNAPSHOT_LIMIT },
+        'lost-delivery sweep skipped while a backlog of first attempts waits (Redis evidently has its data)',
+      );
+      return 0;
+    }
+    const recovered = await recoverPage(this.deps, candidates, onTheList);
+    // Moved on only once the page is done: a run that failed or was skipped reads the same page again.
+    this.after = candidates.length < this.pageSize ? undefined : candidates[candidates.length - 1];
+    return recovered;
   }
+}
+
+async function recoverPage(deps: RecoveryDeps, candidates: UnfinishedDelivery[], onTheList: Set<string>): Promise<number> {
   let recovered = 0;
   for (const candidate of candidates) {
     const pair = { eventId: candidate.event_id, endpointId: candidate.endpoint_id };

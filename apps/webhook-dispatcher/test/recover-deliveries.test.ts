@@ -3,9 +3,9 @@ import { Worker } from 'bullmq';
 import { createLogger } from '@docgen/observability';
 import { FirstAttempts, WEBHOOK_DELIVERY_QUEUE, bullPrefix, createDeliveryQueue, createRedisConnection, deliveryJobId } from '@docgen/queue';
 import { createTestDatabase, rowsRead, seedOrganization, type TestDatabase } from '@docgen/testing';
-import { UNFINISHED_DELIVERIES } from '@docgen/documents';
+import { UNFINISHED_DELIVERIES, unfinishedDeliveriesParams } from '@docgen/documents';
 import { AttemptOutcomes, deliveryBackoffStrategy, startAttempt } from '@docgen/webhooks';
-import { recoverLostDeliveries } from '../src/recover-deliveries';
+import { LostDeliverySweep } from '../src/recover-deliveries';
 
 /**
  * The lost-delivery sweep on real PostgreSQL and Redis: a delivery whose first attempt is on
@@ -19,7 +19,9 @@ describe('the lost-delivery sweep and first attempts', () => {
   const prefix = `test:${randomUUID()}:`;
   const queue = createDeliveryQueue(redis, prefix);
   const firstAttempts = new FirstAttempts(redis, prefix);
-  const sweep = () => recoverLostDeliveries({ db: database.db, queue, firstAttempts, logger: createLogger('test', 'silent'), retryBaseMs: 1_000 });
+  const deps = () => ({ db: database.db, queue, firstAttempts, logger: createLogger('test', 'silent'), retryBaseMs: 1_000 });
+  /** A sweep's run from the oldest delivery, as a dispatcher's first. */
+  const sweep = () => new LostDeliverySweep(deps()).run();
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -120,10 +122,10 @@ describe('the lost-delivery sweep and first attempts', () => {
     await logFirstAttempt(open, endpoint.id);
     for (const table of ['outbox_events', 'webhook_deliveries', 'webhook_endpoints']) await database.db.sql.query({ text: `ANALYZE ${table}` });
 
-    const found = await database.db.sql.query<{ event_id: string }>(UNFINISHED_DELIVERIES, [4]);
+    const found = await database.db.sql.query<{ event_id: string }>(UNFINISHED_DELIVERIES, unfinishedDeliveriesParams(4));
     expect(found.map((row) => row.event_id)).toContain(open.id);
     // The rows its plan reads: the work the sweep does, counted rather than timed.
-    expect(await rowsRead(database.db, UNFINISHED_DELIVERIES, [4])).toBeLessThan(100);
+    expect(await rowsRead(database.db, UNFINISHED_DELIVERIES, unfinishedDeliveriesParams(4))).toBeLessThan(100);
   });
 
   it("forgets a dead endpoint's deliveries once their attempts are used, and finds one that failed with attempts left", async () => {
@@ -154,10 +156,10 @@ describe('the lost-delivery sweep and first attempts', () => {
     for (const table of ['outbox_events', 'webhook_deliveries', 'webhook_endpoints']) await database.db.sql.query({ text: `ANALYZE ${table}` });
 
     const waiting = events[dead]!;
-    const found = await database.db.sql.query<{ event_id: string; endpoint_id: string }>(UNFINISHED_DELIVERIES, [4]);
+    const found = await database.db.sql.query<{ event_id: string; endpoint_id: string }>(UNFINISHED_DELIVERIES, unfinishedDeliveriesParams(4));
     expect(found.filter((row) => row.endpoint_id === endpoint.id).map((row) => row.event_id)).toEqual([waiting.id]);
     // 1,202 failed attempts, of which one holds its delivery open: the plan reads that, not the endpoint's day.
-    expect(await rowsRead(database.db, UNFINISHED_DELIVERIES, [4])).toBeLessThan(100);
+    expect(await rowsRead(database.db, UNFINISHED_DELIVERIES, unfinishedDeliveriesParams(4))).toBeLessThan(100);
 
     // Redis lost the retry's job: the sweep queues it, continuing after the two attempts made.
     await sweep();
@@ -166,19 +168,82 @@ describe('the lost-delivery sweep and first attempts', () => {
     expect(job.opts.attempts).toBe(2);
   });
 
+  it('reads a backlog larger than a page through, a page per run, and finds the lost delivery behind it', async () => {
+    // Its own database: the pages must hold this test's deliveries alone.
+    const own = await createTestDatabase();
+    const ownPrefix = `test:${randomUUID()}:`;
+    const ownQueue = createDeliveryQueue(redis, ownPrefix);
+    try {
+      const { organizationId } = await seedOrganization(own.db);
+      const endpoint = await own.db.webhookEndpoint.create({
+        data: { organizationId, url: 'https://example.test/down', events: ['document.ready'], secret: 'whsec_x', createdAt: new Date(Date.now() - 3_600_000) },
+      });
+      // Four deliveries retrying against an endpoint that is down (each with its live, delayed job), then one Redis lost,
+      // written at the same instant as the fourth (a later id): the position must take the ids too.
+      const at = (seconds: number) => new Date(Date.now() - 600_000 + seconds * 1_000);
+      const events = [
+        { id: randomUUID(), createdAt: at(1) },
+        { id: randomUUID(), createdAt: at(2) },
+        { id: randomUUID(), createdAt: at(3) },
+        { id: '00000000-0000-4000-8000-000000000001', createdAt: at(4) },
+        { id: '00000000-0000-4000-8000-000000000002', createdAt: at(4) },
+      ];
+      for (const { id, createdAt } of events) {
+        const event = await own.db.outboxEvent.create({
+          data: { id, type: 'document.ready', organizationId, isUat: false, subjectId: randomUUID(), payload: {}, publishedAt: createdAt, createdAt },
+        });
+        await own.db.webhookDelivery.create({
+          data: {
+            eventId: event.id,
+            endpointId: endpoint.id,
+            attempt: 1,
+            event: event.type,
+            jobId: event.subjectId,
+            webhookId: `msg_${id}`,
+            status: 'pending',
+          },
+        });
+      }
+      const pairs = events.map(({ id }) => ({ eventId: id, endpointId: endpoint.id }));
+      for (const pair of pairs.slice(0, 4))
+        await ownQueue.add('document.ready', { ...pair, attemptsBefore: 1 }, { jobId: deliveryJobId(pair), delay: 3_600_000 });
+      const lost = deliveryJobId(pairs[4]!);
+
+      const sweep = new LostDeliverySweep(
+        { db: own.db, queue: ownQueue, firstAttempts: new FirstAttempts(redis, ownPrefix), logger: createLogger('test', 'silent'), retryBaseMs: 1_000 },
+        2,
+      );
+      expect(await sweep.run()).toBe(0); // the first two, live
+      expect(await sweep.run()).toBe(0); // the next two, live
+      expect(await ownQueue.getJob(lost)).toBeUndefined();
+      expect(await sweep.run()).toBe(1); // the lost one, after them
+      expect((await ownQueue.getJob(lost))!.data).toEqual({ ...pairs[4], attemptsBefore: 0 });
+      // A page that was not full: the next run starts from the oldest again.
+      expect(await sweep.run()).toBe(0);
+      expect(await own.db.sql.query(UNFINISHED_DELIVERIES, unfinishedDeliveriesParams(4, undefined, 2))).toEqual([
+        expect.objectContaining({ event_id: events[0]!.id }),
+        expect.objectContaining({ event_id: events[1]!.id }),
+      ]);
+    } finally {
+      await ownQueue.obliterate({ force: true });
+      await ownQueue.close();
+      await own.drop();
+    }
+  });
+
   it('queues again a delivery whose job failed with attempts unlogged (PostgreSQL was down for its whole schedule), counting from the log as it is after a racing sweep', async () => {
     // Its own database and queue: the failing worker below must see no other test's job.
     const own = await createTestDatabase();
     const ownPrefix = `test:${randomUUID()}:`;
     const ownQueue = createDeliveryQueue(redis, ownPrefix);
     const ownSweep = () =>
-      recoverLostDeliveries({
+      new LostDeliverySweep({
         db: own.db,
         queue: ownQueue,
         firstAttempts: new FirstAttempts(redis, ownPrefix),
         logger: createLogger('test', 'silent'),
         retryBaseMs: 1_000,
-      });
+      }).run();
     try {
       const { organizationId } = await seedOrganization(own.db);
       const endpoint = await own.db.webhookEndpoint.create({
@@ -239,13 +304,13 @@ describe('the lost-delivery sweep and first attempts', () => {
       await new Promise<void>((resolve) => failingAgain.on('failed', (failed) => failed?.id === jobId && resolve()));
       await failingAgain.close();
       expect(
-        await recoverLostDeliveries({
+        await new LostDeliverySweep({
           db: own.db,
           queue: racing,
           firstAttempts: new FirstAttempts(redis, ownPrefix),
           logger: createLogger('test', 'silent'),
           retryBaseMs: 1_000,
-        }),
+        }).run(),
       ).toBe(1);
       const requeued = (await ownQueue.getJob(jobId))!;
       expect(requeued.data).toEqual({ ...pair, attemptsBefore: 2 });

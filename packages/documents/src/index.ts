@@ -31,4 +31,11 @@ export { OutboxRelay, type PublishableEvent } from './events/outbox-relay';
 export { subscribes, subscribedEndpoints } from './events/subscribers';
 export { sendTestEvent } from './events/test-event';
 export { forgetExpiredEvents, type EventRetentionOptions } from './events/expired-events';
-export { UNFINISHED_DELIVERIES, unfinishedDeliveries, type UnfinishedDelivery } from './events/unfinished-deliveries';
+export {
+  UNFINISHED_DELIVERIES,
+  UNFINISHED_DELIVERIES_PAGE,
+  unfinishedDeliveries,
+  unfinishedDeliveriesParams,
+  type DeliveryPosition,
+  type UnfinishedDelivery,
+} from './events/unfinished-deliveries';

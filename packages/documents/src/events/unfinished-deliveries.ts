@@ -5,7 +5,15 @@ export interface UnfinishedDelivery {
   event_id: string;
   type: string;
   endpoint_id: string;
+  /** The event's created_at as PostgreSQL writes it (microseconds kept): with the ids, where the next page starts. */
+  position_at: string;
 }
+
+/** Where a page of UNFINISHED_DELIVERIES ended: the next one starts after it. */
+export type DeliveryPosition = Pick<UnfinishedDelivery, 'position_at' | 'event_id' | 'endpoint_id'>;
+
+/** The most a sweep reads at a time (each one may cost Redis a look-up). */
+export const UNFINISHED_DELIVERIES_PAGE = 1_000;
 
 /** A delivery is over once an attempt succeeded or `$1` attempts have ended. */
 const DELIVERY_OVER = `SELECT 1 FROM webhook_deliveries done WHERE done.event_id = e.id AND done.endpoint_id = w.id
@@ -26,6 +34,11 @@ const DELIVERY_OVER = `SELECT 1 FROM webhook_deliveries done WHERE done.event_id
  * of the day instead cost PostgreSQL each event's probe once per sweep, every 30 s, on every
  * dispatcher: more than the rest of the service per document after a few hours
  * (bench:delivery-sweep).
+ *
+ * Read in pages in the events' order, each after the position `$2`–`$4` where the last one
+ * ended (null: from the oldest), `$5` rows at most: a backlog of deliveries that all have live
+ * jobs (an endpoint down for hours) would otherwise fill every page and hide the deliveries
+ * after it, of every other organisation, until it aged out.
  */
 export const UNFINISHED_DELIVERIES = {
   name: 'unfinished-deliveries',
@@ -47,10 +60,17 @@ export const UNFINISHED_DELIVERIES = {
              AND e.published_at IS NOT NULL AND e.created_at > now() - interval '1 day'
              AND NOT EXISTS (${DELIVERY_OVER})
          )
-         SELECT event_id, type, endpoint_id FROM candidates ORDER BY created_at LIMIT 1000`,
+         SELECT event_id, type, endpoint_id, created_at::text AS position_at FROM candidates
+         WHERE $2::timestamptz IS NULL OR (created_at, event_id, endpoint_id) > ($2::timestamptz, $3::uuid, $4::uuid)
+         ORDER BY created_at, event_id, endpoint_id LIMIT $5`,
 };
 
-/** Up to 1,000 unfinished deliveries, the oldest events first (UNFINISHED_DELIVERIES). */
-export function unfinishedDeliveries(db: Database, maxAttempts: number): Promise<UnfinishedDelivery[]> {
-  return db.sql.query<UnfinishedDelivery>(UNFINISHED_DELIVERIES, [maxAttempts]);
+/** UNFINISHED_DELIVERIES' parameters. */
+export function unfinishedDeliveriesParams(maxAttempts: number, after?: DeliveryPosition, limit = UNFINISHED_DELIVERIES_PAGE): unknown[] {
+  return [maxAttempts, after?.position_at ?? null, after?.event_id ?? null, after?.endpoint_id ?? null, limit];
+}
+
+/** A page of unfinished deliveries in their events' order, after `after` (UNFINISHED_DELIVERIES). */
+export function unfinishedDeliveries(db: Database, maxAttempts: number, after?: DeliveryPosition, limit?: number): Promise<UnfinishedDelivery[]> {
+  return db.sql.query<UnfinishedDelivery>(UNFINISHED_DELIVERIES, unfinishedDeliveriesParams(maxAttempts, after, limit));
 }
