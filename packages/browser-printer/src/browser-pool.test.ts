@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -298,6 +298,26 @@ describe('BrowserPrinterPool recycling', () => {
   const rows = (count: number) => Array.from({ length: count }, (_, i) => `<tr><td>${i}</td><td>${'x'.repeat(50)}</td></tr>`).join('');
   /** The browsers this test process started since `before`. */
   const browsersSince = (before: Set<string>) => chromiumChildren().filter((pid) => pid && !before.has(pid));
+  /** Stops the renderers of a browser (its pages' processes, grandchildren of it): a print on it waits, the browser itself answers. */
+  const holdRenderers = (browser: string): number[] => {
+    const processes = execFileSync('ps', ['-eo', 'pid=,ppid=,args='])
+      .toString()
+      .trim()
+      .split('\n')
+      .map((line) => line.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/)!)
+      .map(([, pid, ppid, args]) => ({ pid: Number(pid), ppid: Number(ppid), args: args! }));
+    const family = new Set([Number(browser)]);
+    for (let grown = true; grown;) {
+      grown = false;
+      for (const { pid, ppid } of processes) if (family.has(ppid) && !family.has(pid)) grown = Boolean(family.add(pid));
+    }
+    const renderers = processes.filter(({ pid, args }) => family.has(pid) && args.includes('--type=renderer')).map(({ pid }) => pid);
+    if (renderers.length === 0) throw new Error(`no renderer of browser ${browser} to hold`);
+    for (const pid of renderers) process.kill(pid, 'SIGSTOP');
+    return renderers;
+  };
+  /** Lets held renderers run again (any that are gone are skipped). */
+  const resume = (renderers: number[]) => renderers.filter(isRunning).forEach((pid) => process.kill(pid, 'SIGCONT'));
   /** The pool's events, and marks a test writes among them to read their order. */
   type Recorded = PrinterEvent | { type: 'printed'; text: string } | { type: 'long print done' };
   /** A started pool of one page (unless `options` say otherwise) with its events recorded, and the browsers that ran before it. */
@@ -335,10 +355,12 @@ describe('BrowserPrinterPool recycling', () => {
 
   it('lets a print under way on the old browser end before closing it', async () => {
     const { recycling, own, until, before } = await startedPool({ timeoutMs: 30_000, recycleAfter: 1 });
+    const [old] = browsersSince(before) as [string];
+    let held: number[] = [];
     try {
       await recycling.print({ html: page('<p>first</p>') }); // its release asks for a successor
-      // Takes the old browser's page, for longer than a launch.
-      const long = recycling.print({ html: page(`<table>${rows(10_000)}</table>`) }).then((pdf) => {
+      // Takes the old browser's page and is held there (its renderer stopped, the browser alive) until after the hand-over.
+      const long = recycling.print({ html: page(`<table>${rows(2_000)}</table>`) }, { onStarted: () => (held = holdRenderers(old)) }).then((pdf) => {
         own.push({ type: 'long print done' });
         return pdf;
       });
@@ -346,7 +368,9 @@ describe('BrowserPrinterPool recycling', () => {
       // A document on the successor takes it past its quota while the old browser still prints: one recycle at a time, so no third browser.
       expect(pdfText(await recycling.print({ html: page('<p>on the successor</p>') }))).toContain('on the successor');
       expect(browsersSince(before)).toHaveLength(2);
-      expect(pdfText(await long)).toContain('9999');
+      expect(own.some((event) => event.type === 'exited')).toBe(false);
+      resume(held);
+      expect(pdfText(await long)).toContain('1999');
       await until(() => own.some((event) => event.type === 'exited'));
       const types = own.map((event) => event.type);
       // The hand-over came while the long print was under way; the old browser closed only after it.
@@ -354,6 +378,7 @@ describe('BrowserPrinterPool recycling', () => {
       expect(types.indexOf('long print done')).toBeLessThan(types.indexOf('exited'));
       expect(own).toContainEqual({ type: 'exited', expected: true });
     } finally {
+      resume(held);
       await recycling.close();
     }
   });
@@ -379,12 +404,22 @@ describe('BrowserPrinterPool recycling', () => {
 
   it('closes the old browser too when closed while it still prints, and that print fails as unavailable', async () => {
     const { recycling, own, until, before } = await startedPool({ timeoutMs: 30_000, recycleAfter: 1 });
-    await recycling.print({ html: page('<p>first</p>') }); // its release launches a successor
-    const long = recycling.print({ html: page(`<table>${rows(10_000)}</table>`) }).catch((error: unknown) => error);
-    await until(() => own.some((event) => event.type === 'recycled'));
-    await recycling.close(); // the old browser is retired but still printing
-    expect(await long).toBeInstanceOf(PrinterUnavailableError);
-    expect(browsersSince(before)).toEqual([]);
+    const [old] = browsersSince(before) as [string];
+    let held: number[] = [];
+    try {
+      await recycling.print({ html: page('<p>first</p>') }); // its release launches a successor
+      // Held on the old browser (its renderer stopped, the browser alive and answering) until the pool is closed.
+      const long = recycling.print({ html: page('<p>held</p>') }, { onStarted: () => (held = holdRenderers(old)) }).catch((error: unknown) => error);
+      await until(() => own.some((event) => event.type === 'recycled'));
+      // The old browser is retired but still printing. Its stopped renderer outlives it (Playwright waits 30 s for it): killed with it at 5 s.
+      const closing = await Promise.race([recycling.close().then(() => 'closed'), sleep(15_000, 'still closing', { ref: false })]);
+      expect(closing).toBe('closed');
+      expect(await long).toBeInstanceOf(PrinterUnavailableError);
+      expect(browsersSince(before)).toEqual([]);
+      expect(held.filter(isRunning)).toEqual([]);
+    } finally {
+      resume(held);
+    }
   });
 
   it('replaces at once a browser that dies while its successor waits to try again after failed launches', async () => {
@@ -542,6 +577,15 @@ describe('BrowserPrinterPool recycling', () => {
     expect(browsersSince(before)).toEqual([]);
   });
 });
+
+/** True while the process exists (a zombie counts as gone). */
+function isRunning(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
 
 /** The Chromium processes this test process started (each pool's browser). */
 function chromiumChildren(): string[] {

@@ -86,6 +86,12 @@ interface Run {
   browser: Browser;
   /** Its process, killed when it does not close in time. */
   pid: number;
+  /**
+   * The process group Playwright started it in (its own, led by the browser or by a wrapper
+   * script that did not exec it), unless it is ours: killed with it, also once the browser has
+   * exited and a helper of it (a hung renderer) lives on and holds Playwright's close.
+   */
+  group?: number;
   /** Prints under way on its pages. */
   printing: number;
   /** Documents it has printed. */
@@ -308,6 +314,8 @@ export class BrowserPrinterPool {
       // A browser that hangs while opening its pages is given up like one that cannot start, not waited for forever.
       const opening = browserPid(browser).then((pid) => {
         run.pid = pid;
+        const group = processGroupOf(pid);
+        if (group !== processGroupOf(process.pid)) run.group = group;
         return Promise.all(Array.from({ length: this.options.pages }, () => openSlot(run)));
       });
       const slots = await within(opening, LAUNCH_TIMEOUT_MS, () => new PrinterUnavailableError('Chromium did not open its pages in time'));
@@ -348,7 +356,9 @@ export class BrowserPrinterPool {
 
   private onDisconnected(run: Run): void {
     const expected = (this.closed || run.stopping) && !run.killed;
-    run.pid = 0; // its close's deadline kills nothing from now on, whoever gets the number next
+    // Its close's deadline kills no process by this number from now on, whoever gets it next; the
+    // group is still killed: a helper that outlived the browser (a hung renderer) keeps it alive.
+    run.pid = 0;
     this.retiring.delete(run);
     this.lose(run);
     this.emit({ type: 'exited', expected });
@@ -418,21 +428,16 @@ const CLOSE_TIMEOUT_MS = 5_000;
 async function stop(run: Run): Promise<void> {
   run.stopping = true;
   const deadline = setTimeout(() => {
-    run.killed = kill(run.pid);
+    run.killed = kill(run);
   }, CLOSE_TIMEOUT_MS);
   await run.browser.close().catch(() => undefined);
   clearTimeout(deadline);
 }
 
-/**
- * The browser and its helpers: the process group Playwright started it in (its own, led by
- * the browser or by a wrapper script that did not exec it), else the browser alone. True if
- * a kill was sent.
- */
-function kill(pid: number): boolean {
-  if (!pid) return false;
-  const group = processGroupOf(pid);
-  for (const target of group && group !== processGroupOf(process.pid) ? [-group, pid] : [pid]) {
+/** The browser and its helpers (its process group, whose leader may have gone), else the browser alone. True if a kill was sent. */
+function kill({ group, pid }: Run): boolean {
+  for (const target of [group && -group, pid]) {
+    if (!target) continue;
     try {
       process.kill(target, 'SIGKILL');
       return true;
