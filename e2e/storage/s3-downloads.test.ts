@@ -165,6 +165,18 @@ describe('downloads streamed from S3 to clients that stop reading, or read slowl
     expect(docxText(Buffer.from(await theirs.arrayBuffer()))).toContain('Hopper');
   }, 60_000);
 
+  const errorLines = () => stack.gateways[0]!.logs.filter((line) => ['error', 'fatal'].includes(line.level as string));
+
+  it('logs a client that leaves mid-download as such, not as an error of ours', async () => {
+    const errorsBefore = errorLines().length;
+    const { socket } = await startDownload();
+    socket.destroy(); // 64 MiB still to come
+    await stack.gateways[0]!.waitForLog((line) => line.msg === 'download ended early: its client closed the connection', 15_000);
+    expect(errorLines().slice(errorsBefore)).toEqual([]);
+    // Its turn is back (DOWNLOADS_PER_ORG=1): the next download goes through whole.
+    expect((await (await download(docId, apiKey)).arrayBuffer()).byteLength).toBe(large.length);
+  }, 60_000);
+
   it('is not cut while its client keeps reading, however slowly, for longer than DOWNLOAD_IDLE_TIMEOUT_MS in all', async () => {
     const started = Date.now();
     const { socket, first } = await startDownload();

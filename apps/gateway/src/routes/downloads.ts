@@ -87,14 +87,23 @@ export class Downloads {
       res.destroy();
       stream.destroy();
     }, this.options.idleTimeoutMs);
+    // Before pipeline()'s own listener, which destroys the stored stream: still open then means the client closed first.
+    let clientLeft = false;
+    res.once('close', () => (clientLeft = !stream.destroyed));
     const sending = pipeline(stream, res);
     stream.on('data', () => idle.refresh()); // after pipeline() has attached its own reader
     try {
-      // The cut settles `stalled` before the destroyed streams fail the pipeline, so a failure here is a real one.
-      if ((await Promise.race([sending, stalled])) === 'stalled') {
+      // The cut settles `stalled` before the destroyed streams fail the pipeline, so a failure here is a real one...
+      const outcome = await Promise.race([sending, stalled]).catch((error: unknown) => {
+        // ...but for a client that closed its connection: after the whole body was handed on (its close raced the
+        // response's last write), or before (it left mid-download). Neither is a failure of ours to log as one.
+        if (res.writableEnded || clientLeft) return res.writableEnded ? 'sent' : 'left';
+        throw error;
+      });
+      if (outcome === 'stalled') {
         sending.catch(() => undefined);
         res.req.log.info({ idle_ms: this.options.idleTimeoutMs }, 'download cut: its client read nothing for too long');
-      }
+      } else if (outcome === 'left') res.req.log.info('download ended early: its client closed the connection');
     } finally {
       clearTimeout(idle);
     }
