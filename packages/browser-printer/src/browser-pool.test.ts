@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -576,6 +577,51 @@ describe('BrowserPrinterPool recycling', () => {
     }
     expect(browsersSince(before)).toEqual([]);
   });
+});
+
+describe('BrowserPrinterPool in a process that is asked to stop', () => {
+  it('keeps its browser through SIGTERM and SIGINT until the process closes it: a print under way at the signal ends whole', async () => {
+    // A service's graceful shutdown: on the signal it lets the print under way finish, then closes the pool. Playwright
+    // by default closes the browser itself on these signals, under the print.
+    const built = path.resolve(__dirname, '../dist/index.js');
+    const script = `
+      const { BrowserPrinterPool } = require(${JSON.stringify(built)});
+      const events = [];
+      const pool = new BrowserPrinterPool({ pages: 1, timeoutMs: 30000, onEvent: (event) => events.push(event) });
+      const page = (text) => '<!DOCTYPE html><p>' + text + '</p>';
+      let printing;
+      const stop = (signal) => async () => {
+        const outcome = await printing.then(() => 'printed', (error) => 'failed: ' + error.message);
+        const after = await pool.print({ html: page('after the signal') }).then(() => 'printed', (error) => 'failed: ' + error.message);
+        await pool.close();
+        process.stdout.write(JSON.stringify({ signal, outcome, after, events }));
+        process.exit(0);
+      };
+      pool.start().then(() => {
+        process.once('SIGTERM', stop('SIGTERM'));
+        process.once('SIGINT', stop('SIGINT'));
+        printing = pool.print({ html: page('under way') }, { onStarted: () => process.stdout.write('printing\\n') });
+      });
+    `;
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out === 'printing\n') child.kill(signal);
+      });
+      await once(child, 'exit');
+      expect(JSON.parse(out.slice('printing\n'.length))).toEqual({
+        signal,
+        outcome: 'printed',
+        after: 'printed',
+        events: [
+          { type: 'started', pages: 1 },
+          { type: 'exited', expected: true },
+        ],
+      });
+    }
+  }, 60_000);
 });
 
 /** True while the process exists (a zombie counts as gone). */

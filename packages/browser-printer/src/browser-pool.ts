@@ -306,6 +306,11 @@ export class BrowserPrinterPool {
       headless: true,
       args: CHROMIUM_ARGS,
       timeout: LAUNCH_TIMEOUT_MS,
+      // Playwright would close the browser itself on these signals, under the prints a service's
+      // graceful shutdown lets finish (and the pool would launch a successor): close() does it.
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
     });
     const run: Run = { browser, pid: 0, printing: 0, printed: 0, stopping: false };
     browser.on('disconnected', () => this.onDisconnected(run));
