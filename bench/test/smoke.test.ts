@@ -10,6 +10,7 @@ import { runMemoryBench } from '../src/memory';
 import { runPreviewBench } from '../src/preview';
 import { runPrinterLifeBench } from '../src/printer-life';
 import { runRecyclingBench } from '../src/recycling';
+import { runSpreadsheetBench } from '../src/spreadsheet';
 import { machineBusySeconds } from '../src/process-cpu';
 import { serviceEnvFromArgv } from '../src/report';
 import { percentile, runClosedLoop } from '../src/stats';
@@ -143,6 +144,12 @@ describe('benchmarks, smoke mode', () => {
     expect(results['invoice@20']!.measured).toBeGreaterThan(0);
     expect(results['sum@10000']!.baseline).toBeGreaterThan(0);
   }, 120_000);
+
+  it('spreadsheet: the upload checks, against reading their parts twice', async () => {
+    const results = await runSpreadsheetBench(quiet);
+    expect(results['rows@200']!.measured).toBeGreaterThan(0);
+    expect(results['rows@200']!.baseline).toBeGreaterThan(0);
+  }, 60_000);
 
   it('preview: the live preview and the document it stands in for, both templates', async () => {
     const results = await runPreviewBench(quiet);

@@ -16,10 +16,14 @@ const DAMAGED = 'The .xlsx file could not be read (the zip archive is damaged); 
  * Inflates every entry (never past `maxBytes` in all) and checks its size and CRC against the
  * archive's directory. ExcelJS's streaming reader does not report a damaged entry: its rows
  * simply never come, and the upload would wait forever (found by the upload fuzz test).
+ * Returns the inflated bytes of the entries named in `keep` (those the archive has), so they
+ * are not inflated a second time (PizZip's own reading would, in JavaScript, and would then
+ * compress them again when the archive is written out).
  */
-export function checkZipIntegrity(zip: PizZip, maxBytes: number): void {
+export function checkZipIntegrity(zip: PizZip, maxBytes: number, keep: readonly string[] = []): Map<string, Buffer> {
+  const kept = new Map<string, Buffer>();
   let remaining = maxBytes;
-  for (const entry of Object.values(zip.files) as unknown as CompressedEntry[]) {
+  for (const [name, entry] of Object.entries(zip.files) as unknown as [string, CompressedEntry][]) {
     const data = entry._data;
     if (entry.dir || !data?.getCompressedContent) continue;
     let bytes: Buffer;
@@ -42,5 +46,7 @@ export function checkZipIntegrity(zip: PizZip, maxBytes: number): void {
     if (bytes.length !== data.uncompressedSize || (data.crc32 !== undefined && crc32(bytes) !== data.crc32 >>> 0))
       throw new BulkInputError('spreadsheet_invalid', DAMAGED);
     remaining -= bytes.length;
+    if (keep.includes(name)) kept.set(name, bytes);
   }
+  return kept;
 }

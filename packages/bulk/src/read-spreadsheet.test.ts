@@ -4,7 +4,7 @@ import ExcelJS from 'exceljs';
 import PizZip from 'pizzip';
 import { buildXlsx, withHiddenEntry } from '@docgen/testing';
 import { BulkInputError } from './bulk-input-error';
-import { readSpreadsheet } from './read-spreadsheet';
+import { checkedWorkbook, readSpreadsheet } from './read-spreadsheet';
 
 const csv = (text: string) => Buffer.from(text, 'utf8');
 
@@ -274,6 +274,22 @@ describe('readSpreadsheet', () => {
     const before = process.memoryUsage().rss;
     expect((await readSpreadsheet(hiddenBomb, 'xlsx', 10)).rows).toEqual([{ rowNumber: 2, cells: ['Ada'] }]);
     expect(process.memoryUsage().rss - before).toBeLessThan(40 * 1024 * 1024);
+  });
+
+  it('hands ExcelJS each checked part as the upload compressed it: nothing inflated twice, nothing compressed again', () => {
+    const rows = [['name', 'note'], ...Array.from({ length: 500 }, (_, i) => [`name ${i}`, `note ${i} ${'y'.repeat(50)}`])];
+    // Compressed at level 1: a part compressed again (at PizZip's level 6) would not keep its bytes.
+    const source = new PizZip(buildXlsx(rows, { sharedStrings: true }));
+    const fast = new PizZip();
+    for (const name of Object.keys(source.files)) fast.file(name, source.files[name]!.asText());
+    const uploaded = fast.generate({ type: 'nodebuffer', compression: 'DEFLATE', compressionOptions: { level: 1 } });
+    const compressed = (file: Buffer, name: string) =>
+      Buffer.from((new PizZip(file).files[name] as unknown as { _data: { getCompressedContent: () => Uint8Array } })._data.getCompressedContent());
+
+    const rebuilt = checkedWorkbook(uploaded);
+    const parts = Object.keys(source.files).filter((name) => !name.endsWith('/'));
+    expect(parts).toEqual(expect.arrayContaining(['xl/sharedStrings.xml', 'xl/workbook.xml', 'xl/_rels/workbook.xml.rels']));
+    for (const name of parts) expect({ name, same: compressed(rebuilt, name).equals(compressed(uploaded, name)) }).toEqual({ name, same: true });
   });
 
   it('checks the header before reading any row', async () => {

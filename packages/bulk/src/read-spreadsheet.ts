@@ -127,19 +127,16 @@ const attribute = (tag: string, pattern: RegExp) =>
  * <rPh …><t>ヤマダ</t></rPh></si>`); ExcelJS keeps the last `<t>` of a shared string, the
  * reading, so 山田 would become ヤマダ in the documents. The readings are not what the cell shows.
  */
-function dropPhoneticReadings(zip: PizZip): void {
-  const part = zip.files['xl/sharedStrings.xml'];
-  if (!part) return;
-  const xml = part.asText();
-  if (xml.includes('rPh')) zip.file('xl/sharedStrings.xml', withoutPhoneticReadings(xml));
+function dropPhoneticReadings(zip: PizZip, xml: string | undefined): void {
+  if (xml?.includes('rPh')) zip.file('xl/sharedStrings.xml', withoutPhoneticReadings(xml));
 }
 
 const FORMAT_CODE = /\sformatCode\s*=\s*(?:"([^"<]*)"|'([^'<]*)')/g;
 // Excel's own limit; ExcelJS's date-format test is quadratic in a format's length and runs for every styled number cell.
 const MAX_FORMAT_CODE = 255;
 
-function refuseLongNumberFormats(zip: PizZip): void {
-  for (const match of (zip.files['xl/styles.xml']?.asText() ?? '').matchAll(FORMAT_CODE)) {
+function refuseLongNumberFormats(styles: string): void {
+  for (const match of styles.matchAll(FORMAT_CODE)) {
     if ((match[1] ?? match[2] ?? '').length > MAX_FORMAT_CODE)
       throw new BulkInputError(
         'spreadsheet_invalid',
@@ -172,6 +169,9 @@ function withoutPhoneticReadings(xml: string): string {
   return kept.join('');
 }
 
+/** The parts checkedWorkbook reads itself, as checkZipIntegrity inflated them. */
+const PARTS_READ_HERE = ['xl/styles.xml', 'xl/sharedStrings.xml', 'xl/workbook.xml', 'xl/_rels/workbook.xml.rels'];
+
 /**
  * The workbook as exactly the entries its central directory lists, after checking their sizes
  * and CRCs. ExcelJS's streaming reader reads local headers in file order instead, so bytes the
@@ -188,10 +188,11 @@ export function checkedWorkbook(file: Buffer): Buffer {
     throw damagedXlsx();
   }
   assertExpandedSize(zip);
-  checkZipIntegrity(zip, MAX_EXPANDED_XLSX_BYTES);
-  refuseLongNumberFormats(zip);
-  dropPhoneticReadings(zip);
-  const sheet = firstVisibleSheet(zip);
+  const parts = checkZipIntegrity(zip, MAX_EXPANDED_XLSX_BYTES, PARTS_READ_HERE);
+  const text = (name: string) => parts.get(name)?.toString('utf8');
+  refuseLongNumberFormats(text('xl/styles.xml') ?? '');
+  dropPhoneticReadings(zip, text('xl/sharedStrings.xml'));
+  const sheet = firstVisibleSheet(zip, text('xl/workbook.xml') ?? '', text('xl/_rels/workbook.xml.rels') ?? '');
   for (const [name, part] of Object.entries(EMPTY_PARTS)) if (!zip.files[name]) zip.file(name, part);
   const first = sheet ? [...READ_FIRST, sheet] : READ_FIRST;
   const rest = Object.keys(zip.files).filter((name) => !first.includes(name));
@@ -208,10 +209,9 @@ const WORKSHEET_PART = /^xl\/worksheets\/sheet\d+\.xml$/;
  * goes before the other sheets. Undefined when the workbook does not say (the archive's first
  * worksheet is read then).
  */
-function firstVisibleSheet(zip: PizZip): string | undefined {
-  const workbook = zip.files['xl/workbook.xml']?.asText() ?? '';
+function firstVisibleSheet(zip: PizZip, workbook: string, relationships: string): string | undefined {
   const targets = new Map<string, string>();
-  for (const [tag] of (zip.files['xl/_rels/workbook.xml.rels']?.asText() ?? '').matchAll(RELATIONSHIP_TAG)) {
+  for (const [tag] of relationships.matchAll(RELATIONSHIP_TAG)) {
     const id = attribute(tag, ID);
     const target = attribute(tag, TARGET);
     if (id !== undefined && target !== undefined && !targets.has(id)) targets.set(id, target);
