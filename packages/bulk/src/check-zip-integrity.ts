@@ -23,6 +23,7 @@ const DAMAGED = 'The .xlsx file could not be read (the zip archive is damaged); 
 export function checkZipIntegrity(zip: PizZip, maxBytes: number, keep: readonly string[] = []): Map<string, Buffer> {
   const kept = new Map<string, Buffer>();
   let remaining = maxBytes;
+  let damaged = false;
   for (const [name, entry] of Object.entries(zip.files) as unknown as [string, CompressedEntry][]) {
     const data = entry._data;
     if (entry.dir || !data?.getCompressedContent) continue;
@@ -43,10 +44,11 @@ export function checkZipIntegrity(zip: PizZip, maxBytes: number, keep: readonly 
       }
       throw new BulkInputError('spreadsheet_invalid', DAMAGED);
     }
-    if (bytes.length !== data.uncompressedSize || (data.crc32 !== undefined && crc32(bytes) !== data.crc32 >>> 0))
-      throw new BulkInputError('spreadsheet_invalid', DAMAGED);
+    // Checked after every entry has been inflated within the limit: a bomb whose forged sizes disagree is too large first.
+    damaged ||= bytes.length !== data.uncompressedSize || (data.crc32 !== undefined && crc32(bytes) !== data.crc32 >>> 0);
     remaining -= bytes.length;
     if (keep.includes(name)) kept.set(name, bytes);
   }
+  if (damaged) throw new BulkInputError('spreadsheet_invalid', DAMAGED);
   return kept;
 }
