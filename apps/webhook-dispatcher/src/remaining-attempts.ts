@@ -24,6 +24,6 @@ export function queueRemainingAttempts(
 /** Whether a delivery that has no job still has attempts to make. */
 export const hasAttemptsLeft = (progress: DeliveryProgress) => !progress.succeeded && progress.made < WEBHOOK_MAX_ATTEMPTS;
 
-/** The wait before a delivery's next attempt, continuing its backoff from its last attempt. */
+/** The wait before a delivery's next attempt, continuing its backoff from its last attempt (by the database's clock, which logged it). */
 export const nextAttemptDelayMs = (retryBaseMs: number, progress: DeliveryProgress) =>
-  progress.lastAt ? progress.lastAt.getTime() + retryDelayMs(retryBaseMs, progress.made) - Date.now() : 0;
+  progress.sinceLastMs === null ? 0 : retryDelayMs(retryBaseMs, progress.made) - progress.sinceLastMs;

@@ -92,7 +92,7 @@ describe('an attempt that could not be started', () => {
         concurrency: 1,
         retryBaseMs: 60_000,
         deliver: (attempt, releaseSlot) => deliver({ eventId: attempt.eventId, endpointId: attempt.endpointId, attempt: 1, fromList: true }, deps, releaseSlot),
-        progress: async () => ({ made: 0, succeeded: false, lastAt: null }),
+        progress: async () => ({ made: 0, succeeded: false, sinceLastMs: null }),
         logger,
       },
       10_000,

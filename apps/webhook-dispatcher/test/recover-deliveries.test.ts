@@ -4,8 +4,9 @@ import { createLogger } from '@docgen/observability';
 import { FirstAttempts, WEBHOOK_DELIVERY_QUEUE, bullPrefix, createDeliveryQueue, createRedisConnection, deliveryJobId } from '@docgen/queue';
 import { createTestDatabase, rowsRead, seedOrganization, type TestDatabase } from '@docgen/testing';
 import { UNFINISHED_DELIVERIES, unfinishedDeliveriesParams } from '@docgen/documents';
-import { AttemptOutcomes, deliveryBackoffStrategy, startAttempt } from '@docgen/webhooks';
+import { AttemptOutcomes, deliveryBackoffStrategy, deliveryProgress, startAttempt } from '@docgen/webhooks';
 import { LostDeliverySweep } from '../src/recover-deliveries';
+import { nextAttemptDelayMs } from '../src/remaining-attempts';
 
 /**
  * The lost-delivery sweep on real PostgreSQL and Redis: a delivery whose first attempt is on
@@ -166,6 +167,37 @@ describe('the lost-delivery sweep and first attempts', () => {
     const job = (await queue.getJob(deliveryJobId({ eventId: waiting.id, endpointId: endpoint.id })))!;
     expect(job.data).toEqual({ eventId: waiting.id, endpointId: endpoint.id, attemptsBefore: 2 });
     expect(job.opts.attempts).toBe(2);
+  });
+
+  it("continues a delivery's backoff by the database's clock, which logged its attempts, whatever the dispatcher's clock says", async () => {
+    const { organizationId } = await seedOrganization(database.db);
+    const endpoint = await database.db.webhookEndpoint.create({
+      data: { organizationId, url: 'https://example.test/skew', events: ['document.ready'], secret: 'whsec_x', createdAt: new Date(Date.now() - 60_000) },
+    });
+    const event = await database.db.outboxEvent.create({
+      data: { type: 'document.ready', organizationId, isUat: false, subjectId: randomUUID(), payload: {}, publishedAt: new Date() },
+    });
+    const pair = { eventId: event.id, endpointId: endpoint.id };
+    // Attempt 1 failed a second ago; the next waits a minute after it (a 60 s base).
+    await database.db.webhookDelivery.create({
+      data: {
+        ...pair,
+        attempt: 1,
+        event: event.type,
+        jobId: event.subjectId,
+        webhookId: `msg_${randomUUID()}`,
+        status: 'failed',
+        createdAt: new Date(Date.now() - 1_000),
+      },
+    });
+    const skewed = jest.spyOn(Date, 'now').mockReturnValue(Date.now() + 3_600_000); // the dispatcher's clock an hour ahead
+    try {
+      const delay = nextAttemptDelayMs(60_000, await deliveryProgress(database.db, pair));
+      expect(delay).toBeGreaterThan(50_000);
+      expect(delay).toBeLessThanOrEqual(59_000);
+    } finally {
+      skewed.mockRestore();
+    }
   });
 
   it('reads a backlog larger than a page through, a page per run, and finds the lost delivery behind it', async () => {

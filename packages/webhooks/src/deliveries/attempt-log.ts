@@ -95,25 +95,27 @@ export async function startAttempt(db: Database, key: AttemptKey, webhookId: str
 /**
  * How far a delivery has got: whether it succeeded, the attempts that ended (a `pending` one,
  * logged with its event or left by a dispatcher that died mid-request, is run again under its
- * own number), and when the last of them was logged.
+ * own number), and how long ago the last of them was logged — measured by the database's
+ * clock, which wrote it, so a dispatcher whose clock is off still waits the backoff.
  */
 const PROGRESS = {
   name: 'delivery-progress',
   text: `SELECT COALESCE(bool_or(status = 'succeeded'), false) AS succeeded,
                 COALESCE(max(attempt) FILTER (WHERE status <> 'pending'), 0)::int AS made,
-                max(created_at) FILTER (WHERE status <> 'pending') AS last_at
+                (extract(epoch FROM clock_timestamp() - max(created_at) FILTER (WHERE status <> 'pending')) * 1000)::float8 AS since_last_ms
          FROM webhook_deliveries WHERE event_id = $1 AND endpoint_id = $2`,
 };
 
 export interface DeliveryProgress {
   succeeded: boolean;
   made: number;
-  lastAt: Date | null;
+  /** Milliseconds since the last attempt that ended was logged; null before the first. */
+  sinceLastMs: number | null;
 }
 
 export async function deliveryProgress(db: Database, delivery: { eventId: string; endpointId: string }): Promise<DeliveryProgress> {
-  const [row] = await db.sql.query<{ succeeded: boolean; made: number; last_at: Date | null }>(PROGRESS, [delivery.eventId, delivery.endpointId]);
-  return { succeeded: row?.succeeded ?? false, made: row?.made ?? 0, lastAt: row?.last_at ?? null };
+  const [row] = await db.sql.query<{ succeeded: boolean; made: number; since_last_ms: number | null }>(PROGRESS, [delivery.eventId, delivery.endpointId]);
+  return { succeeded: row?.succeeded ?? false, made: row?.made ?? 0, sinceLastMs: row?.since_last_ms ?? null };
 }
 
 export interface AttemptOutcome {
