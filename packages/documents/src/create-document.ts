@@ -6,7 +6,6 @@ import { GroupedStatement, isUniqueViolation, type Database, type Document } fro
 import { deleteRenderSecrets, storeRenderSecrets, type RenderJob, type RenderSecrets } from '@docgen/queue';
 import type { ActiveDocumentCounts } from './active-document-counts';
 import { DocumentError, inputPurged, queueUnavailable, templateNotFound, templatePurged, tooManyInProgress, versionNotFound } from './errors';
-import { finishRendering } from './finish-rendering';
 import { queueNewGeneration } from './queue-new-generation';
 import { hashablePdfOptions, separatePdfSecrets } from './pdf-options';
 import { queueRenderJobs } from './render-jobs';
@@ -93,7 +92,8 @@ export const NOT_QUEUED_MESSAGE =
  * be queued is answered `queue_unavailable` and does not stay in progress: without an
  * idempotency key nobody else knows its id, so its row is deleted; with one, a concurrent
  * request with the same key may already have replayed it (its client holds the id), so it
- * stays, `failed` with a message saying to retry, and a retry under the key re-queues it.
+ * stays, `failed` with a message saying to retry (no event), and a retry under the key
+ * re-queues it.
  */
 export async function queueOrTakeBack(
   deps: CreateDocumentDeps,
@@ -105,17 +105,26 @@ export async function queueOrTakeBack(
     if (secrets) await storeRenderSecrets(deps.renderQueue, document.id, secrets);
     await queueRenderJobs(deps.renderQueue, [document]);
   } catch (error) {
-    if (keyed) await failUnqueued(deps.db, document.id);
-    else await deps.db.document.delete({ where: { id: document.id } });
+    // Should the database fail too, the row stays queued and the stuck-document sweep queues it: the answer is still this one.
+    await (keyed ? failUnqueued(deps.db, document) : deps.db.document.delete({ where: { id: document.id } })).catch(() => undefined);
     throw Object.assign(queueUnavailable(), { cause: error });
   }
   return { document, outcome: 'created' };
 }
 
-/** Fails a document whose job was never queued, with its document.failed event (published by the outbox sweep once Redis is back). */
-async function failUnqueued(db: Database, documentId: string): Promise<void> {
-  const row = await db.document.findUnique({ where: { id: documentId } });
-  if (row?.status === 'queued') await finishRendering(db, row, { status: 'failed', errorMessage: NOT_QUEUED_MESSAGE });
+/**
+ * Fails a document whose job was never queued, unless it has moved on meanwhile (the
+ * stuck-document sweep queued it again: another generation). No document.failed event: its
+ * request was answered 503, and its client's retry under the key (what the message asks) makes
+ * it ready under the same id — receivers that deduplicate on `job_id` (API.md) would then drop
+ * the document.ready.
+ */
+async function failUnqueued(db: Database, document: CreatedDocument): Promise<void> {
+  const now = new Date();
+  await db.document.updateMany({
+    where: { id: document.id, generation: document.generation, status: 'queued' },
+    data: { status: 'failed', errorMessage: NOT_QUEUED_MESSAGE, completedAt: now, updatedAt: now },
+  });
 }
 
 /**
