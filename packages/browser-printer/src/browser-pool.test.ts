@@ -412,7 +412,7 @@ describe('BrowserPrinterPool recycling', () => {
       // Held on the old browser (its renderer stopped, the browser alive and answering) until the pool is closed.
       const long = recycling.print({ html: page('<p>held</p>') }, { onStarted: () => (held = holdRenderers(old)) }).catch((error: unknown) => error);
       await until(() => own.some((event) => event.type === 'recycled'));
-      // The old browser is retired but still printing. Its stopped renderer outlives it (Playwright waits 30 s for it): killed with it at 5 s.
+      // The old browser is retired but still printing. Its stopped renderer outlives it (Playwright's close waited 30 s for it): killed as the browser goes.
       const closing = await Promise.race([recycling.close().then(() => 'closed'), sleep(15_000, 'still closing', { ref: false })]);
       expect(closing).toBe('closed');
       expect(await long).toBeInstanceOf(PrinterUnavailableError);

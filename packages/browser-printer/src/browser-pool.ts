@@ -88,8 +88,7 @@ interface Run {
   pid: number;
   /**
    * The process group Playwright started it in (its own, led by the browser or by a wrapper
-   * script that did not exec it), unless it is ours: killed with it, also once the browser has
-   * exited and a helper of it (a hung renderer) lives on and holds Playwright's close.
+   * script that did not exec it), unless it is ours: killed with it.
    */
   group?: number;
   /** Prints under way on its pages. */
@@ -361,9 +360,12 @@ export class BrowserPrinterPool {
 
   private onDisconnected(run: Run): void {
     const expected = (this.closed || run.stopping) && !run.killed;
-    // Its close's deadline kills no process by this number from now on, whoever gets it next; the
-    // group is still killed: a helper that outlived the browser (a hung renderer) keeps it alive.
+    // A helper that outlived the browser (a hung renderer) would hold Playwright's close for 30 s:
+    // what is left of the group goes now, while its number cannot yet be anyone else's. Its
+    // close's deadline kills nothing by these numbers from now on, whoever gets them next.
+    if (run.group) killGroup(run.group);
     run.pid = 0;
+    run.group = undefined;
     this.retiring.delete(run);
     this.lose(run);
     this.emit({ type: 'exited', expected });
@@ -439,18 +441,21 @@ async function stop(run: Run): Promise<void> {
   clearTimeout(deadline);
 }
 
-/** The browser and its helpers (its process group, whose leader may have gone), else the browser alone. True if a kill was sent. */
+/** The browser and its helpers (its process group), else the browser alone. True if a kill was sent. */
 function kill({ group, pid }: Run): boolean {
-  for (const target of [group && -group, pid]) {
-    if (!target) continue;
-    try {
-      process.kill(target, 'SIGKILL');
-      return true;
-    } catch {
-      // gone already, or no such group: the next target
-    }
+  return (group !== undefined && killGroup(group)) || (pid !== 0 && signal(pid));
+}
+
+/** True if the group had a process left to kill. */
+const killGroup = (group: number) => signal(-group);
+
+function signal(target: number): boolean {
+  try {
+    process.kill(target, 'SIGKILL');
+    return true;
+  } catch {
+    return false; // gone already, or no such group
   }
-  return false;
 }
 
 function processGroupOf(pid: number): number | undefined {
