@@ -61,29 +61,44 @@ export class LostDeliverySweep {
   }
 }
 
+/** Failures in one round after which it ends (the store is down, not one delivery odd): the same page is read next round. */
+const FAILURES_PER_ROUND = 3;
+
 async function recoverPage(deps: RecoveryDeps, candidates: UnfinishedDelivery[], onTheList: Set<string>): Promise<number> {
   let recovered = 0;
+  let failures = 0;
   for (const candidate of candidates) {
-    const pair = { eventId: candidate.event_id, endpointId: candidate.endpoint_id };
-    const jobId = deliveryJobId(pair);
-    if (onTheList.has(jobId)) continue;
-    const job = await deps.queue.getJob(jobId);
-    if (job && job.finishedOn === undefined) continue; // waiting, delayed or running (a completed one is removed at once)
-    // Read again after Redis said "neither": an entry or a job that just succeeded is removed only after its success is written.
-    let progress = await deliveryProgress(deps.db, pair);
-    if (!hasAttemptsLeft(progress)) continue;
-    if (job) {
-      await deps.queue.remove(jobId); // frees the id; 0 if another dispatcher's new job already runs under it
-      // Another dispatcher may have queued this delivery again since our reads, and its job made
-      // an attempt and failed before we removed it: count from what the log says now, so that
-      // attempt is not sent a second time.
-      progress = await deliveryProgress(deps.db, pair);
-      if (!hasAttemptsLeft(progress)) continue;
+    try {
+      if (await recoverOne(deps, candidate, onTheList)) recovered += 1;
+    } catch (error) {
+      // One delivery the sweep cannot handle (its job unreadable) must not hold every delivery after it, round after round.
+      if (++failures >= FAILURES_PER_ROUND) throw error;
+      deps.logger.warn({ err: error, eventId: candidate.event_id, endpointId: candidate.endpoint_id }, 'lost-delivery sweep skipped a delivery it could not check');
     }
-    await queueRemainingAttempts(deps.queue, { ...pair, type: candidate.type }, progress.made, nextAttemptDelayMs(deps.retryBaseMs, progress));
-    recovered += 1;
   }
   if (recovered > 0)
     deps.logger.warn({ recovered }, 'webhook deliveries without a live job queued again (Redis lost them, or their job failed before logging its attempts)');
   return recovered;
+}
+
+/** Queues the delivery's remaining attempts if it has neither a first attempt on the list nor a live job; true if it did. */
+async function recoverOne(deps: RecoveryDeps, candidate: UnfinishedDelivery, onTheList: Set<string>): Promise<boolean> {
+  const pair = { eventId: candidate.event_id, endpointId: candidate.endpoint_id };
+  const jobId = deliveryJobId(pair);
+  if (onTheList.has(jobId)) return false;
+  const job = await deps.queue.getJob(jobId);
+  if (job && job.finishedOn === undefined) return false; // waiting, delayed or running (a completed one is removed at once)
+  // Read again after Redis said "neither": an entry or a job that just succeeded is removed only after its success is written.
+  let progress = await deliveryProgress(deps.db, pair);
+  if (!hasAttemptsLeft(progress)) return false;
+  if (job) {
+    await deps.queue.remove(jobId); // frees the id; 0 if another dispatcher's new job already runs under it
+    // Another dispatcher may have queued this delivery again since our reads, and its job made
+    // an attempt and failed before we removed it: count from what the log says now, so that
+    // attempt is not sent a second time.
+    progress = await deliveryProgress(deps.db, pair);
+    if (!hasAttemptsLeft(progress)) return false;
+  }
+  await queueRemainingAttempts(deps.queue, { ...pair, type: candidate.type }, progress.made, nextAttemptDelayMs(deps.retryBaseMs, progress));
+  return true;
 }

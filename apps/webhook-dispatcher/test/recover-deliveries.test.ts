@@ -263,6 +263,55 @@ describe('the lost-delivery sweep and first attempts', () => {
     }
   });
 
+  it('skips a delivery it cannot check (its job unreadable) and recovers the ones after it', async () => {
+    const own = await createTestDatabase();
+    const ownPrefix = `test:${randomUUID()}:`;
+    const ownQueue = createDeliveryQueue(redis, ownPrefix);
+    try {
+      const { organizationId } = await seedOrganization(own.db);
+      const endpoint = await own.db.webhookEndpoint.create({
+        data: { organizationId, url: 'https://example.test/odd', events: ['document.ready'], secret: 'whsec_x', createdAt: new Date(Date.now() - 3_600_000) },
+      });
+      const pairs = [];
+      for (const seconds of [1, 2]) {
+        const createdAt = new Date(Date.now() - 600_000 + seconds * 1_000);
+        const event = await own.db.outboxEvent.create({
+          data: { type: 'document.ready', organizationId, isUat: false, subjectId: randomUUID(), payload: {}, publishedAt: createdAt, createdAt },
+        });
+        await own.db.webhookDelivery.create({
+          data: {
+            eventId: event.id,
+            endpointId: endpoint.id,
+            attempt: 1,
+            event: event.type,
+            jobId: event.subjectId,
+            webhookId: `msg_${event.id}`,
+            status: 'pending',
+          },
+        });
+        pairs.push({ eventId: event.id, endpointId: endpoint.id });
+      }
+      // The older delivery's job is there but unreadable; the newer one's Redis lost.
+      const odd = deliveryJobId(pairs[0]!);
+      await ownQueue.add('document.ready', { ...pairs[0]!, attemptsBefore: 1 }, { jobId: odd, delay: 3_600_000 });
+      const [key] = (await redis.keys(`${bullPrefix(ownPrefix)}*`)).filter((name) => name.endsWith(`:${odd}`));
+      await redis.hset(key!, 'data', '{not json');
+      await expect(ownQueue.getJob(odd)).rejects.toThrow();
+
+      const warnings: unknown[] = [];
+      const logger = createLogger('test', 'silent');
+      logger.warn = ((fields: unknown, msg?: string) => void warnings.push(msg ?? fields)) as typeof logger.warn;
+      const sweep = new LostDeliverySweep({ db: own.db, queue: ownQueue, firstAttempts: new FirstAttempts(redis, ownPrefix), logger, retryBaseMs: 1_000 });
+      expect(await sweep.run()).toBe(1);
+      expect((await ownQueue.getJob(deliveryJobId(pairs[1]!)))!.data).toEqual({ ...pairs[1], attemptsBefore: 0 });
+      expect(warnings).toContain('lost-delivery sweep skipped a delivery it could not check');
+    } finally {
+      await ownQueue.obliterate({ force: true });
+      await ownQueue.close();
+      await own.drop();
+    }
+  });
+
   it('queues again a delivery whose job failed with attempts unlogged (PostgreSQL was down for its whole schedule), counting from the log as it is after a racing sweep', async () => {
     // Its own database and queue: the failing worker below must see no other test's job.
     const own = await createTestDatabase();
