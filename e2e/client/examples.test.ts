@@ -139,8 +139,9 @@ describe('examples/ run against the real service', () => {
       const input = JSON.parse(readFileSync(path.join(examples, 'invoice-data.json'), 'utf8'));
       const { document } = await client.generateAndWait({ template_id: template.body.id, input_json: input, output_format: 'pdf' });
       await eventually(async () => lines.some((l) => l.handled === 'document.ready' && l.job_id === document.id), 'the receiver handling document.ready');
+      const delivered = lines.find((l) => l.handled === 'document.ready' && l.job_id === document.id)!;
 
-      // The same event again (as a retry or a re-sent event would arrive): answered, not handled twice.
+      // The same event again, as a retry of its delivery arrives (its webhook-id): answered, not handled twice.
       const body = JSON.stringify({ job_id: document.id, event: 'document.ready', occurred_at: new Date().toISOString(), data: document });
       const timestamp = Math.floor(Date.now() / 1000);
       const signed = (id: string, payload: string) => ({
@@ -148,9 +149,13 @@ describe('examples/ run against the real service', () => {
         'webhook-timestamp': String(timestamp),
         'webhook-signature': signWebhook(secret, id, timestamp, payload),
       });
-      expect(await post(body, signed(`msg_${randomUUID()}`, body))).toBe(204);
+      expect(await post(body, signed(delivered.webhook_id!, body))).toBe(204);
       await eventually(async () => lines.some((l) => l.duplicate === 'document.ready' && l.job_id === document.id), 'the duplicate noticed');
       expect(lines.filter((l) => l.handled && l.job_id === document.id)).toHaveLength(1);
+      // Another event of the same document (a second failure after a retry under its key would be one): handled.
+      const another = `msg_${randomUUID()}`;
+      expect(await post(body, signed(another, body))).toBe(204);
+      await eventually(async () => lines.some((l) => l.handled && l.webhook_id === another), 'the other event handled');
 
       expect(await post(body.replace('"ready"', '"failed"'), signed('msg_tampered', body))).toBe(400);
       expect(await post(body, {})).toBe(400);
