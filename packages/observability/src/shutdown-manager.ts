@@ -8,7 +8,7 @@ interface Step {
 }
 
 /**
- * One place where every resource registers how it closes. On SIGTERM/SIGINT the steps run
+ * One place where every resource registers how it closes. On SIGTERM/SIGINT/SIGHUP the steps run
  * in reverse registration order, like stacked `defer`s: what started last (the listener
  * taking work) stops first, connections it used close after. One deadline covers all;
  * past it the process exits anyway so an orchestrator never waits forever.
@@ -27,8 +27,16 @@ export class ShutdownManager {
   }
 
   listen(): void {
-    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-      process.once(signal, () => {
+    for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+      // Kept listening: a second signal (Ctrl-C reaches a whole process group, and `npm start`'s
+      // runner passes a SIGTERM on too) would otherwise end the process by the signal's default,
+      // cutting the shutdown short and running no 'exit' handler (Playwright's kills its browsers).
+      // The deadline still bounds the wait.
+      process.on(signal, () => {
+        if (this.running) {
+          this.logger.info({ signal }, 'already shutting down');
+          return;
+        }
         this.logger.info({ signal }, 'shutting down');
         void this.shutdown().then(() => this.exit(0));
       });
