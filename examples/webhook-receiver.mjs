@@ -12,13 +12,13 @@ import { verifyWebhook, WebhookVerificationError } from '@docgen/client';
 const secrets = (process.env.DOCGEN_WEBHOOK_SECRET ?? '').split(',').filter(Boolean);
 if (secrets.length === 0) throw new Error('Set DOCGEN_WEBHOOK_SECRET to the endpoint secret (whsec_...)');
 
-// In production keep this in your database (a unique key on the webhook-id) so it survives restarts.
-const handled = new Map(); // webhook-id -> when it was handled
+// In production keep this in your database (a unique key on event, job_id and occurred_at) so it survives restarts.
+const handled = new Map(); // "<event>:<job_id>:<occurred_at>" -> when it was handled
 const DEDUPE_FOR_MS = 24 * 60 * 60 * 1000;
 
-function handle(event, webhookId) {
+function handle(event) {
   // Your work goes here: store event.data, notify someone, fetch the PDF, ...
-  console.log(JSON.stringify({ handled: event.event, job_id: event.job_id, status: event.data.status ?? null, webhook_id: webhookId }));
+  console.log(JSON.stringify({ handled: event.event, job_id: event.job_id, occurred_at: event.occurred_at, status: event.data.status ?? null }));
 }
 
 const app = express();
@@ -32,19 +32,20 @@ app.post('/webhooks/docgen', express.raw({ type: 'application/json', limit: '2mb
     console.log(JSON.stringify({ rejected: error.message }));
     return res.status(400).json({ detail: error.message });
   }
-  // Every retry of a delivery carries its webhook-id; each event has its own. Not the event type
-  // and job id: a document failed and retried under its idempotency key keeps its id, and can
-  // fail again (a second document.failed) before it is ready.
-  const key = req.headers['webhook-id'];
+  // One event reaches every retry, and every endpoint (two while you rotate secrets), as the same
+  // body: its type, job id and occurred_at name it. Not the type and job id alone: a document
+  // failed and retried under its idempotency key keeps its id, and can fail again (a second
+  // document.failed) before it is ready. Not the webhook-id: it differs from endpoint to endpoint.
+  const key = `${event.event}:${event.job_id}:${event.occurred_at}`;
   const now = Date.now();
   for (const [k, at] of handled) if (now - at > DEDUPE_FOR_MS) handled.delete(k);
   if (handled.has(key)) {
-    console.log(JSON.stringify({ duplicate: event.event, job_id: event.job_id, webhook_id: key }));
+    console.log(JSON.stringify({ duplicate: event.event, job_id: event.job_id, occurred_at: event.occurred_at }));
     return res.sendStatus(204);
   }
   handled.set(key, now);
   res.sendStatus(204); // answer within docgen's 10 s; do slow work after
-  setImmediate(() => handle(event, key));
+  setImmediate(() => handle(event));
 });
 
 const port = Number(process.env.PORT ?? 3000);

@@ -141,21 +141,23 @@ describe('examples/ run against the real service', () => {
       await eventually(async () => lines.some((l) => l.handled === 'document.ready' && l.job_id === document.id), 'the receiver handling document.ready');
       const delivered = lines.find((l) => l.handled === 'document.ready' && l.job_id === document.id)!;
 
-      // The same event again, as a retry of its delivery arrives (its webhook-id): answered, not handled twice.
-      const body = JSON.stringify({ job_id: document.id, event: 'document.ready', occurred_at: new Date().toISOString(), data: document });
+      // The same event again, as a retry of its delivery or its delivery to a second endpoint arrives (the same body,
+      // another webhook-id): answered, not handled twice.
+      const body = JSON.stringify({ job_id: document.id, event: 'document.ready', occurred_at: delivered.occurred_at, data: document });
       const timestamp = Math.floor(Date.now() / 1000);
       const signed = (id: string, payload: string) => ({
         'webhook-id': id,
         'webhook-timestamp': String(timestamp),
         'webhook-signature': signWebhook(secret, id, timestamp, payload),
       });
-      expect(await post(body, signed(delivered.webhook_id!, body))).toBe(204);
+      expect(await post(body, signed(`msg_${randomUUID()}`, body))).toBe(204);
       await eventually(async () => lines.some((l) => l.duplicate === 'document.ready' && l.job_id === document.id), 'the duplicate noticed');
       expect(lines.filter((l) => l.handled && l.job_id === document.id)).toHaveLength(1);
-      // Another event of the same document (a second failure after a retry under its key would be one): handled.
-      const another = `msg_${randomUUID()}`;
-      expect(await post(body, signed(another, body))).toBe(204);
-      await eventually(async () => lines.some((l) => l.handled && l.webhook_id === another), 'the other event handled');
+      // Another event of the same type and document (a second failure after a retry under its key would be one): handled.
+      const later = new Date(Date.parse(delivered.occurred_at!) + 60_000).toISOString();
+      const another = body.replace(delivered.occurred_at!, later);
+      expect(await post(another, signed(`msg_${randomUUID()}`, another))).toBe(204);
+      await eventually(async () => lines.some((l) => l.handled && l.occurred_at === later), 'the other event handled');
 
       expect(await post(body.replace('"ready"', '"failed"'), signed('msg_tampered', body))).toBe(400);
       expect(await post(body, {})).toBe(400);
