@@ -179,15 +179,20 @@ export function checkedWorkbook(file: Buffer): Buffer {
     throw damagedXlsx();
   }
   assertDeclaredSize(zip);
-  const parts = checkZipIntegrity(zip, MAX_EXPANDED_XLSX_BYTES, PARTS_READ_HERE);
-  const text = (name: string) => parts.get(name)?.toString('utf8');
-  refuseLongNumberFormats(text('xl/styles.xml') ?? '');
-  dropPhoneticReadings(zip, text('xl/sharedStrings.xml'));
-  const sheet = firstVisibleSheet(zip, text('xl/workbook.xml') ?? '', text('xl/_rels/workbook.xml.rels') ?? '');
+  // The parts read here are let go before the archive is written out again (up to 100 MiB of them).
+  const sheet = checkParts(zip, checkZipIntegrity(zip, MAX_EXPANDED_XLSX_BYTES, PARTS_READ_HERE));
   for (const [name, part] of Object.entries(EMPTY_PARTS)) if (!zip.files[name]) zip.file(name, part);
   const first = sheet ? [...READ_FIRST, sheet] : READ_FIRST;
   const rest = Object.keys(zip.files).filter((name) => !first.includes(name));
   return zip.generate({ type: 'nodebuffer', compression: 'DEFLATE', fileOrder: () => [...first, ...rest] });
+}
+
+/** The checks on the parts' text (number formats, phonetic readings), and the first visible sheet's part. */
+function checkParts(zip: PizZip, parts: Map<string, Buffer>): string | undefined {
+  const text = (name: string) => parts.get(name)?.toString('utf8');
+  refuseLongNumberFormats(text('xl/styles.xml') ?? '');
+  dropPhoneticReadings(zip, text('xl/sharedStrings.xml'));
+  return firstVisibleSheet(zip, text('xl/workbook.xml') ?? '', text('xl/_rels/workbook.xml.rels') ?? '');
 }
 
 /** A worksheet's part as ExcelJS's streaming reader finds it (chartsheets and others are not read). */

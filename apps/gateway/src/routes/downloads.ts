@@ -4,6 +4,9 @@ import { pipeline } from 'node:stream/promises';
 import type { FileStorage } from '@docgen/storage';
 import { TurnsByKey } from '@docgen/runtime';
 
+/** How a response fails when its client has closed the connection. */
+const CLIENT_GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE']);
+
 export interface StoredFile {
   key: string;
   contentType: string;
@@ -78,6 +81,12 @@ export class Downloads {
 
   /** `stream` as the response's body (its headers set), cut when nothing moves for `idleTimeoutMs`. */
   async body(res: Response, stream: Readable): Promise<void> {
+    if (res.destroyed) {
+      // Its client left while the file was being opened.
+      stream.destroy();
+      res.req.log.info('download ended early: its client closed the connection');
+      return;
+    }
     let cut!: () => void;
     const stalled = new Promise<'stalled'>((resolve) => (cut = () => resolve('stalled')));
     const idle = setTimeout(() => {
@@ -97,8 +106,8 @@ export class Downloads {
       const outcome = await Promise.race([sending, stalled]).catch((error: unknown) => {
         // ...but for a client that closed its connection: after the whole body was handed on (its close raced the
         // response's last write), or before (it left mid-download). Neither is a failure of ours to log as one.
-        if (res.writableEnded || clientLeft) return res.writableEnded ? 'sent' : 'left';
-        throw error;
+        if (!CLIENT_GONE.has((error as NodeJS.ErrnoException).code ?? '') || !(res.writableEnded || clientLeft)) throw error;
+        return res.writableEnded ? 'sent' : 'left';
       });
       if (outcome === 'stalled') {
         sending.catch(() => undefined);
