@@ -73,7 +73,10 @@ async function recoverPage(deps: RecoveryDeps, candidates: UnfinishedDelivery[],
     } catch (error) {
       // One delivery the sweep cannot handle (its job unreadable) must not hold every delivery after it, round after round.
       if (++failures >= FAILURES_PER_ROUND) throw error;
-      deps.logger.warn({ err: error, eventId: candidate.event_id, endpointId: candidate.endpoint_id }, 'lost-delivery sweep skipped a delivery it could not check');
+      deps.logger.warn(
+        { err: error, eventId: candidate.event_id, endpointId: candidate.endpoint_id },
+        'lost-delivery sweep skipped a delivery it could not check',
+      );
     }
   }
   if (recovered > 0)
