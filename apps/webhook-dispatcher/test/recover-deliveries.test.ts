@@ -5,7 +5,7 @@ import { FirstAttempts, WEBHOOK_DELIVERY_QUEUE, bullPrefix, createDeliveryQueue,
 import { createTestDatabase, rowsRead, seedOrganization, type TestDatabase } from '@docgen/testing';
 import { UNFINISHED_DELIVERIES, unfinishedDeliveriesParams } from '@docgen/documents';
 import { AttemptOutcomes, deliveryBackoffStrategy, deliveryProgress, startAttempt } from '@docgen/webhooks';
-import { LostDeliverySweep } from '../src/recover-deliveries';
+import { LostDeliverySweep, type RecoveryDeps } from '../src/recover-deliveries';
 import { nextAttemptDelayMs } from '../src/remaining-attempts';
 
 /**
@@ -35,6 +35,27 @@ describe('the lost-delivery sweep and first attempts', () => {
     blocking.disconnect();
     await database.drop();
   });
+
+  /** A database and a delivery queue of the test's own: its pages and workers see its deliveries alone. */
+  const ownStore = async () => {
+    const own = await createTestDatabase();
+    const ownPrefix = `test:${randomUUID()}:`;
+    const ownQueue = createDeliveryQueue(redis, ownPrefix);
+    const ownDeps = (overrides: Partial<RecoveryDeps> = {}): RecoveryDeps => ({
+      db: own.db,
+      queue: ownQueue,
+      firstAttempts: new FirstAttempts(redis, ownPrefix),
+      logger: createLogger('test', 'silent'),
+      retryBaseMs: 1_000,
+      ...overrides,
+    });
+    const dropOwn = async () => {
+      await ownQueue.obliterate({ force: true });
+      await ownQueue.close();
+      await own.drop();
+    };
+    return { own, ownPrefix, ownQueue, ownDeps, dropOwn };
+  };
 
   /** The first attempt logged pending, as the statement that writes a document's event logs it. */
   const logFirstAttempt = (event: { id: string; type: string; subjectId: string }, endpointId: string) =>
@@ -202,9 +223,7 @@ describe('the lost-delivery sweep and first attempts', () => {
 
   it('reads a backlog larger than a page through, a page per run, and finds the lost delivery behind it', async () => {
     // Its own database: the pages must hold this test's deliveries alone.
-    const own = await createTestDatabase();
-    const ownPrefix = `test:${randomUUID()}:`;
-    const ownQueue = createDeliveryQueue(redis, ownPrefix);
+    const { own, ownQueue, ownDeps, dropOwn } = await ownStore();
     try {
       const { organizationId } = await seedOrganization(own.db);
       const endpoint = await own.db.webhookEndpoint.create({
@@ -241,10 +260,7 @@ describe('the lost-delivery sweep and first attempts', () => {
         await ownQueue.add('document.ready', { ...pair, attemptsBefore: 1 }, { jobId: deliveryJobId(pair), delay: 3_600_000 });
       const lost = deliveryJobId(pairs[4]!);
 
-      const sweep = new LostDeliverySweep(
-        { db: own.db, queue: ownQueue, firstAttempts: new FirstAttempts(redis, ownPrefix), logger: createLogger('test', 'silent'), retryBaseMs: 1_000 },
-        2,
-      );
+      const sweep = new LostDeliverySweep(ownDeps(), 2);
       expect(await sweep.run()).toBe(0); // the first two, live
       expect(await sweep.run()).toBe(0); // the next two, live
       expect(await ownQueue.getJob(lost)).toBeUndefined();
@@ -257,16 +273,12 @@ describe('the lost-delivery sweep and first attempts', () => {
         expect.objectContaining({ event_id: events[1]!.id }),
       ]);
     } finally {
-      await ownQueue.obliterate({ force: true });
-      await ownQueue.close();
-      await own.drop();
+      await dropOwn();
     }
   });
 
   it('skips a delivery it cannot check (its job unreadable) and recovers the ones after it', async () => {
-    const own = await createTestDatabase();
-    const ownPrefix = `test:${randomUUID()}:`;
-    const ownQueue = createDeliveryQueue(redis, ownPrefix);
+    const { own, ownPrefix, ownQueue, ownDeps, dropOwn } = await ownStore();
     try {
       const { organizationId } = await seedOrganization(own.db);
       const endpoint = await own.db.webhookEndpoint.create({
@@ -301,30 +313,19 @@ describe('the lost-delivery sweep and first attempts', () => {
       const warnings: unknown[] = [];
       const logger = createLogger('test', 'silent');
       logger.warn = ((fields: unknown, msg?: string) => void warnings.push(msg ?? fields)) as typeof logger.warn;
-      const sweep = new LostDeliverySweep({ db: own.db, queue: ownQueue, firstAttempts: new FirstAttempts(redis, ownPrefix), logger, retryBaseMs: 1_000 });
+      const sweep = new LostDeliverySweep(ownDeps({ logger }));
       expect(await sweep.run()).toBe(1);
       expect((await ownQueue.getJob(deliveryJobId(pairs[1]!)))!.data).toEqual({ ...pairs[1], attemptsBefore: 0 });
       expect(warnings).toContain('lost-delivery sweep skipped a delivery it could not check');
     } finally {
-      await ownQueue.obliterate({ force: true });
-      await ownQueue.close();
-      await own.drop();
+      await dropOwn();
     }
   });
 
   it('queues again a delivery whose job failed with attempts unlogged (PostgreSQL was down for its whole schedule), counting from the log as it is after a racing sweep', async () => {
     // Its own database and queue: the failing worker below must see no other test's job.
-    const own = await createTestDatabase();
-    const ownPrefix = `test:${randomUUID()}:`;
-    const ownQueue = createDeliveryQueue(redis, ownPrefix);
-    const ownSweep = () =>
-      new LostDeliverySweep({
-        db: own.db,
-        queue: ownQueue,
-        firstAttempts: new FirstAttempts(redis, ownPrefix),
-        logger: createLogger('test', 'silent'),
-        retryBaseMs: 1_000,
-      }).run();
+    const { own, ownPrefix, ownQueue, ownDeps, dropOwn } = await ownStore();
+    const ownSweep = () => new LostDeliverySweep(ownDeps()).run();
     try {
       const { organizationId } = await seedOrganization(own.db);
       const endpoint = await own.db.webhookEndpoint.create({
@@ -384,22 +385,12 @@ describe('the lost-delivery sweep and first attempts', () => {
       );
       await new Promise<void>((resolve) => failingAgain.on('failed', (failed) => failed?.id === jobId && resolve()));
       await failingAgain.close();
-      expect(
-        await new LostDeliverySweep({
-          db: own.db,
-          queue: racing,
-          firstAttempts: new FirstAttempts(redis, ownPrefix),
-          logger: createLogger('test', 'silent'),
-          retryBaseMs: 1_000,
-        }).run(),
-      ).toBe(1);
+      expect(await new LostDeliverySweep(ownDeps({ queue: racing })).run()).toBe(1);
       const requeued = (await ownQueue.getJob(jobId))!;
       expect(requeued.data).toEqual({ ...pair, attemptsBefore: 2 });
       expect(requeued.opts.attempts).toBe(2);
     } finally {
-      await ownQueue.obliterate({ force: true });
-      await ownQueue.close();
-      await own.drop();
+      await dropOwn();
     }
   });
 });
