@@ -6,6 +6,7 @@ import { TurnsByKey } from '@docgen/runtime';
 
 /** How a response fails when its client has closed the connection. */
 const CLIENT_GONE = new Set(['ERR_STREAM_PREMATURE_CLOSE', 'ECONNRESET', 'EPIPE']);
+const CLIENT_LEFT = 'download ended early: its client closed the connection';
 
 export interface StoredFile {
   key: string;
@@ -84,7 +85,7 @@ export class Downloads {
     if (res.destroyed) {
       // Its client left while the file was being opened.
       stream.destroy();
-      res.req.log.info('download ended early: its client closed the connection');
+      res.req.log.info(CLIENT_LEFT);
       return;
     }
     let cut!: () => void;
@@ -112,7 +113,7 @@ export class Downloads {
       if (outcome === 'stalled') {
         sending.catch(() => undefined);
         res.req.log.info({ idle_ms: this.options.idleTimeoutMs }, 'download cut: its client read nothing for too long');
-      } else if (outcome === 'left') res.req.log.info('download ended early: its client closed the connection');
+      } else if (outcome === 'left') res.req.log.info(CLIENT_LEFT);
     } finally {
       clearTimeout(idle);
     }
