@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Worker } from 'bullmq';
+import type { Database } from '@docgen/db';
 import { createLogger } from '@docgen/observability';
 import { FirstAttempts, WEBHOOK_DELIVERY_QUEUE, bullPrefix, createDeliveryQueue, createRedisConnection, deliveryJobId } from '@docgen/queue';
 import { createTestDatabase, rowsRead, seedOrganization, type TestDatabase } from '@docgen/testing';
@@ -57,6 +58,25 @@ describe('the lost-delivery sweep and first attempts', () => {
     return { own, ownPrefix, ownQueue, ownDeps, dropOwn };
   };
 
+  /** An organisation with an endpoint subscribed to document.ready since `createdAgoMs` ago. */
+  const readyEndpoint = async (db: Database, name: string, createdAgoMs = 60_000) => {
+    const { organizationId } = await seedOrganization(db);
+    const endpoint = await db.webhookEndpoint.create({
+      data: {
+        organizationId,
+        url: `https://example.test/${name}`,
+        events: ['document.ready'],
+        secret: 'whsec_x',
+        createdAt: new Date(Date.now() - createdAgoMs),
+      },
+    });
+    return { organizationId, endpoint };
+  };
+
+  /** A document.ready event of the organisation, published now. */
+  const readyEvent = (db: Database, organizationId: string) =>
+    db.outboxEvent.create({ data: { type: 'document.ready', organizationId, isUat: false, subjectId: randomUUID(), payload: {}, publishedAt: new Date() } });
+
   /** The first attempt logged pending, as the statement that writes a document's event logs it. */
   const logFirstAttempt = (event: { id: string; type: string; subjectId: string }, endpointId: string) =>
     database.db.webhookDelivery.create({
@@ -64,13 +84,8 @@ describe('the lost-delivery sweep and first attempts', () => {
     });
 
   it('leaves a first attempt on the list alone, waiting or taken, and queues one Redis lost as attempt 1', async () => {
-    const { organizationId } = await seedOrganization(database.db);
-    const endpoint = await database.db.webhookEndpoint.create({
-      data: { organizationId, url: 'https://example.test/hook', events: ['document.ready'], secret: 'whsec_x', createdAt: new Date(Date.now() - 60_000) },
-    });
-    const event = await database.db.outboxEvent.create({
-      data: { type: 'document.ready', organizationId, isUat: false, subjectId: randomUUID(), payload: {}, publishedAt: new Date() },
-    });
+    const { organizationId, endpoint } = await readyEndpoint(database.db, 'hook');
+    const event = await readyEvent(database.db, organizationId);
     await logFirstAttempt(event, endpoint.id); // as finish-rendering's statement does with the event
     const jobId = deliveryJobId({ eventId: event.id, endpointId: endpoint.id });
     await firstAttempts.publish(event, [endpoint.id]);
@@ -121,10 +136,7 @@ describe('the lost-delivery sweep and first attempts', () => {
   });
 
   it("reads the deliveries that may still need an attempt, not the day's delivered events", async () => {
-    const { organizationId } = await seedOrganization(database.db);
-    const endpoint = await database.db.webhookEndpoint.create({
-      data: { organizationId, url: 'https://example.test/many', events: ['document.ready'], secret: 'whsec_x', createdAt: new Date(Date.now() - 60_000) },
-    });
+    const { organizationId, endpoint } = await readyEndpoint(database.db, 'many');
     const delivered = 5_000;
     // A day's traffic, delivered: each event with its first attempt, succeeded (written here as one statement for speed).
     await database.db.sql.query(
@@ -151,10 +163,7 @@ describe('the lost-delivery sweep and first attempts', () => {
   });
 
   it("forgets a dead endpoint's deliveries once their attempts are used, and finds one that failed with attempts left", async () => {
-    const { organizationId } = await seedOrganization(database.db);
-    const endpoint = await database.db.webhookEndpoint.create({
-      data: { organizationId, url: 'https://example.test/dead', events: ['document.ready'], secret: 'whsec_x', createdAt: new Date(Date.now() - 60_000) },
-    });
+    const { organizationId, endpoint } = await readyEndpoint(database.db, 'dead');
     const dead = 300;
     const events = await database.db.sql.query<{ id: string }>(
       {
@@ -191,13 +200,8 @@ describe('the lost-delivery sweep and first attempts', () => {
   });
 
   it("continues a delivery's backoff by the database's clock, which logged its attempts, whatever the dispatcher's clock says", async () => {
-    const { organizationId } = await seedOrganization(database.db);
-    const endpoint = await database.db.webhookEndpoint.create({
-      data: { organizationId, url: 'https://example.test/skew', events: ['document.ready'], secret: 'whsec_x', createdAt: new Date(Date.now() - 60_000) },
-    });
-    const event = await database.db.outboxEvent.create({
-      data: { type: 'document.ready', organizationId, isUat: false, subjectId: randomUUID(), payload: {}, publishedAt: new Date() },
-    });
+    const { organizationId, endpoint } = await readyEndpoint(database.db, 'skew');
+    const event = await readyEvent(database.db, organizationId);
     const pair = { eventId: event.id, endpointId: endpoint.id };
     // Attempt 1 failed a second ago; the next waits a minute after it (a 60 s base).
     await database.db.webhookDelivery.create({
@@ -225,10 +229,7 @@ describe('the lost-delivery sweep and first attempts', () => {
     // Its own database: the pages must hold this test's deliveries alone.
     const { own, ownQueue, ownDeps, dropOwn } = await ownStore();
     try {
-      const { organizationId } = await seedOrganization(own.db);
-      const endpoint = await own.db.webhookEndpoint.create({
-        data: { organizationId, url: 'https://example.test/down', events: ['document.ready'], secret: 'whsec_x', createdAt: new Date(Date.now() - 3_600_000) },
-      });
+      const { organizationId, endpoint } = await readyEndpoint(own.db, 'down', 3_600_000);
       // Four deliveries retrying against an endpoint that is down (each with its live, delayed job), then one Redis lost,
       // written at the same instant as the fourth (a later id): the position must take the ids too.
       const at = (seconds: number) => new Date(Date.now() - 600_000 + seconds * 1_000);
@@ -280,10 +281,7 @@ describe('the lost-delivery sweep and first attempts', () => {
   it('skips a delivery it cannot check (its job unreadable) and recovers the ones after it', async () => {
     const { own, ownPrefix, ownQueue, ownDeps, dropOwn } = await ownStore();
     try {
-      const { organizationId } = await seedOrganization(own.db);
-      const endpoint = await own.db.webhookEndpoint.create({
-        data: { organizationId, url: 'https://example.test/odd', events: ['document.ready'], secret: 'whsec_x', createdAt: new Date(Date.now() - 3_600_000) },
-      });
+      const { organizationId, endpoint } = await readyEndpoint(own.db, 'odd', 3_600_000);
       const pairs = [];
       for (const seconds of [1, 2]) {
         const createdAt = new Date(Date.now() - 600_000 + seconds * 1_000);
@@ -327,13 +325,8 @@ describe('the lost-delivery sweep and first attempts', () => {
     const { own, ownPrefix, ownQueue, ownDeps, dropOwn } = await ownStore();
     const ownSweep = () => new LostDeliverySweep(ownDeps()).run();
     try {
-      const { organizationId } = await seedOrganization(own.db);
-      const endpoint = await own.db.webhookEndpoint.create({
-        data: { organizationId, url: 'https://example.test/outage', events: ['document.ready'], secret: 'whsec_x', createdAt: new Date(Date.now() - 60_000) },
-      });
-      const event = await own.db.outboxEvent.create({
-        data: { type: 'document.ready', organizationId, isUat: false, subjectId: randomUUID(), payload: {}, publishedAt: new Date() },
-      });
+      const { organizationId, endpoint } = await readyEndpoint(own.db, 'outage');
+      const event = await readyEvent(own.db, organizationId);
       const pair = { eventId: event.id, endpointId: endpoint.id };
       const jobId = deliveryJobId(pair);
       await own.db.webhookDelivery.create({
